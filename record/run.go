@@ -1,0 +1,100 @@
+package record
+
+// Meta is what the runner writes as events.json for one run: everything about
+// the run except the per-request records (records.jsonl). Report metrics are
+// pure functions of a Meta and its records.
+type Meta struct {
+	// Scenario is the scenario name; Variant the variant label (for example
+	// "mode=full"); Params the variant's parameter values.
+	Scenario string            `json:"scenario"`
+	Variant  string            `json:"variant"`
+	Params   map[string]string `json:"params,omitempty"`
+	// Run is the 1-based repetition index.
+	Run int `json:"run"`
+
+	// Valid is false when the run could not be measured; Invalid says why.
+	// An invalid run is never counted as a pass.
+	Valid   bool   `json:"valid"`
+	Invalid string `json:"invalid,omitempty"`
+	// Incomplete marks a run cut short by the user (Ctrl-C).
+	Incomplete bool `json:"incomplete,omitempty"`
+
+	// SetupMs is the harness's time from the start of the run until load
+	// started; TeardownMs its time from the end of observation until every
+	// container and network was removed.
+	SetupMs    float64 `json:"setup_ms"`
+	TeardownMs float64 `json:"teardown_ms"`
+
+	// LoadStartNs and LoadEndNs bound the load (Unix ns).
+	LoadStartNs int64 `json:"load_start_ns"`
+	LoadEndNs   int64 `json:"load_end_ns"`
+
+	// Action is the stop action and when it fired (nil: none).
+	Action *Action `json:"action,omitempty"`
+	// Replicas are the target containers, in order.
+	Replicas []Replica `json:"replicas"`
+	// Agent is the load agent's summary line (nil if it never printed one).
+	Agent *Summary `json:"agent,omitempty"`
+	// Fingerprint describes the machine the run happened on.
+	Fingerprint Fingerprint `json:"fingerprint"`
+}
+
+// Action records the stop action as it actually happened.
+type Action struct {
+	// Kind is "signal" (docker kill -s SIGNAL) or "stop" (docker stop -t N).
+	Kind string `json:"kind"`
+	// Signal is the signal name for Kind "signal".
+	Signal string `json:"signal,omitempty"`
+	// StopTimeoutS is the -t value for Kind "stop" (nil: the container's own).
+	StopTimeoutS *int `json:"stop_timeout_s,omitempty"`
+	// Replica is the index of the replica acted on.
+	Replica int `json:"replica"`
+	// AfterMs is the planned delay after load start.
+	AfterMs float64 `json:"after_ms"`
+	// SentNs is the wall-clock time just before the engine call; ReturnedNs
+	// just after it returned (docker stop returns only when the container
+	// has exited). Zero SentNs means the action never fired.
+	SentNs     int64 `json:"sent_ns"`
+	ReturnedNs int64 `json:"returned_ns"`
+	// Error is the engine's error, if the call failed.
+	Error string `json:"error,omitempty"`
+}
+
+// Replica is one target container and how it ended.
+type Replica struct {
+	// Name is the container's name on the scenario network.
+	Name string `json:"name"`
+	// Image is the image reference it ran.
+	Image string `json:"image"`
+	// Init tells whether it ran with --init.
+	Init bool `json:"init"`
+	// StopTimeoutS is the effective stop timeout read back from the
+	// container's config (nil: the engine default applies and the config
+	// does not say).
+	StopTimeoutS *int `json:"stop_timeout_s"`
+	// Exited is true when the container exited within the observation window.
+	Exited bool `json:"exited"`
+	// ExitCode is the exit code (nil when it never exited: NEVER).
+	ExitCode *int `json:"exit_code"`
+	// ExitedNs is the engine's FinishedAt (Unix ns), 0 when not exited.
+	ExitedNs int64 `json:"exited_ns,omitempty"`
+	// OOMKilled is the engine's OOMKilled flag.
+	OOMKilled bool `json:"oom_killed,omitempty"`
+	// Events are the app's lifecycle lines parsed from its stdout.
+	Events []Event `json:"events,omitempty"`
+	// JobLog is /data/job.log read back after the run (one entry per line).
+	JobLog []string `json:"job_log,omitempty"`
+	// Ledger is /data/ledger.log read back after the run: request ids.
+	Ledger []string `json:"ledger,omitempty"`
+}
+
+// Fingerprint identifies the machine a run was measured on.
+type Fingerprint struct {
+	CPU           string `json:"cpu"`
+	Cores         int    `json:"cores"`
+	Kernel        string `json:"kernel"`
+	OS            string `json:"os"`
+	DockerVersion string `json:"docker_version"`
+	DockerAPI     string `json:"docker_api"`
+	GoVersion     string `json:"go_version"`
+}
