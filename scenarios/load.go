@@ -1,0 +1,203 @@
+package scenarios
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"os"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
+)
+
+//go:embed catalog/*.yaml
+var catalogFS embed.FS
+
+// catalogDir is how catalog files are named in errors and Scenario.File.
+const catalogDir = "scenarios/catalog"
+
+// Scenario is one loaded and validated scenario file.
+type Scenario struct {
+	// File is where the scenario came from: the path given to Load, or
+	// "scenarios/catalog/<name>.yaml" for a catalog scenario.
+	File string
+	// Spec is the base spec: defaults plus the file, before --set overrides
+	// and variants. Use Expand for runnable specs.
+	Spec Spec
+	// Axes is the variant matrix, in file order (empty: one variant).
+	Axes []Axis
+
+	raw   []byte
+	lines map[string]int // base spec field path -> line
+}
+
+// Name returns the scenario's name.
+func (s *Scenario) Name() string { return s.Spec.Name }
+
+// Raw returns the exact text of the scenario file, for saving next to the
+// results it produced.
+func (s *Scenario) Raw() []byte { return bytes.Clone(s.raw) }
+
+// Load reads, decodes and validates the scenario file at path, including
+// every variant of its matrix. An invalid file yields ValidationErrors
+// listing every problem found, each with file:line, field and value.
+func Load(path string) (*Scenario, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("scenario: %w", err)
+	}
+	return parse(path, data)
+}
+
+// Catalog returns the scenarios embedded in shutdownlab, sorted by name. A
+// catalog scenario's name must equal its file's base name.
+func Catalog() ([]*Scenario, error) {
+	entries, err := catalogFS.ReadDir("catalog")
+	if err != nil {
+		return nil, err
+	}
+	var out []*Scenario
+	var errs ValidationErrors
+	for _, e := range entries {
+		data, err := catalogFS.ReadFile("catalog/" + e.Name())
+		if err != nil {
+			return nil, err
+		}
+		sc, err := parse(path.Join(catalogDir, e.Name()), data)
+		if ves, ok := err.(ValidationErrors); ok {
+			errs = append(errs, ves...)
+			continue
+		} else if err != nil {
+			return nil, err
+		}
+		if base := strings.TrimSuffix(e.Name(), ".yaml"); sc.Spec.Name != base {
+			errs = append(errs, &ValidationError{File: sc.File, Line: sc.lines["name"], Field: "name",
+				Value: sc.Spec.Name, Msg: fmt.Sprintf("must equal the file's base name %q", base)})
+			continue
+		}
+		out = append(out, sc)
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name() < out[j].Name() })
+	return out, nil
+}
+
+// Find returns the catalog scenario called nameOrPath, or, when nameOrPath
+// looks like a path (it contains a path separator or ends in .yaml or .yml),
+// loads that file. The error for an unknown name lists the catalog.
+func Find(nameOrPath string) (*Scenario, error) {
+	if strings.ContainsAny(nameOrPath, `/\`) || strings.HasSuffix(nameOrPath, ".yaml") ||
+		strings.HasSuffix(nameOrPath, ".yml") {
+		return Load(nameOrPath)
+	}
+	all, err := Catalog()
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, sc := range all {
+		if sc.Name() == nameOrPath {
+			return sc, nil
+		}
+		names = append(names, sc.Name())
+	}
+	return nil, fmt.Errorf("unknown scenario %q (available: %s; or give a path to a .yaml file)",
+		nameOrPath, strings.Join(names, ", "))
+}
+
+// parse builds and validates a Scenario from a file's text.
+func parse(file string, data []byte) (*Scenario, error) {
+	sc := &Scenario{File: file, raw: bytes.Clone(data)}
+	_, variants, err := sc.tree()
+	if err != nil {
+		return nil, err
+	}
+	var errs ValidationErrors
+	if variants != nil {
+		var aerrs ValidationErrors
+		sc.Axes, aerrs = parseAxes(file, variants)
+		errs = append(errs, aerrs...)
+	}
+	spec, loc, berrs := sc.build(nil)
+	sc.Spec, sc.lines = spec, loc.lines
+	errs = append(errs, berrs.schemaOnly()...)
+	if len(errs) > 0 {
+		return nil, errs.errOrNil()
+	}
+	if _, err := sc.Expand(nil); err != nil {
+		return nil, err
+	}
+	return sc, nil
+}
+
+// tree parses the scenario's text afresh and returns its top-level mapping
+// with the variants entry taken out (nil when absent).
+func (s *Scenario) tree() (*ast.MappingNode, *ast.MappingValueNode, error) {
+	f, err := parser.ParseBytes(s.raw, 0)
+	if err != nil {
+		return nil, nil, ValidationErrors{fromYAML(s.File, err)}
+	}
+	var docs []*ast.DocumentNode
+	for _, d := range f.Docs {
+		if d != nil && d.Body != nil {
+			docs = append(docs, d)
+		}
+	}
+	switch {
+	case len(docs) == 0:
+		return nil, nil, ValidationErrors{{File: s.File, Msg: "empty scenario file"}}
+	case len(docs) > 1:
+		return nil, nil, ValidationErrors{{File: s.File, Line: lineOf(docs[1].Body), Msg: "one YAML document per scenario file"}}
+	}
+	var root *ast.MappingNode
+	switch v := unwrap(docs[0].Body).(type) {
+	case *ast.MappingNode:
+		root = v
+	case *ast.MappingValueNode:
+		root = ast.Mapping(v.GetToken(), false, v)
+	default:
+		return nil, nil, ValidationErrors{{File: s.File, Line: lineOf(docs[0].Body), Msg: "want a mapping (name: ..., target: ..., load: ...)"}}
+	}
+	return root, removeEntry(root, "variants"), nil
+}
+
+// build decodes the scenario with the overrides written in: schema check,
+// strict decode onto Defaults, normalisation, validation. It returns the
+// spec, where its values came from, and every error found.
+func (s *Scenario) build(ovs []override) (Spec, *locator, ValidationErrors) {
+	loc := newLocator(s.File)
+	spec := Defaults()
+	root, _, err := s.tree()
+	if err != nil {
+		return spec, loc, err.(ValidationErrors)
+	}
+	c := &checker{loc: loc}
+	for _, o := range ovs {
+		if o.set {
+			loc.fromSet[o.path] = true
+		}
+		if err := o.apply(root); err != nil {
+			c.errs = append(c.errs, loc.errAt(o.path, o.text, err.Error()))
+		}
+	}
+	c.walkMapping(root, specType, "")
+	for _, e := range c.errs {
+		e.schema = true
+	}
+	if len(c.errs) > 0 {
+		return spec, loc, c.errs
+	}
+	if err := yaml.NodeToValue(root, &spec, yaml.Strict()); err != nil {
+		e := fromYAML(s.File, err)
+		e.schema = true
+		return spec, loc, ValidationErrors{e}
+	}
+	spec.normalize()
+	return spec, loc, validate(&spec, loc)
+}

@@ -1,0 +1,196 @@
+// Package scenarios defines shutdownlab's scenario files: the YAML format,
+// the Go Spec it decodes into, strict loading with file:line errors,
+// validation, and the expansion of a scenario's variant matrix (plus --set
+// overrides) into fully resolved, runnable Specs.
+//
+// The catalog of scenarios shipped with shutdownlab is embedded from
+// catalog/*.yaml. The package imports nothing else from shutdownlab.
+package scenarios
+
+// Mode is the shutdown behaviour of the built-in Go target.
+type Mode string
+
+// The target modes (see MISSION.md, "The five-step graceful shutdown").
+const (
+	// ModeNone installs no SIGTERM handler at all.
+	ModeNone Mode = "none"
+	// ModeClose calls the stock http.Server.Shutdown with no deadline and
+	// exits when it returns.
+	ModeClose Mode = "close"
+	// ModeFull runs the five-step graceful shutdown.
+	ModeFull Mode = "full"
+)
+
+// Shape is the load shape.
+type Shape string
+
+// The load shapes.
+const (
+	// ShapeClosed runs Clients concurrent keep-alive clients, each sending
+	// its next request when the previous one has ended.
+	ShapeClosed Shape = "closed"
+	// ShapeOpen schedules requests at a constant Rate onto Clients workers.
+	ShapeOpen Shape = "open"
+)
+
+// ActionKind is how the target is told to stop.
+type ActionKind string
+
+// The action kinds.
+const (
+	// ActionSignal sends Action.Signal (docker kill -s SIGNAL).
+	ActionSignal ActionKind = "signal"
+	// ActionStop runs docker stop -t Action.Timeout: the image's stop signal,
+	// a grace period, then SIGKILL.
+	ActionStop ActionKind = "stop"
+	// ActionNone does nothing: a baseline run.
+	ActionNone ActionKind = "none"
+)
+
+// Spec is one fully described scenario run configuration: what target to
+// start, what load to drive, what stop action to take and how long to watch.
+// A Variant's Spec has defaults applied, --set overrides and the variant's
+// values substituted, and has passed validation.
+type Spec struct {
+	// Name identifies the scenario (required). For catalog scenarios it
+	// equals the file's base name. Letters, digits, '.', '_' and '-'.
+	Name string `yaml:"name" json:"name"`
+	// Description is one paragraph, shown by `shutdownlab list`.
+	Description string `yaml:"description" json:"description,omitempty"`
+	// Reproduces lists the published claims (P1..P12 in MISSION.md) that
+	// this scenario measures.
+	Reproduces []string `yaml:"reproduces" json:"reproduces,omitempty"`
+	// Runs is the number of repetitions per variant, 1..100 (default 3).
+	Runs int `yaml:"runs" json:"runs"`
+	// Target is the service under test.
+	Target Target `yaml:"target" json:"target"`
+	// Replicas is the number of target replicas started side by side,
+	// 1..16 (default 1). The action hits one of them.
+	Replicas int `yaml:"replicas" json:"replicas"`
+	// Load is the client traffic driven at the target.
+	Load LoadSpec `yaml:"load" json:"load"`
+	// Action is the stop action and when it happens.
+	Action Action `yaml:"action" json:"action"`
+	// Observe says how long to watch after the action.
+	Observe Observe `yaml:"observe" json:"observe"`
+}
+
+// Target describes the built-in Go target container.
+type Target struct {
+	// Mode is the shutdown mode: none, close or full (default full).
+	Mode Mode `yaml:"mode" json:"mode"`
+	// Init runs the container with `docker run --init`, so a tiny init is
+	// PID 1 and forwards signals to the app (default false, as Docker).
+	Init bool `yaml:"init" json:"init"`
+	// StopTimeout is the container's StopTimeout, in whole seconds. Nil
+	// leaves it to the engine's default (the runner reports the value it
+	// reads back, never an assumed one).
+	StopTimeout *Duration `yaml:"stop_timeout" json:"stop_timeout,omitempty"`
+	// Env is extra environment for the target, for example DRAIN_MS,
+	// PRESTOP_MS, KEEPALIVE_MS, SWEEP_MS. MODE and PORT are set by the
+	// harness and may not appear here. Values are strings.
+	Env map[string]string `yaml:"env" json:"env,omitempty"`
+}
+
+// LoadSpec describes the traffic the load agent drives during a run.
+type LoadSpec struct {
+	// Shape is closed (default) or open.
+	Shape Shape `yaml:"shape" json:"shape"`
+	// Clients is the number of concurrent keep-alive clients (closed) or
+	// workers (open), 1..1000 (default 20).
+	Clients int `yaml:"clients" json:"clients"`
+	// Rate is the open-loop request rate in requests per second; required
+	// (> 0) for shape open, not allowed for shape closed.
+	Rate float64 `yaml:"rate" json:"rate,omitempty"`
+	// Duration is the total load time, > 0 and at most 1h (default 6s).
+	Duration Duration `yaml:"duration" json:"duration"`
+	// MaxRequests bounds the run in count, 1..10000000 (default 100000).
+	MaxRequests int `yaml:"max_requests" json:"max_requests"`
+	// Timeout is the per-request timeout (default 30s).
+	Timeout Duration `yaml:"timeout" json:"timeout"`
+	// Mix is the weighted request mix (default: GET /slow?ms=300, weight 1).
+	Mix []Request `yaml:"mix" json:"mix"`
+	// Job, when set, starts one background job (GET /job) at Job.At after
+	// load start, sent through the load agent.
+	Job *Job `yaml:"job" json:"job,omitempty"`
+}
+
+// Request is one entry of the weighted request mix.
+type Request struct {
+	// Method is the HTTP method (default GET).
+	Method string `yaml:"method" json:"method"`
+	// Path is the request target including the query; starts with "/".
+	Path string `yaml:"path" json:"path"`
+	// Weight is the entry's relative frequency, >= 1 (default 1).
+	Weight int `yaml:"weight" json:"weight"`
+	// BodyBytes is the request body size, 0..1048576 (default 0).
+	BodyBytes int `yaml:"body_bytes" json:"body_bytes,omitempty"`
+}
+
+// Job is one background job started via GET /job?steps=N&step_ms=M.
+type Job struct {
+	// Steps is the number of steps, 1..10000.
+	Steps int `yaml:"steps" json:"steps"`
+	// StepMS is the duration of one step in milliseconds, 0..600000.
+	StepMS int `yaml:"step_ms" json:"step_ms"`
+	// At is when to start the job, after load start; before load.duration.
+	At Duration `yaml:"at" json:"at"`
+}
+
+// Action is the stop action taken during the load.
+type Action struct {
+	// Kind is signal (default), stop or none.
+	Kind ActionKind `yaml:"kind" json:"kind"`
+	// Signal is the signal sent for kind signal (default SIGTERM): SIGTERM,
+	// SIGINT, SIGKILL, SIGQUIT, SIGHUP, SIGUSR1 or SIGUSR2. Names without
+	// the SIG prefix and in lower case are accepted and normalised.
+	Signal string `yaml:"signal" json:"signal,omitempty"`
+	// Timeout is the docker stop -t grace period for kind stop, in whole
+	// seconds. Nil uses the container's own StopTimeout.
+	Timeout *Duration `yaml:"timeout" json:"timeout,omitempty"`
+	// At is when the action happens, after load start; it must be before
+	// load.duration so the action happens while load runs (default 3s).
+	At Duration `yaml:"at" json:"at"`
+	// Replica is the index of the replica acted on (default 0).
+	Replica int `yaml:"replica" json:"replica"`
+}
+
+// Observe describes what happens after the action.
+type Observe struct {
+	// Window is how long after the action to wait for the target to exit
+	// before recording it as NEVER exited, > 0 and at most 10m (default 10s).
+	Window Duration `yaml:"window" json:"window"`
+}
+
+// Defaults returns the Spec every scenario file is decoded onto: the one
+// place defaults are set. Fields absent from the file keep these values.
+func Defaults() Spec {
+	return Spec{
+		Runs:     3,
+		Replicas: 1,
+		Target:   Target{Mode: ModeFull},
+		Load: LoadSpec{
+			Shape:       ShapeClosed,
+			Clients:     20,
+			Duration:    Seconds(6),
+			MaxRequests: 100000,
+			Timeout:     Seconds(30),
+			Mix:         []Request{defaultRequest("/slow?ms=300")},
+		},
+		Action:  Action{Kind: ActionSignal, At: Seconds(3)},
+		Observe: Observe{Window: Seconds(10)},
+	}
+}
+
+// defaultRequest is a mix entry's defaults; it is applied to every entry
+// before the entry is decoded (see Request.UnmarshalYAML).
+func defaultRequest(path string) Request {
+	return Request{Method: "GET", Path: path, Weight: 1}
+}
+
+// UnmarshalYAML decodes a mix entry onto its defaults (method GET, weight 1).
+func (r *Request) UnmarshalYAML(unmarshal func(any) error) error {
+	type plain Request
+	*r = defaultRequest("")
+	return unmarshal((*plain)(r))
+}

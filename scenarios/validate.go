@@ -1,0 +1,219 @@
+package scenarios
+
+import (
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Limits checked by validation.
+const (
+	// MaxRuns bounds runs.
+	MaxRuns = 100
+	// MaxReplicas bounds replicas.
+	MaxReplicas = 16
+	// MaxClients bounds load.clients.
+	MaxClients = 1000
+	// MaxDuration bounds load.duration.
+	MaxDuration = time.Hour
+	// MaxWindow bounds observe.window.
+	MaxWindow = 10 * time.Minute
+	// MaxRequestsCap bounds load.max_requests.
+	MaxRequestsCap = 10_000_000
+	// MaxBodyBytes bounds a mix entry's body_bytes.
+	MaxBodyBytes = 1 << 20
+)
+
+// Signals are the signal names an action of kind signal may send.
+var Signals = []string{"SIGTERM", "SIGINT", "SIGKILL", "SIGQUIT", "SIGHUP", "SIGUSR1", "SIGUSR2"}
+
+// Methods are the HTTP methods a mix entry may use.
+var Methods = []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}
+
+var (
+	nameRE  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+	claimRE = regexp.MustCompile(`^P[1-9][0-9]*$`)
+	envRE   = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+)
+
+// normalize rewrites accepted spellings into their canonical form: signal
+// names get upper case and the SIG prefix; kind signal without a signal
+// sends SIGTERM; the description loses the trailing newline of a folded
+// block.
+func (s *Spec) normalize() {
+	s.Description = strings.TrimSpace(s.Description)
+	a := &s.Action
+	if a.Kind == ActionSignal && a.Signal == "" {
+		a.Signal = "SIGTERM"
+	}
+	if sig, ok := normalizeSignal(a.Signal); ok {
+		a.Signal = sig
+	}
+}
+
+// normalizeSignal maps "TERM", "term", "sigterm" to "SIGTERM".
+func normalizeSignal(name string) (string, bool) {
+	sig := "SIG" + strings.TrimPrefix(strings.ToUpper(name), "SIG")
+	if slices.Contains(Signals, sig) {
+		return sig, true
+	}
+	return name, false
+}
+
+// validate checks a decoded, normalised spec and returns every problem.
+func validate(s *Spec, loc *locator) ValidationErrors {
+	var errs ValidationErrors
+	fail := func(path, value, msg string) { errs = append(errs, loc.errAt(path, value, msg)) }
+	itoa := strconv.Itoa
+
+	if s.Name == "" {
+		fail("name", "", "required")
+	} else if !nameRE.MatchString(s.Name) {
+		fail("name", s.Name, "want letters, digits, '.', '_' and '-' only")
+	}
+	for i, c := range s.Reproduces {
+		if !claimRE.MatchString(c) {
+			fail(fmt.Sprintf("reproduces[%d]", i), c, "want a published claim id like P2")
+		}
+	}
+	if s.Runs < 1 || s.Runs > MaxRuns {
+		fail("runs", itoa(s.Runs), fmt.Sprintf("must be 1..%d", MaxRuns))
+	}
+
+	// target
+	switch s.Target.Mode {
+	case ModeNone, ModeClose, ModeFull:
+	default:
+		fail("target.mode", string(s.Target.Mode), "want none, close or full")
+	}
+	if d := s.Target.StopTimeout; d != nil {
+		checkSeconds(fail, "target.stop_timeout", *d)
+	}
+	for _, k := range slices.Sorted(maps.Keys(s.Target.Env)) {
+		v := s.Target.Env[k]
+		switch {
+		case !envRE.MatchString(k):
+			fail("target.env."+k, v, "not a valid environment variable name")
+		case k == "MODE":
+			fail("target.env."+k, v, "set by the harness from target.mode")
+		case k == "PORT":
+			fail("target.env."+k, v, "set by the harness")
+		}
+	}
+	if s.Replicas < 1 || s.Replicas > MaxReplicas {
+		fail("replicas", itoa(s.Replicas), fmt.Sprintf("must be 1..%d", MaxReplicas))
+	}
+
+	// load
+	l := &s.Load
+	switch l.Shape {
+	case ShapeClosed, ShapeOpen:
+	default:
+		fail("load.shape", string(l.Shape), "want closed or open")
+	}
+	if l.Clients < 1 || l.Clients > MaxClients {
+		fail("load.clients", itoa(l.Clients), fmt.Sprintf("must be 1..%d", MaxClients))
+	}
+	rate := strconv.FormatFloat(l.Rate, 'g', -1, 64)
+	switch {
+	case l.Rate < 0:
+		fail("load.rate", rate, "must not be negative")
+	case l.Shape == ShapeOpen && l.Rate == 0:
+		fail("load.rate", rate, "required (> 0 requests/second) for shape open")
+	case l.Shape == ShapeClosed && l.Rate != 0:
+		fail("load.rate", rate, "only for shape open (a closed loop has no rate)")
+	}
+	if l.Duration <= 0 || l.Duration.D() > MaxDuration {
+		fail("load.duration", l.Duration.String(), "must be > 0 and at most 1h")
+	}
+	if l.MaxRequests < 1 || l.MaxRequests > MaxRequestsCap {
+		fail("load.max_requests", itoa(l.MaxRequests), fmt.Sprintf("must be 1..%d", MaxRequestsCap))
+	}
+	if l.Timeout <= 0 {
+		fail("load.timeout", l.Timeout.String(), "must be > 0")
+	}
+	if len(l.Mix) == 0 {
+		fail("load.mix", "", "want at least one request")
+	}
+	for i, r := range l.Mix {
+		p := fmt.Sprintf("load.mix[%d]", i)
+		if !slices.Contains(Methods, r.Method) {
+			fail(p+".method", r.Method, "want one of "+strings.Join(Methods, ", "))
+		}
+		switch {
+		case !strings.HasPrefix(r.Path, "/"):
+			fail(p+".path", r.Path, `must start with "/"`)
+		case strings.ContainsFunc(r.Path, func(c rune) bool { return c <= ' ' || c == 0x7f }):
+			fail(p+".path", r.Path, "must not contain spaces or control characters")
+		}
+		if r.Weight < 1 {
+			fail(p+".weight", itoa(r.Weight), "must be >= 1")
+		}
+		if r.BodyBytes < 0 || r.BodyBytes > MaxBodyBytes {
+			fail(p+".body_bytes", itoa(r.BodyBytes), fmt.Sprintf("must be 0..%d", MaxBodyBytes))
+		}
+	}
+	if j := l.Job; j != nil {
+		if j.Steps < 1 || j.Steps > 10000 {
+			fail("load.job.steps", itoa(j.Steps), "must be 1..10000")
+		}
+		if j.StepMS < 0 || j.StepMS > 600000 {
+			fail("load.job.step_ms", itoa(j.StepMS), "must be 0..600000")
+		}
+		if j.At < 0 {
+			fail("load.job.at", j.At.String(), "must not be negative")
+		} else if j.At >= l.Duration && l.Duration > 0 {
+			fail("load.job.at", j.At.String(), fmt.Sprintf("must be before load.duration (%s)", l.Duration))
+		}
+	}
+
+	// action
+	a := &s.Action
+	switch a.Kind {
+	case ActionSignal, ActionStop, ActionNone:
+	default:
+		fail("action.kind", string(a.Kind), "want signal, stop or none")
+	}
+	if a.Kind == ActionSignal {
+		if !slices.Contains(Signals, a.Signal) {
+			fail("action.signal", a.Signal, "unknown signal (want one of "+strings.Join(Signals, ", ")+")")
+		}
+	} else if a.Signal != "" {
+		fail("action.signal", a.Signal, "only for kind signal (docker stop sends the image's stop signal)")
+	}
+	if a.Timeout != nil {
+		if a.Kind != ActionStop {
+			fail("action.timeout", a.Timeout.String(), "only for kind stop (a signal has no grace period)")
+		} else {
+			checkSeconds(fail, "action.timeout", *a.Timeout)
+		}
+	}
+	if a.At < 0 {
+		fail("action.at", a.At.String(), "must not be negative")
+	} else if a.Kind != ActionNone && a.At >= l.Duration && l.Duration > 0 {
+		fail("action.at", a.At.String(), fmt.Sprintf("must be before load.duration (%s), so the action happens while load runs", l.Duration))
+	}
+	if a.Replica < 0 || a.Replica >= s.Replicas && s.Replicas >= 1 {
+		fail("action.replica", itoa(a.Replica), fmt.Sprintf("must be 0..%d (replicas is %d)", s.Replicas-1, s.Replicas))
+	}
+
+	// observe
+	if w := s.Observe.Window; w <= 0 || w.D() > MaxWindow {
+		fail("observe.window", w.String(), "must be > 0 and at most 10m")
+	}
+	return errs
+}
+
+// checkSeconds checks a Docker timeout: not negative, whole seconds.
+func checkSeconds(fail func(path, value, msg string), path string, d Duration) {
+	switch {
+	case d < 0:
+		fail(path, d.String(), "must not be negative")
+	case !d.WholeSeconds():
+		fail(path, d.String(), "must be whole seconds (Docker takes seconds)")
+	}
+}

@@ -1,0 +1,185 @@
+package scenarios
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// errLines loads src as file t.yaml and returns its error, one line each.
+func errLines(t *testing.T, src string) []string {
+	t.Helper()
+	_, err := parse("t.yaml", []byte(src))
+	if err == nil {
+		return nil
+	}
+	return strings.Split(err.Error(), "\n")
+}
+
+func TestValidationErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		src  string
+		want []string // every error, in order
+	}{
+		// unknown fields, each with its line; known fields are listed
+		{"unknown top-level field", "name: t\nbogus: 1\n", []string{
+			"t.yaml:2: bogus: unknown field (want one of: name, description, reproduces, runs, target, replicas, load, action, observe, variants)",
+		}},
+		{"unknown nested field", "name: t\nload:\n  clients: 5\n  bogus: 3\n", []string{
+			"t.yaml:4: load.bogus: unknown field (want one of: shape, clients, rate, duration, max_requests, timeout, mix, job)",
+		}},
+		// all schema errors of a file are reported together, in line order
+		{"several errors at once", "name: t\ntarget:\n  init: maybe\n  colour: red\nload:\n  duration: 3q\n  clients: many\n", []string{
+			`t.yaml:3: target.init: "maybe": want true or false`,
+			"t.yaml:4: target.colour: unknown field (want one of: mode, init, stop_timeout, env)",
+			`t.yaml:6: load.duration: "3q": invalid duration (want e.g. 6s, 500ms)`,
+			`t.yaml:7: load.clients: "many": want a whole number`,
+		}},
+		// a duration without a unit is ambiguous
+		{"bare number duration", "name: t\nobserve:\n  window: 10\n", []string{
+			`t.yaml:3: observe.window: "10": invalid duration (want e.g. 6s, 500ms)`,
+		}},
+		// duplicate keys are caught by the YAML parser
+		{"duplicate key", "name: t\nruns: 1\nruns: 2\n", []string{
+			`t.yaml:3: mapping key "runs" already defined at [2:1]`,
+		}},
+		{"empty value", "name: t\nload:\n  job:\n", []string{
+			"t.yaml:3: load.job: empty value (give a value or remove the key)",
+		}},
+		{"list where a mapping belongs", "name: t\ntarget: [a]\n", []string{
+			"t.yaml:2: target: want a mapping (key: value)",
+		}},
+		{"syntax error", "name: t\nload: {clients: 1\n", nil}, // checked below: has a line
+		{"empty file", "", []string{"t.yaml: empty scenario file"}},
+		// name is required and filesystem-safe
+		{"missing name", "runs: 1\n", []string{"t.yaml: name: required"}},
+		{"bad name", "name: a/b\n", []string{`t.yaml:1: name: "a/b": want letters, digits, '.', '_' and '-' only`}},
+		{"bad claim id", "name: t\nreproduces: [p2]\n", []string{`t.yaml:2: reproduces[0]: "p2": want a published claim id like P2`}},
+		// runs 1..100
+		{"runs zero", "name: t\nruns: 0\n", []string{`t.yaml:2: runs: "0": must be 1..100`}},
+		{"runs too many", "name: t\nruns: 101\n", []string{`t.yaml:2: runs: "101": must be 1..100`}},
+		{"mode unknown", "name: t\ntarget: {mode: graceful}\n", []string{`t.yaml:2: target.mode: "graceful": want none, close or full`}},
+		{"reserved env", "name: t\ntarget:\n  env: {MODE: full}\n", []string{`t.yaml:3: target.env.MODE: "full": set by the harness from target.mode`}},
+		{"bad env name", "name: t\ntarget:\n  env: {A-B: x}\n", []string{`t.yaml:3: target.env.A-B: "x": not a valid environment variable name`}},
+		{"stop_timeout not whole seconds", "name: t\ntarget: {stop_timeout: 2500ms}\n", []string{`t.yaml:2: target.stop_timeout: "2.5s": must be whole seconds (Docker takes seconds)`}},
+		{"negative stop_timeout", "name: t\ntarget: {stop_timeout: -1s}\n", []string{`t.yaml:2: target.stop_timeout: "-1s": must not be negative`}},
+		{"replicas zero", "name: t\nreplicas: 0\n", []string{`t.yaml:2: replicas: "0": must be 1..16`}},
+		{"shape unknown", "name: t\nload: {shape: burst}\n", []string{`t.yaml:2: load.shape: "burst": want closed or open`}},
+		{"negative clients", "name: t\nload: {clients: -1}\n", []string{`t.yaml:2: load.clients: "-1": must be 1..1000`}},
+		{"too many clients", "name: t\nload: {clients: 1001}\n", []string{`t.yaml:2: load.clients: "1001": must be 1..1000`}},
+		{"open loop without rate", "name: t\nload: {shape: open}\n", []string{`t.yaml:2: load.rate: "0": required (> 0 requests/second) for shape open`}},
+		{"rate on a closed loop", "name: t\nload:\n  rate: 50\n", []string{`t.yaml:3: load.rate: "50": only for shape open (a closed loop has no rate)`}},
+		{"negative rate", "name: t\nload:\n  shape: open\n  rate: -5\n", []string{`t.yaml:4: load.rate: "-5": must not be negative`}},
+		{"zero duration", "name: t\nload: {duration: 0s}\n", []string{`t.yaml:2: load.duration: "0s": must be > 0 and at most 1h`}},
+		{"unbounded duration", "name: t\nload: {duration: 2h}\naction: {kind: none}\n", []string{`t.yaml:2: load.duration: "2h0m0s": must be > 0 and at most 1h`}},
+		{"max_requests zero", "name: t\nload: {max_requests: 0}\n", []string{`t.yaml:2: load.max_requests: "0": must be 1..10000000`}},
+		{"zero request timeout", "name: t\nload: {timeout: 0s}\n", []string{`t.yaml:2: load.timeout: "0s": must be > 0`}},
+		// mix: at least one entry, each with a method, a /path and a weight
+		{"empty mix", "name: t\nload:\n  mix: []\n", []string{"t.yaml:3: load.mix: want at least one request"}},
+		{"mix entry problems", "name: t\nload:\n  mix:\n    - {method: FETCH, path: slow, weight: 0}\n    - {path: /x, body_bytes: -1}\n", []string{
+			`t.yaml:4: load.mix[0].method: "FETCH": want one of GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS`,
+			`t.yaml:4: load.mix[0].path: "slow": must start with "/"`,
+			`t.yaml:4: load.mix[0].weight: "0": must be >= 1`,
+			`t.yaml:5: load.mix[1].body_bytes: "-1": must be 0..1048576`,
+		}},
+		{"job after the load", "name: t\nload:\n  job: {steps: 3, step_ms: 10, at: 6s}\n", []string{`t.yaml:3: load.job.at: "6s": must be before load.duration (6s)`}},
+		{"job without steps", "name: t\nload:\n  job: {step_ms: 10}\n", []string{`t.yaml:3: load.job.steps: "0": must be 1..10000`}},
+		// the action must happen while load runs
+		{"action after the load", "name: t\nload: {duration: 2s}\naction: {at: 2s}\n", []string{`t.yaml:3: action.at: "2s": must be before load.duration (2s), so the action happens while load runs`}},
+		// a default value has no line of its own
+		{"action default at vs short load", "name: t\nload: {duration: 2s}\n", []string{`t.yaml: action.at: "3s": must be before load.duration (2s), so the action happens while load runs`}},
+		{"negative action.at", "name: t\naction: {at: -1s}\n", []string{`t.yaml:2: action.at: "-1s": must not be negative`}},
+		{"kind unknown", "name: t\naction: {kind: restart}\n", []string{`t.yaml:2: action.kind: "restart": want signal, stop or none`}},
+		{"replica out of range", "name: t\nreplicas: 2\naction: {replica: 2}\n", []string{`t.yaml:3: action.replica: "2": must be 0..1 (replicas is 2)`}},
+		{"unknown signal", "name: t\naction: {signal: SIGFOO}\n", []string{`t.yaml:2: action.signal: "SIGFOO": unknown signal (want one of SIGTERM, SIGINT, SIGKILL, SIGQUIT, SIGHUP, SIGUSR1, SIGUSR2)`}},
+		{"signal with kind stop", "name: t\naction: {kind: stop, signal: TERM}\n", []string{`t.yaml:2: action.signal: "SIGTERM": only for kind signal (docker stop sends the image's stop signal)`}},
+		{"timeout with kind signal", "name: t\naction:\n  kind: signal\n  timeout: 10s\n", []string{`t.yaml:4: action.timeout: "10s": only for kind stop (a signal has no grace period)`}},
+		{"stop timeout not whole seconds", "name: t\naction: {kind: stop, timeout: 1500ms}\n", []string{`t.yaml:2: action.timeout: "1.5s": must be whole seconds (Docker takes seconds)`}},
+		{"window zero", "name: t\nobserve: {window: 0s}\n", []string{`t.yaml:2: observe.window: "0s": must be > 0 and at most 10m`}},
+		{"window too long", "name: t\nobserve: {window: 11m}\n", []string{`t.yaml:2: observe.window: "11m0s": must be > 0 and at most 10m`}},
+		// variants: keys must name a single value of the spec
+		{"variant key unknown", "name: t\nvariants:\n  target.colour: [red]\n", []string{`t.yaml:3: variants.target.colour: unknown field "colour" in target (want one of: mode, init, stop_timeout, env)`}},
+		{"variant key is a mapping", "name: t\nvariants:\n  load: [x]\n", []string{`t.yaml:3: variants.load: not a single value (lists and mappings cannot be set or varied)`}},
+		{"variant empty value list", "name: t\nvariants:\n  target.mode: []\n", []string{"t.yaml:3: variants.target.mode: empty list of values"}},
+		{"variant value not a list", "name: t\nvariants:\n  target.mode: full\n", []string{`t.yaml:3: variants.target.mode: "full": want a list of values, e.g. [none, full]`}},
+		{"variant duplicate value", "name: t\nvariants:\n  target.mode: [full, full]\n", []string{`t.yaml:3: variants.target.mode[1]: "full": duplicate value`}},
+		{"too many variants", "name: t\nvariants:\n  load.clients: [1, 2, 3, 4, 5, 6, 7, 8, 9]\n  load.max_requests: [1, 2, 3, 4, 5, 6, 7, 8]\n", []string{"t.yaml:2: variants: 72 variants, more than 64"}},
+		// a bad variant value points at its line in variants, and names the variant
+		{"bad variant value", "name: t\nvariants:\n  target.mode:\n    - full\n    - bogus\n", []string{`t.yaml:5: target.mode: "bogus": want none, close or full (variant mode=bogus)`}},
+		{"variant breaks a cross-field rule", "name: t\nvariants:\n  action.at: [1s, 7s]\n", []string{`t.yaml:3: action.at: "7s": must be before load.duration (6s), so the action happens while load runs (variant at=7s)`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := errLines(t, tt.src)
+			want := tt.want
+			switch tt.name {
+			case "syntax error":
+				if len(got) != 1 || !strings.HasPrefix(got[0], "t.yaml:2: ") {
+					t.Fatalf("got %q, want one error at t.yaml:2", got)
+				}
+				return
+			}
+			if strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+		})
+	}
+}
+
+// TestValidationErrorFields checks the error type carries its parts.
+func TestValidationErrorFields(t *testing.T) {
+	_, err := parse("x.yaml", []byte("name: t\nload:\n  duration: 3q\n"))
+	var ve *ValidationError
+	if !errors.As(err, &ve) {
+		t.Fatalf("error %v is not a *ValidationError", err)
+	}
+	want := ValidationError{File: "x.yaml", Line: 3, Field: "load.duration", Value: "3q", Msg: "invalid duration (want e.g. 6s, 500ms)", schema: true}
+	if *ve != want {
+		t.Errorf("got %+v, want %+v", *ve, want)
+	}
+}
+
+// TestNormalize checks accepted spellings and defaults.
+func TestNormalize(t *testing.T) {
+	tests := []struct {
+		src, signal string
+	}{
+		{"name: t\n", "SIGTERM"},                            // kind signal defaults to SIGTERM
+		{"name: t\naction: {signal: TERM}\n", "SIGTERM"},    // SIG prefix added
+		{"name: t\naction: {signal: sigint}\n", "SIGINT"},   // case normalised
+		{"name: t\naction: {kind: stop}\n", ""},             // stop sends no signal of ours
+		{"name: t\naction: {signal: SIGKILL}\n", "SIGKILL"}, // already canonical
+	}
+	for _, tt := range tests {
+		sc, err := parse("t.yaml", []byte(tt.src))
+		if err != nil {
+			t.Fatalf("%q: %v", tt.src, err)
+		}
+		if got := sc.Spec.Action.Signal; got != tt.signal {
+			t.Errorf("%q: signal %q, want %q", tt.src, got, tt.signal)
+		}
+	}
+}
+
+// TestDefaults checks a minimal file gets every default from Defaults.
+func TestDefaults(t *testing.T) {
+	sc, err := parse("t.yaml", []byte("name: t\nload:\n  mix: [{path: /x}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sc.Spec
+	if s.Runs != 3 || s.Replicas != 1 || s.Target.Mode != ModeFull || s.Load.Shape != ShapeClosed ||
+		s.Load.Clients != 20 || s.Load.Duration != Seconds(6) || s.Load.MaxRequests != 100000 ||
+		s.Load.Timeout != Seconds(30) || s.Action.Kind != ActionSignal || s.Action.At != Seconds(3) ||
+		s.Observe.Window != Seconds(10) || s.Target.StopTimeout != nil || s.Load.Job != nil {
+		t.Errorf("defaults not applied: %+v", s)
+	}
+	if want := (Request{Method: "GET", Path: "/x", Weight: 1}); len(s.Load.Mix) != 1 || s.Load.Mix[0] != want {
+		t.Errorf("mix entry %+v, want %+v", s.Load.Mix, want)
+	}
+	sc, _ = parse("t.yaml", []byte("name: t\n"))
+	if want := (Request{Method: "GET", Path: "/slow?ms=300", Weight: 1}); len(sc.Spec.Load.Mix) != 1 || sc.Spec.Load.Mix[0] != want {
+		t.Errorf("default mix %+v, want %+v", sc.Spec.Load.Mix, want)
+	}
+}
