@@ -1,0 +1,194 @@
+package report
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/shutdownlab/shutdownlab/record"
+)
+
+// Kind is how a metric's values are counted, compared and printed.
+type Kind string
+
+// The metric kinds.
+const (
+	// KindCount is a whole number of requests, steps or events.
+	KindCount Kind = "count"
+	// KindMs is a duration in milliseconds.
+	KindMs Kind = "ms"
+	// KindSeconds is a duration in whole seconds (a configured timeout).
+	KindSeconds Kind = "s"
+	// KindBool is true or false; spread counts the true runs.
+	KindBool Kind = "bool"
+	// KindCode is a process exit code; spread lists the distinct codes.
+	KindCode Kind = "code"
+)
+
+// MetricDef describes one metric: its name (the JSON key), its kind, what a
+// null value means in a table, and a one-line definition.
+type MetricDef struct {
+	Name string
+	Kind Kind
+	// Null is the word printed for a null value ("NEVER", "n/a", ...);
+	// empty when the metric is never null.
+	Null string
+	// Doc is a one-line definition; docs/metrics.md has the full one.
+	Doc string
+
+	get func(*Metrics) Value
+}
+
+// Value is one metric value of one run: a number (a bool is 0 or 1) or null.
+type Value struct {
+	V    float64
+	Null bool
+}
+
+// ByClassPrefix prefixes the flattened names of the by_class counts
+// ("by_class.ok", "by_class.http_502", ...).
+const ByClassPrefix = "by_class."
+
+func intV(n int) Value       { return Value{V: float64(n)} }
+func floatV(f float64) Value { return Value{V: f} }
+func boolV(b bool) Value {
+	if b {
+		return Value{V: 1}
+	}
+	return Value{}
+}
+func intP(p *int) Value {
+	if p == nil {
+		return Value{Null: true}
+	}
+	return intV(*p)
+}
+func floatP(p *float64) Value {
+	if p == nil {
+		return Value{Null: true}
+	}
+	return floatV(*p)
+}
+
+// defs is the fixed, ordered metric list (by_class.* rows are inserted after
+// "failed" by Rows).
+var defs = []MetricDef{
+	{Name: "requests", Kind: KindCount, Doc: "request records (started, including not_sent)", get: func(m *Metrics) Value { return intV(m.Requests) }},
+	{Name: "ok", Kind: KindCount, Doc: "requests of class ok (2xx)", get: func(m *Metrics) Value { return intV(m.OK) }},
+	{Name: "failed", Kind: KindCount, Doc: "http_error + refused + reset + eof + timeout", get: func(m *Metrics) Value { return intV(m.Failed) }},
+	{Name: "accounting_ok", Kind: KindBool, Doc: "records agree with the agent summary", get: func(m *Metrics) Value { return boolV(m.AccountingOK) }},
+	{Name: "dropped_inflight", Kind: KindCount, Null: "n/a", Doc: "failed requests in flight at the action", get: func(m *Metrics) Value { return intP(m.DroppedInflight) }},
+	{Name: "inflight_at_action", Kind: KindCount, Null: "n/a", Doc: "requests in flight at the action (any class)", get: func(m *Metrics) Value { return intP(m.InflightAtAction) }},
+	{Name: "served_after_signal", Kind: KindCount, Null: "n/a", Doc: "ok requests started at or after the action", get: func(m *Metrics) Value { return intP(m.ServedAfterSignal) }},
+	{Name: "failed_after_signal", Kind: KindCount, Null: "n/a", Doc: "failed requests started at or after the action", get: func(m *Metrics) Value { return intP(m.FailedAfterSignal) }},
+	{Name: "failed_before_signal", Kind: KindCount, Null: "n/a", Doc: "failed requests that ended before the action", get: func(m *Metrics) Value { return intP(m.FailedBeforeSignal) }},
+	{Name: "exit_code", Kind: KindCode, Null: "NEVER", Doc: "exit code of the acted-on replica", get: func(m *Metrics) Value { return intP(m.ExitCode) }},
+	{Name: "exit_after_ms", Kind: KindMs, Null: "NEVER", Doc: "exit time minus action time", get: func(m *Metrics) Value { return floatP(m.ExitAfterMs) }},
+	{Name: "killed", Kind: KindBool, Doc: "exited with code 137 (SIGKILL)", get: func(m *Metrics) Value { return boolV(m.Killed) }},
+	{Name: "oom_killed", Kind: KindBool, Doc: "the engine's OOMKilled flag", get: func(m *Metrics) Value { return boolV(m.OOMKilled) }},
+	{Name: "stop_timeout_s", Kind: KindSeconds, Null: "unset", Doc: "stop grace period in force", get: func(m *Metrics) Value { return intP(m.StopTimeoutS) }},
+	{Name: "drain_ms", Kind: KindMs, Null: "none", Doc: "the app's own drained-in time", get: func(m *Metrics) Value { return floatP(m.DrainMs) }},
+	{Name: "signal_handled", Kind: KindBool, Doc: "the app logged a signal event", get: func(m *Metrics) Value { return boolV(m.SignalHandled) }},
+	{Name: "deadline_hit", Kind: KindBool, Doc: "the app logged a deadline event", get: func(m *Metrics) Value { return boolV(m.DeadlineHit) }},
+	{Name: "abandoned_inflight", Kind: KindCount, Null: "none", Doc: "in-flight requests cut at the deadline", get: func(m *Metrics) Value { return intP(m.AbandonedInflight) }},
+	{Name: "job_steps", Kind: KindCount, Doc: "job.log lines starting with \"step \"", get: func(m *Metrics) Value { return intV(m.JobSteps) }},
+	{Name: "job_committed", Kind: KindBool, Doc: "job.log contains COMMIT", get: func(m *Metrics) Value { return boolV(m.JobCommitted) }},
+	{Name: "p50_ms", Kind: KindMs, Null: "n/a", Doc: "median latency of ok requests", get: func(m *Metrics) Value { return floatP(m.P50Ms) }},
+	{Name: "p99_ms", Kind: KindMs, Null: "n/a", Doc: "99th percentile latency of ok requests", get: func(m *Metrics) Value { return floatP(m.P99Ms) }},
+	{Name: "max_ms", Kind: KindMs, Null: "n/a", Doc: "slowest ok request", get: func(m *Metrics) Value { return floatP(m.MaxMs) }},
+	{Name: "setup_ms", Kind: KindMs, Doc: "harness time from run start to load start", get: func(m *Metrics) Value { return floatV(m.SetupMs) }},
+	{Name: "teardown_ms", Kind: KindMs, Doc: "harness time to remove containers and network", get: func(m *Metrics) Value { return floatV(m.TeardownMs) }},
+}
+
+// Defs returns the fixed, ordered list of metrics (without the by_class.*
+// rows, whose keys depend on the data; see Rows).
+func Defs() []MetricDef { return slices.Clone(defs) }
+
+// Value returns the value of the named metric ("by_class.KEY" included; a
+// class absent from the run is 0) and whether the name is known.
+func (m *Metrics) Value(name string) (Value, bool) {
+	if key, ok := strings.CutPrefix(name, ByClassPrefix); ok {
+		return intV(m.ByClass[key]), true
+	}
+	for i := range defs {
+		if defs[i].Name == name {
+			return defs[i].get(m), true
+		}
+	}
+	return Value{}, false
+}
+
+// Rows returns the metric rows for a set of runs, in table order: the fixed
+// list with one "by_class.KEY" count row per class key seen in any of the
+// runs inserted after "failed". Class keys follow record.Classes order, with
+// http_error replaced by its http_NNN keys in status order, and unknown keys
+// last.
+func Rows(ms []*Metrics) []MetricDef {
+	seen := map[string]bool{}
+	for _, m := range ms {
+		for k := range m.ByClass {
+			seen[k] = true
+		}
+	}
+	var keys []string
+	for _, c := range record.Classes {
+		if c == record.ClassHTTPError {
+			var https []string
+			for k := range seen {
+				if strings.HasPrefix(k, "http_") {
+					https = append(https, k)
+				}
+			}
+			slices.Sort(https)
+			keys = append(keys, https...)
+			for _, k := range https {
+				delete(seen, k)
+			}
+			continue
+		}
+		if seen[string(c)] {
+			keys = append(keys, string(c))
+			delete(seen, string(c))
+		}
+	}
+	var rest []string
+	for k := range seen {
+		rest = append(rest, k)
+	}
+	slices.Sort(rest)
+	keys = append(keys, rest...)
+
+	out := make([]MetricDef, 0, len(defs)+len(keys))
+	for _, d := range defs {
+		out = append(out, d)
+		if d.Name == "failed" {
+			for _, k := range keys {
+				out = append(out, MetricDef{Name: ByClassPrefix + k, Kind: KindCount, Doc: "requests of class " + k,
+					get: func(m *Metrics) Value { return intV(m.ByClass[k]) }})
+			}
+		}
+	}
+	return out
+}
+
+// Get returns the metric's value in m.
+func (d MetricDef) Get(m *Metrics) Value {
+	if d.get == nil {
+		v, _ := m.Value(d.Name)
+		return v
+	}
+	return d.get(m)
+}
+
+// formatRaw prints a value for machine-readable output: empty for null,
+// true/false for a bool, the shortest exact decimal otherwise.
+func formatRaw(k Kind, v Value) string {
+	switch {
+	case v.Null:
+		return ""
+	case k == KindBool:
+		return strconv.FormatBool(v.V != 0)
+	default:
+		return strconv.FormatFloat(v.V, 'f', -1, 64)
+	}
+}

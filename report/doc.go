@@ -1,0 +1,12 @@
+// Package report turns saved runs into numbers and documents: it loads a
+// scenario result directory (Load), computes each run's metrics as pure
+// functions of its record.Meta and request records (Compute), summarises
+// them across the valid runs of each variant as min / median / max (Spreads),
+// and writes summary.json, report.md, report.csv and spread.csv (Write).
+// Rebuild does all of it from disk, without Docker.
+//
+// The metric names, kinds and exact definitions are listed by Defs and
+// documented for users in docs/metrics.md.
+//
+// report imports only record from shutdownlab, plus gonum's stat package.
+package report

@@ -1,0 +1,74 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// FormatNumber prints one number of the given kind for a person: whole
+// numbers for counts, seconds and codes; milliseconds rounded to 1 ms at
+// 100 ms and above, to 0.1 ms below.
+func FormatNumber(k Kind, x float64) string {
+	switch k {
+	case KindMs:
+		if math.Abs(x) >= 100 {
+			return fmt.Sprintf("%.0f", x)
+		}
+		return fmt.Sprintf("%.1f", x)
+	default:
+		return fmt.Sprintf("%.0f", x)
+	}
+}
+
+// Cell prints a spread for a table cell:
+//
+//   - no valid run: "—"
+//   - bool: "k/n true"
+//   - exit code: the code when every run agrees ("137"), else each code with
+//     its share ("0 2/3, 137 1/3"); null runs as "NEVER k/n"
+//   - other numbers: "min / median / max", or one value when min == max;
+//     null runs appended as "(k NEVER)", or "NEVER n/n" when all are null.
+func Cell(d MetricDef, s Spread) string {
+	if s.N == 0 {
+		return "—"
+	}
+	null := d.Null
+	if null == "" {
+		null = "null"
+	}
+	if d.Kind == KindBool {
+		t := 0
+		if s.True != nil {
+			t = *s.True
+		}
+		return fmt.Sprintf("%d/%d true", t, s.N)
+	}
+	if s.Nulls == s.N {
+		return fmt.Sprintf("%s %d/%d", null, s.Nulls, s.N)
+	}
+	if d.Kind == KindCode {
+		if len(s.Codes) == 1 && s.Nulls == 0 {
+			return fmt.Sprint(s.Codes[0].Code)
+		}
+		var parts []string
+		for _, c := range s.Codes {
+			parts = append(parts, fmt.Sprintf("%d %d/%d", c.Code, c.Runs, s.N))
+		}
+		if s.Nulls > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d/%d", null, s.Nulls, s.N))
+		}
+		return strings.Join(parts, ", ")
+	}
+	var out string
+	lo, mid, hi := FormatNumber(d.Kind, *s.Min), FormatNumber(d.Kind, *s.Median), FormatNumber(d.Kind, *s.Max)
+	if lo == hi {
+		out = lo
+	} else {
+		out = lo + " / " + mid + " / " + hi
+	}
+	if s.Nulls > 0 {
+		out += fmt.Sprintf(" (%d %s)", s.Nulls, null)
+	}
+	return out
+}

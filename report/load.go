@@ -1,0 +1,317 @@
+package report
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/shutdownlab/shutdownlab/record"
+)
+
+// Result is everything a report is made of: every run of every variant of
+// one scenario run directory, with its metrics. Raw request records are not
+// kept (LoadRun reads them again when needed).
+type Result struct {
+	// Scenario is the scenario name (from the first run's Meta, else the
+	// directory's base name).
+	Scenario string
+	// GeneratedAt is stamped into the outputs; Load sets it to the current
+	// UTC time, tests overwrite it.
+	GeneratedAt time.Time
+	// Fingerprint is the machine of the first run that has one.
+	Fingerprint record.Fingerprint
+	// Variants in scenario order.
+	Variants []Variant
+}
+
+// Variant is one variant of a scenario and its repetitions.
+type Variant struct {
+	// Label is the human label ("mode=full"); Slug its directory name.
+	Label string
+	Slug  string
+	// Runs in run order.
+	Runs []Run
+}
+
+// Run is one repetition: its Meta, its metrics and whether it counts.
+type Run struct {
+	// Name is the run directory's name ("run-001").
+	Name string
+	// Meta is events.json as written by the runner; when Meta.Agent was
+	// nil and records.jsonl held a summary line, Load fills it from there.
+	Meta record.Meta
+	// Metrics are Compute(Meta, records).
+	Metrics Metrics
+	// Valid is true when the run counts toward the spread; Reason says why
+	// not (see RunValidity).
+	Valid  bool
+	Reason string
+}
+
+// VariantRef is one entry of <dir>/variants.json, which lists the variants
+// in scenario order.
+type VariantRef struct {
+	// Label is the human label; Slug the variant's directory name.
+	Label string `json:"label"`
+	Slug  string `json:"slug"`
+}
+
+// RunValidity decides whether a run counts: the runner must have marked it
+// valid, it must not be incomplete, and its accounting must add up. The
+// reason names the first failed condition.
+func RunValidity(meta record.Meta, m *Metrics) (bool, string) {
+	switch {
+	case !meta.Valid:
+		if meta.Invalid != "" {
+			return false, meta.Invalid
+		}
+		return false, "marked invalid by the runner"
+	case meta.Incomplete:
+		return false, "incomplete: interrupted"
+	case !m.AccountingOK:
+		return false, "accounting error"
+	}
+	return true, ""
+}
+
+// Load reads a scenario result directory: <dir>/variants.json (if present)
+// for the variant order, else variant directories sorted by name; then every
+// <variant>/run-*/events.json and records.jsonl[.gz], computing each run's
+// metrics as it goes.
+func Load(dir string) (*Result, error) {
+	refs, err := variantRefs(dir)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{GeneratedAt: time.Now().UTC()}
+	var haveFP bool
+	for _, ref := range refs {
+		v := Variant{Label: ref.Label, Slug: ref.Slug}
+		runDirs, err := filepath.Glob(filepath.Join(dir, ref.Slug, "run-*"))
+		if err != nil {
+			return nil, err
+		}
+		slices.Sort(runDirs)
+		for _, rd := range runDirs {
+			if fi, err := os.Stat(rd); err != nil || !fi.IsDir() {
+				continue
+			}
+			run, err := loadRun(rd)
+			if err != nil {
+				return nil, err
+			}
+			if v.Label == "" {
+				v.Label = run.Meta.Variant
+			}
+			if res.Scenario == "" {
+				res.Scenario = run.Meta.Scenario
+			}
+			if !haveFP && run.Meta.Fingerprint != (record.Fingerprint{}) {
+				res.Fingerprint, haveFP = run.Meta.Fingerprint, true
+			}
+			v.Runs = append(v.Runs, run)
+		}
+		if v.Label == "" {
+			v.Label = v.Slug
+		}
+		res.Variants = append(res.Variants, v)
+	}
+	if res.Scenario == "" {
+		res.Scenario = filepath.Base(filepath.Clean(dir))
+	}
+	return res, nil
+}
+
+// variantRefs returns the variants in order: variants.json, else every
+// subdirectory holding a run-* directory, sorted by name.
+func variantRefs(dir string) ([]VariantRef, error) {
+	name := filepath.Join(dir, "variants.json")
+	b, err := os.ReadFile(name)
+	if err == nil {
+		var refs []VariantRef
+		if err := json.Unmarshal(b, &refs); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		for i, r := range refs {
+			if r.Slug == "" || r.Slug != filepath.Base(r.Slug) || r.Slug == ".." {
+				return nil, fmt.Errorf("%s: entry %d: bad slug %q", name, i, r.Slug)
+			}
+		}
+		return refs, nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var refs []VariantRef
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		runs, _ := filepath.Glob(filepath.Join(dir, e.Name(), "run-*"))
+		if len(runs) > 0 {
+			refs = append(refs, VariantRef{Slug: e.Name()})
+		}
+	}
+	if len(refs) == 0 {
+		return nil, fmt.Errorf("%s: no variants.json and no <variant>/run-* directories", dir)
+	}
+	return refs, nil
+}
+
+// loadRun reads one run directory and computes its metrics. A missing
+// events.json or records file makes the run invalid rather than an error;
+// malformed content is an error naming the file (and line).
+func loadRun(rd string) (Run, error) {
+	run := Run{Name: filepath.Base(rd)}
+	meta, reqs, err := LoadRun(rd)
+	var missing string
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		missing = "missing file"
+		if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+			base := filepath.Base(pe.Path)
+			if strings.HasPrefix(base, "records.jsonl") {
+				base = "records.jsonl[.gz]"
+			}
+			missing += " " + base
+		}
+	case err != nil:
+		return run, err
+	}
+	if meta.Run == 0 {
+		fmt.Sscanf(run.Name, "run-%d", &meta.Run)
+	}
+	run.Meta = meta
+	run.Metrics = Compute(meta, reqs)
+	run.Valid, run.Reason = RunValidity(meta, &run.Metrics)
+	if missing != "" {
+		run.Valid = false
+		run.Reason = missing
+	}
+	return run, nil
+}
+
+// LoadRun reads one run directory: events.json and records.jsonl (or
+// records.jsonl.gz). When the Meta has no agent summary and the records hold
+// one, the Meta's Agent is set from it. A missing file yields an error
+// wrapping fs.ErrNotExist, with whatever was read.
+func LoadRun(rd string) (record.Meta, []record.Request, error) {
+	var meta record.Meta
+	name := filepath.Join(rd, "events.json")
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return meta, nil, err
+	}
+	if err := json.Unmarshal(b, &meta); err != nil {
+		return meta, nil, fmt.Errorf("%s: %w", name, err)
+	}
+	var reqs []record.Request
+	var sum *record.Summary
+	err = readRecordsFile(rd, func(r *record.Request) error {
+		reqs = append(reqs, *r)
+		return nil
+	}, func(s *record.Summary) { sum = s })
+	if meta.Agent == nil {
+		meta.Agent = sum
+	}
+	return meta, reqs, err
+}
+
+// readRecordsFile opens records.jsonl, else records.jsonl.gz, in rd.
+func readRecordsFile(rd string, onReq func(*record.Request) error, onSum func(*record.Summary)) error {
+	name := filepath.Join(rd, "records.jsonl")
+	f, err := os.Open(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		name += ".gz"
+		f, err = os.Open(name)
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var r io.Reader = f
+	if strings.HasSuffix(name, ".gz") {
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		defer zr.Close()
+		r = zr
+	}
+	return ReadRecords(r, name, onReq, onSum)
+}
+
+// ReadRecords streams agent lines from r: each "req" line is passed to onReq
+// (the pointer is reused: copy what you keep), a "summary" line to onSum
+// (may be nil); "start" lines, blank lines and unknown types are skipped.
+// Errors are "name:line: ...".
+func ReadRecords(r io.Reader, name string, onReq func(*record.Request) error, onSum func(*record.Summary)) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var req record.Request
+	for line := 1; ; line++ {
+		b, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			// A line longer than the buffer: gather it whole.
+			long := append([]byte(nil), b...)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				b, err = br.ReadSlice('\n')
+				long = append(long, b...)
+			}
+			b = long
+		}
+		if err != nil && err != io.EOF {
+			return fmt.Errorf("%s:%d: %w", name, line, err)
+		}
+		if t := bytes.TrimSpace(b); len(t) > 0 {
+			if perr := parseLine(t, &req, onReq, onSum); perr != nil {
+				return fmt.Errorf("%s:%d: %w", name, line, perr)
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+	}
+}
+
+// parseLine decodes one agent line by its type.
+func parseLine(b []byte, req *record.Request, onReq func(*record.Request) error, onSum func(*record.Summary)) error {
+	*req = record.Request{}
+	if err := json.Unmarshal(b, req); err != nil {
+		// An unknown line type may have fields a Request cannot hold.
+		var t struct {
+			Type string `json:"type"`
+		}
+		if json.Unmarshal(b, &t) == nil && t.Type != "req" && t.Type != "summary" {
+			return nil
+		}
+		return err
+	}
+	switch req.Type {
+	case "req":
+		return onReq(req)
+	case "summary":
+		if onSum == nil {
+			return nil
+		}
+		var s record.Summary
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		onSum(&s)
+	}
+	return nil
+}

@@ -1,0 +1,91 @@
+package report
+
+import (
+	"compress/gzip"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/shutdownlab/shutdownlab/record"
+)
+
+func TestReadRecords(t *testing.T) {
+	long := strings.Repeat("x", 200<<10) // longer than the reader's buffer
+	in := `{"type":"start","load_start_ns":1}
+
+{"type":"req","id":"a","class":"ok","start_ns":1,"end_ns":2,"status":200}
+{"type":"progress","status":"not a number"}
+{"type":"req","id":"b","class":"reset","start_ns":3,"end_ns":4,"error":"` + long + `"}
+{"type":"summary","started":2,"by_class":{"ok":1,"reset":1},"stopped_by":"duration"}`
+	var got []record.Request
+	var sum *record.Summary
+	err := ReadRecords(strings.NewReader(in), "records.jsonl", func(r *record.Request) error {
+		got = append(got, *r)
+		return nil
+	}, func(s *record.Summary) { sum = s })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].ID != "a" || got[1].ID != "b" || len(got[1].Error) != len(long) {
+		t.Errorf("requests = %d (%+v)", len(got), got[0])
+	}
+	if sum == nil || sum.Started != 2 || sum.ByClass[record.ClassReset] != 1 {
+		t.Errorf("summary = %+v", sum)
+	}
+}
+
+func TestReadRecordsErrorNamesLine(t *testing.T) {
+	in := "{\"type\":\"req\",\"class\":\"ok\"}\n{\"type\":\"req\",\"start_ns\":\"oops\"}\n"
+	err := ReadRecords(strings.NewReader(in), "x/records.jsonl", func(*record.Request) error { return nil }, nil)
+	if err == nil || !strings.HasPrefix(err.Error(), "x/records.jsonl:2: ") {
+		t.Errorf("err = %v, want one naming x/records.jsonl:2", err)
+	}
+}
+
+func TestLoadRunGzipAndSummaryFallback(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "events.json"), []byte(`{"scenario":"s","variant":"v","run":1,"valid":true,"replicas":[]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(filepath.Join(dir, "records.jsonl.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := gzip.NewWriter(f)
+	zw.Write([]byte(`{"type":"req","class":"ok","start_ns":1,"end_ns":2}` + "\n" + `{"type":"summary","started":1,"by_class":{"ok":1}}` + "\n"))
+	zw.Close()
+	f.Close()
+	meta, reqs, err := LoadRun(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(reqs) != 1 || meta.Agent == nil || meta.Agent.Started != 1 {
+		t.Errorf("reqs %d agent %+v", len(reqs), meta.Agent)
+	}
+}
+
+func TestLoadMissingRecordsIsInvalidRun(t *testing.T) {
+	dir := t.TempDir()
+	rd := filepath.Join(dir, "v", "run-002")
+	os.MkdirAll(rd, 0o755)
+	os.WriteFile(filepath.Join(rd, "events.json"), []byte(`{"scenario":"s","variant":"v=1","valid":true}`), 0o644)
+	res, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res.Variants[0].Runs[0]
+	if r.Valid || r.Reason != "missing file records.jsonl[.gz]" || r.Meta.Run != 2 || res.Variants[0].Label != "v=1" {
+		t.Errorf("run = valid %v reason %q run %d label %q", r.Valid, r.Reason, r.Meta.Run, res.Variants[0].Label)
+	}
+}
+
+func TestLoadBadEventsNamesFile(t *testing.T) {
+	dir := t.TempDir()
+	rd := filepath.Join(dir, "v", "run-001")
+	os.MkdirAll(rd, 0o755)
+	os.WriteFile(filepath.Join(rd, "events.json"), []byte(`{"run":"one"}`), 0o644)
+	if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), "events.json") {
+		t.Errorf("err = %v, want one naming events.json", err)
+	}
+}

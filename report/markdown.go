@@ -1,0 +1,132 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/shutdownlab/shutdownlab/record"
+)
+
+// MetricsDocURL is where report.md points readers for metric definitions.
+const MetricsDocURL = "https://github.com/shutdownlab/shutdownlab/blob/main/docs/metrics.md"
+
+// WriteMarkdown writes report.md: the scenario, the machine fingerprint, one
+// table with a row per metric and a column per variant (spread over valid
+// runs), the runs that do not count with their reasons, and run notes.
+func WriteMarkdown(w io.Writer, res *Result) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# shutdownlab report: %s\n\n", mdEscape(res.Scenario))
+	fmt.Fprintf(&b, "Generated %s.\n\n", res.GeneratedAt.UTC().Format(time.RFC3339))
+	fmt.Fprintf(&b, "**Machine:** %s\n\n", FingerprintLine(res.Fingerprint))
+	b.WriteString("How to read: each cell is `min / median / max` over the variant's valid runs " +
+		"(the median is one run's value), or one value when they agree; `(k NEVER)` counts runs " +
+		"without a value; bools read `k/n true`; latencies are over ok requests only. " +
+		"Definitions: [docs/metrics.md](" + MetricsDocURL + ").\n\n")
+
+	rows := res.Rows()
+	spreads := make([]SpreadTable, len(res.Variants))
+	b.WriteString("| metric |")
+	for i := range res.Variants {
+		spreads[i] = res.Variants[i].Spreads(rows)
+		fmt.Fprintf(&b, " %s |", mdEscape(res.Variants[i].Label))
+	}
+	b.WriteString("\n|---|" + strings.Repeat("---|", len(res.Variants)) + "\n")
+	b.WriteString("| valid runs |")
+	for i := range res.Variants {
+		fmt.Fprintf(&b, " %s |", validRuns(&res.Variants[i]))
+	}
+	b.WriteString("\n")
+	for j, d := range rows {
+		fmt.Fprintf(&b, "| %s |", d.Name)
+		for i := range res.Variants {
+			fmt.Fprintf(&b, " %s |", mdEscape(Cell(d, spreads[i][j])))
+		}
+		b.WriteString("\n")
+	}
+
+	var bad []string
+	var notes []string
+	for i := range res.Variants {
+		v := &res.Variants[i]
+		for _, r := range v.Runs {
+			if !r.Valid {
+				kind := "invalid"
+				if r.Meta.Incomplete {
+					kind = "incomplete"
+				}
+				bad = append(bad, fmt.Sprintf("| %s | %d | %s | %s |", mdEscape(v.Label), r.Meta.Run, kind, mdEscape(r.Reason)))
+			}
+			for _, n := range r.Metrics.Notes {
+				notes = append(notes, fmt.Sprintf("- %s run %d: %s", mdEscape(v.Label), r.Meta.Run, n))
+			}
+		}
+	}
+	if len(bad) > 0 {
+		b.WriteString("\n## Runs not counted\n\nThese runs are left out of every number above.\n\n")
+		b.WriteString("| variant | run | status | reason |\n|---|---|---|---|\n")
+		b.WriteString(strings.Join(bad, "\n") + "\n")
+	}
+	if len(notes) > 0 {
+		b.WriteString("\n## Notes\n\n" + strings.Join(notes, "\n") + "\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// FingerprintLine prints a machine fingerprint on one line.
+func FingerprintLine(f record.Fingerprint) string {
+	or := func(s string) string {
+		if s == "" {
+			return "?"
+		}
+		return s
+	}
+	return fmt.Sprintf("%s, %d cores · %s · kernel %s · Docker %s (API %s) · %s",
+		or(f.CPU), f.Cores, or(f.OS), or(f.Kernel), or(f.DockerVersion), or(f.DockerAPI), or(f.GoVersion))
+}
+
+// headline is the metric list of the terminal table.
+var headline = []string{"requests", "failed", "dropped_inflight", "exit_code", "exit_after_ms", "drain_ms", "p99_ms"}
+
+// WriteTerminalTable writes the compact per-variant headline table (variant,
+// valid runs, requests, failed, dropped_inflight, exit_code, exit_after_ms,
+// drain_ms, p99_ms) as aligned plain text, cells formatted as in report.md.
+func WriteTerminalTable(w io.Writer, res *Result) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprint(tw, "variant\truns valid")
+	for _, h := range headline {
+		fmt.Fprint(tw, "\t"+h)
+	}
+	fmt.Fprintln(tw)
+	var defsByName = map[string]MetricDef{}
+	for _, d := range defs {
+		defsByName[d.Name] = d
+	}
+	var ds []MetricDef
+	for _, h := range headline {
+		ds = append(ds, defsByName[h])
+	}
+	for i := range res.Variants {
+		v := &res.Variants[i]
+		fmt.Fprintf(tw, "%s\t%s", v.Label, validRuns(v))
+		for _, s := range v.Spreads(ds) {
+			fmt.Fprint(tw, "\t"+Cell(defsByName[s.Metric], s))
+		}
+		fmt.Fprintln(tw)
+	}
+	return tw.Flush()
+}
+
+// validRuns prints "valid/total".
+func validRuns(v *Variant) string {
+	return fmt.Sprintf("%d/%d", len(v.ValidMetrics()), len(v.Runs))
+}
+
+// mdEscape keeps a string from breaking a markdown table cell.
+func mdEscape(s string) string {
+	s = strings.ReplaceAll(s, "|", `\|`)
+	return strings.ReplaceAll(s, "\n", " ")
+}

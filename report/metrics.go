@@ -1,0 +1,268 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"gonum.org/v1/gonum/stat"
+
+	"github.com/shutdownlab/shutdownlab/record"
+)
+
+// Metrics are the measurements of one run. Every field is a pure function of
+// the run's record.Meta and its []record.Request (see Compute); nullable
+// measurements are pointers and encode as JSON null. docs/metrics.md defines
+// each one; the JSON keys are the metric names.
+type Metrics struct {
+	// Requests counts every request record, including not_sent.
+	Requests int `json:"requests"`
+	// OK counts requests of class ok.
+	OK int `json:"ok"`
+	// Failed counts http_error + refused + reset + eof + timeout.
+	Failed int `json:"failed"`
+	// ByClass counts requests per class, http_error split by status
+	// (http_502, http_503, ...).
+	ByClass map[string]int `json:"by_class"`
+	// AccountingOK is false when the records disagree with the agent's
+	// summary, or hold a request of an unknown class.
+	AccountingOK bool `json:"accounting_ok"`
+
+	// The phase metrics, null without an action that fired.
+	DroppedInflight    *int `json:"dropped_inflight"`
+	InflightAtAction   *int `json:"inflight_at_action"`
+	ServedAfterSignal  *int `json:"served_after_signal"`
+	FailedAfterSignal  *int `json:"failed_after_signal"`
+	FailedBeforeSignal *int `json:"failed_before_signal"`
+
+	// The acted-on replica's outcome.
+	ExitCode          *int     `json:"exit_code"`
+	ExitAfterMs       *float64 `json:"exit_after_ms"`
+	Killed            bool     `json:"killed"`
+	OOMKilled         bool     `json:"oom_killed"`
+	StopTimeoutS      *int     `json:"stop_timeout_s"`
+	DrainMs           *float64 `json:"drain_ms"`
+	SignalHandled     bool     `json:"signal_handled"`
+	DeadlineHit       bool     `json:"deadline_hit"`
+	AbandonedInflight *int     `json:"abandoned_inflight"`
+	JobSteps          int      `json:"job_steps"`
+	JobCommitted      bool     `json:"job_committed"`
+
+	// Latency of ok requests (End - Start), null without ok requests.
+	P50Ms *float64 `json:"p50_ms"`
+	P99Ms *float64 `json:"p99_ms"`
+	MaxMs *float64 `json:"max_ms"`
+
+	// Harness cost, copied from the Meta.
+	SetupMs    float64 `json:"setup_ms"`
+	TeardownMs float64 `json:"teardown_ms"`
+
+	// Notes explain accounting errors and other oddities; not a metric.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// failedClasses are the classes counted by the failed metric.
+var failedClasses = map[record.Class]bool{
+	record.ClassHTTPError: true,
+	record.ClassRefused:   true,
+	record.ClassReset:     true,
+	record.ClassEOF:       true,
+	record.ClassTimeout:   true,
+}
+
+// knownClasses are the classes the agent may write.
+var knownClasses = func() map[record.Class]bool {
+	m := map[record.Class]bool{}
+	for _, c := range record.Classes {
+		m[c] = true
+	}
+	return m
+}()
+
+// IsFailed reports whether class c counts as a failure of the service:
+// http_error, refused, reset, eof or timeout. ok and not_sent are not.
+func IsFailed(c record.Class) bool { return failedClasses[c] }
+
+// ClassKey is the by_class key of a request: its class, except that
+// http_error is split by status as "http_NNN" ("http_000" without a status).
+func ClassKey(r *record.Request) string {
+	if r.Class == record.ClassHTTPError {
+		return fmt.Sprintf("http_%03d", r.Status)
+	}
+	if r.Class == "" {
+		return "unknown"
+	}
+	return string(r.Class)
+}
+
+// Compute derives the Metrics of one run from its Meta and its request
+// records. It is pure: no clock, no I/O, and reqs is not modified.
+func Compute(meta record.Meta, reqs []record.Request) Metrics {
+	m := Metrics{ByClass: map[string]int{}, AccountingOK: true, SetupMs: meta.SetupMs, TeardownMs: meta.TeardownMs}
+	base := map[record.Class]int{}
+	var okLat []float64
+	for i := range reqs {
+		r := &reqs[i]
+		m.Requests++
+		m.ByClass[ClassKey(r)]++
+		base[r.Class]++
+		if !knownClasses[r.Class] {
+			m.AccountingOK = false
+			m.Notes = append(m.Notes, fmt.Sprintf("request %q has unknown class %q", r.ID, r.Class))
+		}
+		if r.Class == record.ClassOK {
+			m.OK++
+			okLat = append(okLat, float64(r.LatencyNs())/1e6)
+		}
+		if IsFailed(r.Class) {
+			m.Failed++
+		}
+	}
+	checkAccounting(&m, meta.Agent, base)
+	computePhases(&m, meta.Action, reqs)
+	computeReplica(&m, meta)
+	if len(okLat) > 0 {
+		sort.Float64s(okLat)
+		m.P50Ms = ptr(stat.Quantile(0.5, stat.Empirical, okLat, nil))
+		m.P99Ms = ptr(stat.Quantile(0.99, stat.Empirical, okLat, nil))
+		m.MaxMs = ptr(okLat[len(okLat)-1])
+	}
+	return m
+}
+
+// checkAccounting compares the records' per-class counts with the agent's
+// summary, when there is one.
+func checkAccounting(m *Metrics, sum *record.Summary, base map[record.Class]int) {
+	if sum == nil {
+		m.Notes = append(m.Notes, "no agent summary: accounting not cross-checked")
+		return
+	}
+	if sum.Started != m.Requests {
+		m.AccountingOK = false
+		m.Notes = append(m.Notes, fmt.Sprintf("accounting: agent started %d, records hold %d", sum.Started, m.Requests))
+	}
+	total := 0
+	for _, n := range sum.ByClass {
+		total += n
+	}
+	if total != sum.Started {
+		m.AccountingOK = false
+		m.Notes = append(m.Notes, fmt.Sprintf("accounting: agent by_class sums to %d, agent started %d", total, sum.Started))
+	}
+	var classes []record.Class
+	for c := range sum.ByClass {
+		classes = append(classes, c)
+	}
+	for c := range base {
+		if _, ok := sum.ByClass[c]; !ok {
+			classes = append(classes, c)
+		}
+	}
+	slices.Sort(classes)
+	for _, c := range classes {
+		if sum.ByClass[c] != base[c] {
+			m.AccountingOK = false
+			m.Notes = append(m.Notes, fmt.Sprintf("accounting: class %s: agent %d, records %d", c, sum.ByClass[c], base[c]))
+		}
+	}
+}
+
+// computePhases classifies requests against the action time t = SentNs.
+func computePhases(m *Metrics, a *record.Action, reqs []record.Request) {
+	if a == nil || a.SentNs <= 0 {
+		return
+	}
+	t := a.SentNs
+	var dropped, inflight, servedAfter, failedAfter, failedBefore int
+	for i := range reqs {
+		r := &reqs[i]
+		failed := IsFailed(r.Class)
+		if r.Start < t && r.End > t {
+			inflight++
+			if failed {
+				dropped++
+			}
+		}
+		if r.Start >= t {
+			if r.Class == record.ClassOK {
+				servedAfter++
+			}
+			if failed {
+				failedAfter++
+			}
+		}
+		if failed && r.End < t {
+			failedBefore++
+		}
+	}
+	m.DroppedInflight = &dropped
+	m.InflightAtAction = &inflight
+	m.ServedAfterSignal = &servedAfter
+	m.FailedAfterSignal = &failedAfter
+	m.FailedBeforeSignal = &failedBefore
+}
+
+// ActedReplica returns the index of the replica the metrics describe:
+// Action.Replica when there is an action, else 0; -1 when out of range.
+func ActedReplica(meta record.Meta) int {
+	i := 0
+	if meta.Action != nil {
+		i = meta.Action.Replica
+	}
+	if i < 0 || i >= len(meta.Replicas) {
+		return -1
+	}
+	return i
+}
+
+// computeReplica fills the acted-on replica's metrics.
+func computeReplica(m *Metrics, meta record.Meta) {
+	i := ActedReplica(meta)
+	if i < 0 {
+		if len(meta.Replicas) > 0 || meta.Action != nil {
+			m.Notes = append(m.Notes, "acted-on replica not in meta.replicas")
+		}
+		return
+	}
+	rep := meta.Replicas[i]
+	if rep.Exited && rep.ExitCode != nil {
+		m.ExitCode = ptr(*rep.ExitCode)
+		m.Killed = *rep.ExitCode == 137
+		if meta.Action != nil && meta.Action.SentNs > 0 && rep.ExitedNs > 0 {
+			m.ExitAfterMs = ptr(float64(rep.ExitedNs-meta.Action.SentNs) / 1e6)
+		}
+	}
+	m.OOMKilled = rep.OOMKilled
+	switch {
+	case meta.Action != nil && meta.Action.Kind == "stop" && meta.Action.StopTimeoutS != nil:
+		m.StopTimeoutS = ptr(*meta.Action.StopTimeoutS)
+	case rep.StopTimeoutS != nil:
+		m.StopTimeoutS = ptr(*rep.StopTimeoutS)
+	}
+	for _, e := range rep.Events {
+		switch e.Event {
+		case "signal":
+			m.SignalHandled = true
+		case "drained":
+			if m.DrainMs == nil && e.Ms != nil {
+				m.DrainMs = ptr(*e.Ms)
+			}
+		case "deadline":
+			if !m.DeadlineHit && e.Inflight != nil {
+				m.AbandonedInflight = ptr(*e.Inflight)
+			}
+			m.DeadlineHit = true
+		}
+	}
+	for _, line := range rep.JobLog {
+		if strings.HasPrefix(line, "step ") {
+			m.JobSteps++
+		}
+		if strings.Contains(line, "COMMIT") {
+			m.JobCommitted = true
+		}
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,152 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/shutdownlab/shutdownlab/record"
+)
+
+// SummaryDoc is the content of summary.json.
+type SummaryDoc struct {
+	// Scenario, GeneratedAt and Fingerprint are copied from the Result.
+	Scenario    string             `json:"scenario"`
+	GeneratedAt time.Time          `json:"generated_at"`
+	Fingerprint record.Fingerprint `json:"fingerprint"`
+	// Variants in scenario order.
+	Variants []VariantSummary `json:"variants"`
+}
+
+// VariantSummary is one variant in summary.json: every run's metrics and
+// the spread over its valid runs.
+type VariantSummary struct {
+	// Label and Slug name the variant.
+	Label string `json:"label"`
+	Slug  string `json:"slug"`
+	// ValidRuns and InvalidRuns count the runs that do and do not count
+	// (invalid and incomplete runs are both in InvalidRuns).
+	ValidRuns   int `json:"valid_runs"`
+	InvalidRuns int `json:"invalid_runs"`
+	// Runs holds every run, valid or not.
+	Runs []RunSummary `json:"runs"`
+	// Spread is over the valid runs only, keyed by metric in Rows order.
+	Spread SpreadTable `json:"spread"`
+}
+
+// RunSummary is one run in summary.json. Invalid is the reason the run does
+// not count (empty when it does).
+type RunSummary struct {
+	// Run is the 1-based repetition index.
+	Run int `json:"run"`
+	// Valid, Invalid (the reason) and Incomplete say whether it counts.
+	Valid      bool    `json:"valid"`
+	Invalid    string  `json:"invalid,omitempty"`
+	Incomplete bool    `json:"incomplete"`
+	Metrics    Metrics `json:"metrics"`
+}
+
+// Summarize builds the summary.json document of a result.
+func Summarize(res *Result) SummaryDoc {
+	doc := SummaryDoc{Scenario: res.Scenario, GeneratedAt: res.GeneratedAt, Fingerprint: res.Fingerprint,
+		Variants: []VariantSummary{}}
+	rows := res.Rows()
+	for i := range res.Variants {
+		v := &res.Variants[i]
+		vs := VariantSummary{Label: v.Label, Slug: v.Slug, Runs: []RunSummary{}, Spread: v.Spreads(rows)}
+		for _, r := range v.Runs {
+			if r.Valid {
+				vs.ValidRuns++
+			} else {
+				vs.InvalidRuns++
+			}
+			vs.Runs = append(vs.Runs, RunSummary{Run: r.Meta.Run, Valid: r.Valid, Invalid: r.Reason,
+				Incomplete: r.Meta.Incomplete, Metrics: r.Metrics})
+		}
+		doc.Variants = append(doc.Variants, vs)
+	}
+	return doc
+}
+
+// WriteSummary writes summary.json (indented) to w.
+func WriteSummary(w io.Writer, res *Result) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(Summarize(res))
+}
+
+// Output file names written by Write.
+const (
+	SummaryFile   = "summary.json"
+	MarkdownFile  = "report.md"
+	CSVFile       = "report.csv"
+	SpreadCSVFile = "spread.csv"
+)
+
+// Write writes summary.json, report.md, report.csv and spread.csv into dir.
+// A zero res.GeneratedAt is set to the current UTC time first.
+func Write(dir string, res *Result) error {
+	if res.GeneratedAt.IsZero() {
+		res.GeneratedAt = time.Now().UTC()
+	}
+	outs := []struct {
+		name  string
+		write func(io.Writer, *Result) error
+	}{
+		{SummaryFile, WriteSummary},
+		{MarkdownFile, WriteMarkdown},
+		{CSVFile, WriteCSV},
+		{SpreadCSVFile, WriteSpreadCSV},
+	}
+	for _, o := range outs {
+		var b bytes.Buffer
+		if err := o.write(&b, res); err != nil {
+			return fmt.Errorf("%s: %w", o.name, err)
+		}
+		if err := writeFileAtomic(filepath.Join(dir, o.name), b.Bytes()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Rebuild re-reads a result directory and rewrites its reports; it needs no
+// Docker (used by "shutdownlab report DIR").
+func Rebuild(dir string) (*Result, error) {
+	res, err := Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	return res, Write(dir, res)
+}
+
+// writeFileAtomic writes via a temporary file and a rename, so a reader
+// never sees half a report.
+func writeFileAtomic(name string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*")
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(data)
+	cerr := f.Close()
+	if werr != nil || cerr != nil {
+		os.Remove(f.Name())
+		if werr != nil {
+			return werr
+		}
+		return cerr
+	}
+	if err := os.Chmod(f.Name(), 0o644); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	if err := os.Rename(f.Name(), name); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return nil
+}
