@@ -89,7 +89,7 @@ func FingerprintLine(f record.Fingerprint) string {
 }
 
 // headline is the metric list of the terminal table.
-var headline = []string{"requests", "failed", "dropped_inflight", "exit_code", "exit_after_ms", "drain_ms", "p99_ms"}
+var headline = []string{"requests", "failed", "dropped_inflight", "failed_after_signal", "served_after_signal", "exit_code", "exit_after_ms", "drain_ms", "p99_ms"}
 
 // WriteTerminalTable writes the compact per-variant headline table (variant,
 // valid runs, requests, failed, dropped_inflight, exit_code, exit_after_ms,

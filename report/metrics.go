@@ -35,6 +35,15 @@ type Metrics struct {
 	ServedAfterSignal  *int `json:"served_after_signal"`
 	FailedAfterSignal  *int `json:"failed_after_signal"`
 	FailedBeforeSignal *int `json:"failed_before_signal"`
+	// SignalRef says which timestamp the phase metrics are measured from
+	// (see SignalTime): "app", "engine" or "sent"; empty without an action.
+	SignalRef string `json:"signal_ref,omitempty"`
+	// ActionCallMs is how long the engine call of the action took
+	// (ReturnedNs - SentNs); for docker stop it includes the whole stop.
+	ActionCallMs *float64 `json:"action_call_ms"`
+	// SignalSeenMs is when the acted-on replica logged the signal, relative
+	// to the send time; null when it logged none.
+	SignalSeenMs *float64 `json:"signal_seen_ms"`
 
 	// The acted-on replica's outcome.
 	ExitCode          *int     `json:"exit_code"`
@@ -120,7 +129,7 @@ func Compute(meta record.Meta, reqs []record.Request) Metrics {
 		}
 	}
 	checkAccounting(&m, meta.Agent, base)
-	computePhases(&m, meta.Action, reqs)
+	computePhases(&m, meta, reqs)
 	computeReplica(&m, meta)
 	if len(okLat) > 0 {
 		sort.Float64s(okLat)
@@ -168,12 +177,57 @@ func checkAccounting(m *Metrics, sum *record.Summary, base map[record.Class]int)
 	}
 }
 
-// computePhases classifies requests against the action time t = SentNs.
-func computePhases(m *Metrics, a *record.Action, reqs []record.Request) {
+// Signal time references, in order of preference (see SignalTime).
+const (
+	SignalRefApp    = "app"    // the target's own "signal" lifecycle event
+	SignalRefEngine = "engine" // docker kill returned: the signal was delivered by then
+	SignalRefSent   = "sent"   // the moment the harness sent the action
+)
+
+// SignalTime returns the best estimate of when the stop signal reached the
+// acted-on replica, and which clock reading it is. The engine call itself
+// takes tens of milliseconds on a busy machine, so the send time alone can
+// misplace requests that end around the signal:
+//   - the replica's first "signal" lifecycle event, when it logged one (same
+//     kernel clock, taken in the handler);
+//   - else, for a "signal" action, the time docker kill returned (the
+//     signal has been delivered by then: an upper bound);
+//   - else the send time (docker stop returns only after the exit, so its
+//     return says nothing about delivery).
+//
+// It returns 0, "" when no action fired.
+func SignalTime(meta record.Meta) (int64, string) {
+	a := meta.Action
 	if a == nil || a.SentNs <= 0 {
+		return 0, ""
+	}
+	if i := ActedReplica(meta); i >= 0 {
+		for _, e := range meta.Replicas[i].Events {
+			if e.Event == "signal" && e.TimeNs > 0 {
+				return e.TimeNs, SignalRefApp
+			}
+		}
+	}
+	if a.Kind == "signal" && a.ReturnedNs >= a.SentNs {
+		return a.ReturnedNs, SignalRefEngine
+	}
+	return a.SentNs, SignalRefSent
+}
+
+// computePhases classifies requests against the signal time t (SignalTime).
+func computePhases(m *Metrics, meta record.Meta, reqs []record.Request) {
+	a := meta.Action
+	t, ref := SignalTime(meta)
+	if t == 0 {
 		return
 	}
-	t := a.SentNs
+	m.SignalRef = ref
+	if a.ReturnedNs >= a.SentNs {
+		m.ActionCallMs = ptr(float64(a.ReturnedNs-a.SentNs) / 1e6)
+	}
+	if ref == SignalRefApp {
+		m.SignalSeenMs = ptr(float64(t-a.SentNs) / 1e6)
+	}
 	var dropped, inflight, servedAfter, failedAfter, failedBefore int
 	for i := range reqs {
 		r := &reqs[i]

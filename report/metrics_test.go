@@ -302,3 +302,64 @@ func TestMetricsDocumented(t *testing.T) {
 		}
 	}
 }
+
+func TestSignalTime(t *testing.T) {
+	ev := func(name string, ts int64) record.Event { return record.Event{Event: name, TimeNs: ts} }
+	tests := []struct {
+		name    string
+		action  *record.Action
+		events  []record.Event
+		wantT   int64
+		wantRef string
+	}{
+		// No action: nothing to measure from.
+		{"no action", nil, nil, 0, ""},
+		// An action that never fired (SentNs 0) counts as none.
+		{"not fired", &record.Action{Kind: "signal"}, nil, 0, ""},
+		// The app's own signal event wins over the engine's timestamps.
+		{"app event", &record.Action{Kind: "signal", SentNs: 100, ReturnedNs: 300}, []record.Event{ev("up", 10), ev("signal", 250)}, 250, SignalRefApp},
+		// Only the first signal event counts (a second signal is ignored by the app).
+		{"first signal event", &record.Action{Kind: "stop", SentNs: 100, ReturnedNs: 9000}, []record.Event{ev("signal", 150), ev("signal", 5000)}, 150, SignalRefApp},
+		// No handler, docker kill: delivered by the time the call returned.
+		{"kill without handler", &record.Action{Kind: "signal", SentNs: 100, ReturnedNs: 157}, []record.Event{ev("up", 10)}, 157, SignalRefEngine},
+		// No handler, docker stop: its return is after the exit, so use the send time.
+		{"stop without handler", &record.Action{Kind: "stop", SentNs: 100, ReturnedNs: 10100}, nil, 100, SignalRefSent},
+		// A return time before the send time is corrupt: fall back to the send time.
+		{"bad return time", &record.Action{Kind: "signal", SentNs: 100, ReturnedNs: 50}, nil, 100, SignalRefSent},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			meta := record.Meta{Action: tt.action, Replicas: []record.Replica{{Name: "replica-0", Events: tt.events}}}
+			gotT, gotRef := SignalTime(meta)
+			if gotT != tt.wantT || gotRef != tt.wantRef {
+				t.Errorf("SignalTime = %d, %q; want %d, %q", gotT, gotRef, tt.wantT, tt.wantRef)
+			}
+		})
+	}
+}
+
+// TestPhasesUseSignalTime pins the reason SignalTime exists: a request that
+// finishes ok after the send but before the signal arrived was not in flight
+// when the target got the signal, and one that started in that gap was.
+func TestPhasesUseSignalTime(t *testing.T) {
+	meta := record.Meta{
+		Action:   &record.Action{Kind: "signal", SentNs: 1000, ReturnedNs: 1060},
+		Replicas: []record.Replica{{Name: "replica-0"}},
+	}
+	reqs := []record.Request{
+		{ID: "done-in-gap", Start: 700, End: 1030, Class: record.ClassOK},      // ended before delivery
+		{ID: "started-in-gap", Start: 1030, End: 1070, Class: record.ClassEOF}, // in flight at delivery, dropped
+		{ID: "after", Start: 1100, End: 1101, Class: record.ClassRefused},      // after
+	}
+	m := Compute(meta, reqs)
+	if m.SignalRef != SignalRefEngine {
+		t.Fatalf("signal_ref = %q", m.SignalRef)
+	}
+	if *m.InflightAtAction != 1 || *m.DroppedInflight != 1 || *m.FailedAfterSignal != 1 || *m.ServedAfterSignal != 0 {
+		t.Errorf("inflight=%d dropped=%d failed_after=%d served_after=%d; want 1 1 1 0",
+			*m.InflightAtAction, *m.DroppedInflight, *m.FailedAfterSignal, *m.ServedAfterSignal)
+	}
+	if m.ActionCallMs == nil || *m.ActionCallMs != 60e-6 {
+		t.Errorf("action_call_ms = %v, want 6e-05", m.ActionCallMs)
+	}
+}
