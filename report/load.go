@@ -198,7 +198,9 @@ func loadRun(rd string) (Run, error) {
 	run.Meta = meta
 	run.Metrics = Compute(meta, reqs)
 	run.Valid, run.Reason = RunValidity(meta, &run.Metrics)
-	if missing != "" {
+	// A run the runner already marked invalid keeps its own reason: its
+	// records may be missing precisely because it never got to load.
+	if missing != "" && run.Valid {
 		run.Valid = false
 		run.Reason = missing
 	}

@@ -89,3 +89,19 @@ func TestLoadBadEventsNamesFile(t *testing.T) {
 		t.Errorf("err = %v, want one naming events.json", err)
 	}
 }
+
+// An invalid run whose records never came into being keeps the runner's
+// reason; "missing file" would hide what actually went wrong.
+func TestLoadInvalidRunKeepsItsReason(t *testing.T) {
+	dir := t.TempDir()
+	rd := filepath.Join(dir, "v", "run-001")
+	os.MkdirAll(rd, 0o755)
+	os.WriteFile(filepath.Join(rd, "events.json"), []byte(`{"scenario":"s","variant":"v=1","valid":false,"invalid":"target never became ready"}`), 0o644)
+	res, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := res.Variants[0].Runs[0]; r.Valid || r.Reason != "target never became ready" {
+		t.Errorf("run = valid %v reason %q", r.Valid, r.Reason)
+	}
+}

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/shutdownlab/shutdownlab/internal/docker"
+	"github.com/shutdownlab/shutdownlab/internal/runner"
+)
+
+func cmdImages(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("images", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	print := fs.String("print", "", "print only this image's reference: target or loadagent")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: shutdownlab images [--print target|loadagent]\n\nBuilds the target and load-agent images from this source tree (FROM scratch, tagged by a content hash of their inputs; an existing tag is reused).")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return &usageError{err.Error()}
+	}
+	if *print != "" && *print != "target" && *print != "loadagent" {
+		return &usageError{fmt.Sprintf("--print: %q is not target or loadagent", *print)}
+	}
+	eng, err := docker.New(ctx)
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	log := stderr
+	if *print == "" {
+		log = stdout
+	}
+	target, agent, err := runner.BuildImages(ctx, eng, "", log)
+	if err != nil {
+		return err
+	}
+	switch *print {
+	case "target":
+		fmt.Fprintln(stdout, target)
+	case "loadagent":
+		fmt.Fprintln(stdout, agent)
+	}
+	return nil
+}

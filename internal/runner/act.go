@@ -1,0 +1,246 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/shutdownlab/shutdownlab/internal/docker"
+	"github.com/shutdownlab/shutdownlab/record"
+	"github.com/shutdownlab/shutdownlab/report"
+	"github.com/shutdownlab/shutdownlab/scenarios"
+)
+
+// observation is how the acted-on replica ended within the window.
+type observation struct {
+	done   bool // the window was observed
+	exited bool
+	state  docker.State
+}
+
+// act waits for the planned moment, fires the action at the target replica
+// and observes it for the scenario's window.
+func (x *run) act(ctx context.Context, loadStart time.Time) error {
+	a := x.spec.Action
+	if a.Kind == scenarios.ActionNone {
+		return nil
+	}
+	if err := sleepUntil(ctx, loadStart.Add(a.At.D())); err != nil {
+		return err
+	}
+	eng := x.r.eng
+	c := x.replicas[a.Replica]
+	st, err := eng.Inspect(ctx, c.ID)
+	if err != nil {
+		return err
+	}
+	if !st.Running {
+		return invalidf("replica %d exited before the action (code %d)", a.Replica, st.ExitCode)
+	}
+	rec := &record.Action{Kind: string(a.Kind), Signal: a.Signal, Replica: a.Replica, AfterMs: ms(a.At.D())}
+	x.meta.Action = rec
+	var stopped chan error
+	switch a.Kind {
+	case scenarios.ActionSignal:
+		rec.SentNs = time.Now().UnixNano()
+		err = eng.Kill(ctx, c.ID, a.Signal)
+		rec.ReturnedNs = time.Now().UnixNano()
+	case scenarios.ActionStop:
+		if a.Timeout != nil {
+			t := int(a.Timeout.D() / time.Second)
+			rec.StopTimeoutS = &t
+		}
+		// docker stop returns only once the container is gone; observe in
+		// parallel so the window is measured from the signal.
+		stopped = make(chan error, 1)
+		rec.SentNs = time.Now().UnixNano()
+		go func() {
+			err := eng.Stop(context.WithoutCancel(ctx), c.ID, rec.StopTimeoutS)
+			rec.ReturnedNs = time.Now().UnixNano()
+			stopped <- err
+		}()
+	default:
+		return fmt.Errorf("unknown action kind %q", a.Kind)
+	}
+	if err != nil {
+		rec.Error = err.Error()
+		return fmt.Errorf("action %s: %w", a.Kind, err)
+	}
+	sent := time.Unix(0, rec.SentNs)
+	window := x.spec.Observe.Window.D() - time.Since(sent)
+	exited, st, werr := eng.WaitExit(ctx, c.ID, max(window, 0))
+	if werr == nil && exited && st.FinishedAt.Sub(sent) > x.spec.Observe.Window.D() {
+		exited = false // ended after the window: NEVER within it
+	}
+	x.obs = observation{done: werr == nil, exited: exited, state: st}
+	if stopped != nil {
+		select {
+		case err := <-stopped:
+			if err != nil {
+				rec.Error = err.Error()
+				return fmt.Errorf("action stop: %w", err)
+			}
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return werr
+}
+
+// awaitAgent waits for the load agent to finish its load and exit 0.
+func (x *run) awaitAgent(ctx context.Context, loadStart time.Time) error {
+	eng := x.r.eng
+	deadline := loadStart.Add(x.spec.Load.Duration.D() + agentDrain + agentExitSlack)
+	exited, st, err := eng.WaitExit(ctx, x.agent.ID, max(time.Until(deadline), time.Second))
+	if err != nil {
+		return err
+	}
+	if !exited {
+		return invalidf("load agent still running %s after its load should have ended", agentDrain+agentExitSlack)
+	}
+	if st.ExitCode != 0 {
+		return invalidf("load agent exited with code %d (see agent.log)", st.ExitCode)
+	}
+	return nil
+}
+
+// stopAgent asks the agent to stop (SIGTERM: it stops starting requests,
+// waits for in-flight ones, prints its summary), then kills it if needed.
+func (x *run) stopAgent(ctx context.Context) {
+	if x.agent == nil {
+		return
+	}
+	eng := x.r.eng
+	if err := eng.Kill(ctx, x.agent.ID, "SIGTERM"); err != nil {
+		return // already gone
+	}
+	if exited, _, err := eng.WaitExit(ctx, x.agent.ID, agentDrain+5*time.Second); err == nil && !exited {
+		_ = eng.Kill(ctx, x.agent.ID, "SIGKILL")
+	}
+}
+
+// collect reads back what the run produced: each replica's state, logs,
+// lifecycle events, ledger and job log, and the agent's summary.
+func (x *run) collect(ctx context.Context) error {
+	eng := x.r.eng
+	var errs []error
+	for i, c := range x.replicas {
+		alias := fmt.Sprintf("replica-%d", i)
+		rep := record.Replica{Name: alias, Image: x.r.target, Init: x.spec.Target.Init}
+		st, err := eng.Inspect(ctx, c.ID)
+		if err != nil {
+			errs = append(errs, err)
+			x.meta.Replicas = append(x.meta.Replicas, rep)
+			continue
+		}
+		rep.StopTimeoutS = st.StopTimeout
+		rep.Init = st.Init
+		acted := x.meta.Action != nil && i == x.meta.Action.Replica && x.obs.done
+		exited, final := st.Exited(), st
+		if acted {
+			exited, final = x.obs.exited, x.obs.state
+		}
+		if exited {
+			code := final.ExitCode
+			rep.Exited, rep.ExitCode = true, &code
+			rep.ExitedNs = final.FinishedAt.UnixNano()
+			rep.OOMKilled = final.OOMKilled
+		}
+		stdout, stderr, err := eng.LogsAll(ctx, c.ID)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		rep.Events = parseLifecycle(stdout)
+		errs = append(errs, os.WriteFile(filepath.Join(x.dir, "app-"+alias+".log"), append(stdout, stderr...), 0o644))
+		rep.Ledger, err = x.readBack(ctx, c.ID, "/data/ledger.log", alias+"-ledger.log")
+		errs = append(errs, err)
+		rep.JobLog, err = x.readBack(ctx, c.ID, "/data/job.log", alias+"-job.log")
+		errs = append(errs, err)
+		x.meta.Replicas = append(x.meta.Replicas, rep)
+	}
+	if sum := x.stream.Summary(); sum != nil {
+		x.meta.Agent = sum
+		x.meta.LoadEndNs = sum.LoadEnd
+	}
+	return errors.Join(errs...)
+}
+
+// readBack copies a file out of a container into the run directory; a file
+// the target never wrote is normal and yields nothing.
+func (x *run) readBack(ctx context.Context, id, path, saveAs string) ([]string, error) {
+	b, err := x.r.eng.CopyFileFrom(ctx, id, path)
+	if errors.Is(err, docker.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(x.dir, saveAs), b, 0o644); err != nil {
+		return nil, err
+	}
+	return splitLines(b), nil
+}
+
+// teardown removes every container and the network of this run.
+func (x *run) teardown(ctx context.Context) error {
+	_, err := x.r.eng.Sweep(ctx, map[string]string{"shutdownlab.run": x.name})
+	return err
+}
+
+func sleepUntil(ctx context.Context, t time.Time) error {
+	d := time.Until(t)
+	if d <= 0 {
+		return nil
+	}
+	tm := time.NewTimer(d)
+	defer tm.Stop()
+	select {
+	case <-tm.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
+
+// runLine is the one-line outcome printed after each run.
+func runLine(m record.Meta) string {
+	if !m.Valid {
+		return "INVALID: " + m.Invalid
+	}
+	s := ""
+	if m.Agent != nil {
+		failed := 0
+		for c, n := range m.Agent.ByClass {
+			if report.IsFailed(c) {
+				failed += n
+			}
+		}
+		s = fmt.Sprintf("%d requests, %d failed", m.Agent.Started, failed)
+	}
+	if m.Action != nil && len(m.Replicas) > m.Action.Replica {
+		rep := m.Replicas[m.Action.Replica]
+		if rep.Exited {
+			s += fmt.Sprintf(", exit %d after %.0f ms", *rep.ExitCode, float64(rep.ExitedNs-m.Action.SentNs)/1e6)
+		} else {
+			s += ", NEVER exited within the window"
+		}
+	}
+	return s
+}

@@ -1,0 +1,332 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/shutdownlab/shutdownlab/internal/docker"
+	"github.com/shutdownlab/shutdownlab/record"
+	"github.com/shutdownlab/shutdownlab/scenarios"
+)
+
+// Bounds on the harness's own waits. They are not measurement windows: a
+// run that hits one is invalid.
+const (
+	readyTimeout   = 30 * time.Second // target prints its "up" line
+	startTimeout   = 30 * time.Second // agent prints its "start" line
+	agentDrain     = 10 * time.Second // agent waits this long for in-flight requests at the end
+	agentExitSlack = 15 * time.Second // beyond duration + drain before the agent is told to stop
+	cleanupTimeout = 60 * time.Second
+	targetPort     = 8080
+)
+
+// run is the state of one run in progress.
+type run struct {
+	r        *Runner
+	v        scenarios.Variant
+	spec     scenarios.Spec
+	dir      string
+	name     string // name prefix of every object of this run
+	network  string
+	replicas []*docker.Container
+	agent    *docker.Container
+	others   []*docker.Container // one-shot job agents
+	meta     record.Meta
+	stream   *agentStream
+	obs      observation
+}
+
+// runOnce performs one repetition of a variant and returns its Meta. It
+// never returns an error: harness failures make the run invalid, with the
+// reason in the Meta, and everything created is removed on every path.
+func (r *Runner) runOnce(ctx context.Context, v scenarios.Variant, i int, dir string) record.Meta {
+	r.seq++
+	t0 := time.Now()
+	x := &run{
+		r: r, v: v, spec: v.Spec, dir: dir,
+		name:   fmt.Sprintf("shutdownlab-%s-%d", r.eng.Session(), r.seq),
+		stream: newAgentStream(),
+		meta: record.Meta{
+			Scenario: v.Spec.Name, Variant: v.Label, Params: v.Params, Run: i, Valid: true,
+		},
+	}
+	err := os.MkdirAll(dir, 0o755)
+	if err == nil {
+		err = x.execute(ctx, t0)
+	}
+	// Collect and tear down with a context of their own: after Ctrl-C the
+	// containers must still be read and removed.
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+	defer cancel()
+	tEnd := time.Now()
+	if cerr := x.collect(cctx); cerr != nil && err == nil {
+		err = cerr
+	}
+	if terr := x.teardown(cctx); terr != nil {
+		r.opts.Progress.Logf("cleanup: %v (run `shutdownlab clean` to sweep)", terr)
+		if err == nil {
+			err = terr
+		}
+	}
+	x.meta.TeardownMs = ms(time.Since(tEnd))
+	switch {
+	case err == nil:
+	case ctx.Err() != nil && isCancel(err):
+		x.meta.Incomplete = true
+		x.meta.Valid = false
+		x.meta.Invalid = "interrupted"
+	default:
+		x.meta.Valid = false
+		x.meta.Invalid = err.Error()
+	}
+	if x.meta.Valid && x.stream.Summary() != nil {
+		if aerr := x.stream.checkAccounting(); aerr != nil {
+			x.meta.Valid = false
+			x.meta.Invalid = "accounting: " + aerr.Error()
+		}
+	}
+	return x.meta
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// execute sets up, loads, acts and observes. Containers it creates are
+// recorded in x before any error check so teardown always finds them.
+func (x *run) execute(ctx context.Context, t0 time.Time) (retErr error) {
+	eng := x.r.eng
+	labels := map[string]string{"shutdownlab.run": x.name, "shutdownlab.scenario": x.spec.Name}
+	if _, err := eng.CreateNetwork(ctx, x.name, labels); err != nil {
+		return err
+	}
+	x.network = x.name
+	if err := x.startReplicas(ctx, labels); err != nil {
+		return err
+	}
+	if x.spec.Load.Job != nil && x.spec.Load.Job.At == 0 {
+		if err := x.startJob(ctx, labels); err != nil {
+			return err
+		}
+	}
+	if err := x.startAgent(ctx, labels); err != nil {
+		return err
+	}
+	// Stream the agent's records to disk while it runs.
+	recordsPath := filepath.Join(x.dir, "records.jsonl")
+	streamDone, err := x.followAgent(ctx, recordsPath)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		// On any early exit (error, Ctrl-C) tell the agent to stop so its
+		// last records and summary still arrive, then wait for the stream.
+		if retErr != nil {
+			x.stopAgent(context.WithoutCancel(ctx))
+		}
+		<-streamDone
+	}()
+
+	select {
+	case <-x.stream.started:
+	case <-time.After(startTimeout):
+		return invalidf("load agent printed no start line within %s", startTimeout)
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	loadStart := time.Unix(0, x.stream.LoadStart())
+	x.meta.LoadStartNs = loadStart.UnixNano()
+	x.meta.SetupMs = ms(loadStart.Sub(t0))
+
+	stopTicker := x.tickProgress(loadStart)
+	defer stopTicker()
+
+	if j := x.spec.Load.Job; j != nil && j.At > 0 {
+		if err := sleepUntil(ctx, loadStart.Add(j.At.D())); err != nil {
+			return err
+		}
+		if err := x.startJob(ctx, labels); err != nil {
+			return err
+		}
+	}
+	if err := x.act(ctx, loadStart); err != nil {
+		return err
+	}
+	return x.awaitAgent(ctx, loadStart)
+}
+
+func (x *run) replicaName(i int) string { return fmt.Sprintf("%s-replica-%d", x.name, i) }
+
+// startReplicas starts every target replica and waits for its "up" line.
+func (x *run) startReplicas(ctx context.Context, labels map[string]string) error {
+	eng := x.r.eng
+	t := x.spec.Target
+	var stopTimeout *int
+	if t.StopTimeout != nil {
+		s := int(t.StopTimeout.D() / time.Second)
+		stopTimeout = &s
+	}
+	env := []string{"MODE=" + string(t.Mode), "PORT=" + strconv.Itoa(targetPort)}
+	for _, k := range sortedKeys(t.Env) {
+		env = append(env, k+"="+t.Env[k])
+	}
+	for i := 0; i < x.spec.Replicas; i++ {
+		c, err := eng.Run(ctx, docker.ContainerSpec{
+			Name: x.replicaName(i), Image: x.r.target, Env: env, Labels: labels,
+			Network: x.network, Aliases: []string{fmt.Sprintf("replica-%d", i)},
+			Init: t.Init, StopTimeout: stopTimeout,
+		})
+		if err != nil {
+			return err
+		}
+		x.replicas = append(x.replicas, c)
+	}
+	for _, c := range x.replicas {
+		if err := eng.WaitLog(ctx, c.ID, `"event":"up"`, readyTimeout); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return invalidf("target %s never became ready: %v", c.Name, err)
+		}
+	}
+	return nil
+}
+
+// agentArgs are the load agent's flags for the scenario's load.
+func (x *run) agentArgs() []string {
+	l := x.spec.Load
+	args := []string{
+		"-target", fmt.Sprintf("replica-%d:%d", 0, targetPort),
+		"-shape", string(l.Shape),
+		"-clients", strconv.Itoa(l.Clients),
+		"-duration", l.Duration.String(),
+		"-max-requests", strconv.Itoa(l.MaxRequests),
+		"-timeout", l.Timeout.String(),
+		"-drain", agentDrain.String(),
+		"-mix", mixFlag(l.Mix),
+		"-id-prefix", fmt.Sprintf("r%d", x.r.seq),
+	}
+	if l.Shape == scenarios.ShapeOpen {
+		args = append(args, "-rate", strconv.FormatFloat(l.Rate, 'f', -1, 64))
+	}
+	return args
+}
+
+func mixFlag(mix []scenarios.Request) string {
+	s := ""
+	for i, m := range mix {
+		if i > 0 {
+			s += "; "
+		}
+		s += fmt.Sprintf("%s %s %d %d", m.Method, m.Path, m.Weight, m.BodyBytes)
+	}
+	return s
+}
+
+func (x *run) startAgent(ctx context.Context, labels map[string]string) error {
+	c, err := x.r.eng.Run(ctx, docker.ContainerSpec{
+		Name: x.name + "-agent", Image: x.r.agent, Cmd: x.agentArgs(),
+		Labels: labels, Network: x.network,
+	})
+	if err != nil {
+		return fmt.Errorf("load agent: %w", err)
+	}
+	x.agent = c
+	return nil
+}
+
+// startJob starts the scenario's background job through a one-shot agent
+// (one GET /job request) and waits for that agent to finish; its records
+// are kept in job-agent.jsonl, apart from the load's records.
+func (x *run) startJob(ctx context.Context, labels map[string]string) error {
+	j := x.spec.Load.Job
+	eng := x.r.eng
+	c, err := eng.Run(ctx, docker.ContainerSpec{
+		Name: fmt.Sprintf("%s-job-%d", x.name, len(x.others)), Image: x.r.agent, Labels: labels, Network: x.network,
+		Cmd: []string{
+			"-target", fmt.Sprintf("replica-%d:%d", x.spec.Action.Replica, targetPort),
+			"-clients", "1", "-max-requests", "1", "-duration", "30s", "-timeout", "10s",
+			"-mix", fmt.Sprintf("GET /job?steps=%d&step_ms=%d 1 0", j.Steps, j.StepMS),
+			"-id-prefix", fmt.Sprintf("r%d-job", x.r.seq),
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("job agent: %w", err)
+	}
+	x.others = append(x.others, c)
+	exited, st, err := eng.WaitExit(ctx, c.ID, 30*time.Second)
+	if err != nil {
+		return err
+	}
+	out, _, _ := eng.LogsAll(ctx, c.ID)
+	if werr := os.WriteFile(filepath.Join(x.dir, "job-agent.jsonl"), out, 0o644); werr != nil {
+		return werr
+	}
+	if !exited || st.ExitCode != 0 {
+		return invalidf("job agent did not finish cleanly (exited=%v code=%d)", exited, st.ExitCode)
+	}
+	s := newAgentStream()
+	_ = s.consume(bytesReader(out), io.Discard)
+	if sum := s.Summary(); sum == nil || sum.ByClass[record.ClassOK] != 1 {
+		return invalidf("the background job was not accepted by the target (see job-agent.jsonl)")
+	}
+	return nil
+}
+
+// followAgent streams the agent's stdout into the records file and its
+// stderr into agent.log. The returned channel closes when both are done.
+func (x *run) followAgent(ctx context.Context, recordsPath string) (<-chan struct{}, error) {
+	rec, err := os.Create(recordsPath)
+	if err != nil {
+		return nil, fmt.Errorf("records: %w", err)
+	}
+	logf, err := os.Create(filepath.Join(x.dir, "agent.log"))
+	if err != nil {
+		rec.Close()
+		return nil, fmt.Errorf("agent log: %w", err)
+	}
+	pr, pw := io.Pipe()
+	done := make(chan struct{})
+	consumed := make(chan error, 1)
+	go func() { consumed <- x.stream.consume(pr, rec) }()
+	go func() {
+		defer close(done)
+		// Logs follows until the agent exits; it uses a context that
+		// survives Ctrl-C so the agent's final records still arrive.
+		lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), x.spec.Load.Duration.D()+agentDrain+startTimeout+2*agentExitSlack)
+		defer cancel()
+		lerr := x.r.eng.Logs(lctx, x.agent.ID, true, pw, logf)
+		pw.CloseWithError(lerr)
+		if cerr := <-consumed; cerr != nil && !errors.Is(cerr, lerr) {
+			x.r.opts.Progress.Logf("records: %v", cerr)
+		}
+		rec.Close()
+		logf.Close()
+		if err := compressIfLarge(recordsPath); err != nil {
+			x.r.opts.Progress.Logf("records: %v", err)
+		}
+	}()
+	return done, nil
+}
+
+// tickProgress reports load progress until the returned stop is called.
+func (x *run) tickProgress(loadStart time.Time) (stop func()) {
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(250 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				x.r.opts.Progress.Load(time.Since(loadStart), x.stream.requests.Load(), x.stream.failed.Load())
+			}
+		}
+	}()
+	return func() { close(done) }
+}

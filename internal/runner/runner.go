@@ -1,0 +1,214 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/shutdownlab/shutdownlab/internal/docker"
+	"github.com/shutdownlab/shutdownlab/internal/images"
+	"github.com/shutdownlab/shutdownlab/record"
+	"github.com/shutdownlab/shutdownlab/scenarios"
+)
+
+// Image names of the project's own images.
+const (
+	TargetImageName = "shutdownlab/target"
+	AgentImageName  = "shutdownlab/loadagent"
+)
+
+// Options configure a Runner.
+type Options struct {
+	// Out is the root under which each scenario gets its own result
+	// directory (default "results/runs").
+	Out string
+	// Sets are --set key=value overrides applied to every scenario.
+	Sets []string
+	// Progress receives progress lines (default: Discard).
+	Progress Progress
+	// ModuleDir is the source tree the images are compiled from ("" =
+	// found from the working directory).
+	ModuleDir string
+	// Now is the clock used for directory names (default time.Now).
+	Now func() time.Time
+}
+
+// Runner runs scenarios against one Docker engine. Create it with New and
+// Close it when done.
+type Runner struct {
+	opts   Options
+	eng    *docker.Engine
+	info   docker.Info
+	target string // image ref
+	agent  string // image ref
+	seq    int    // run counter for unique names within the session
+}
+
+// New connects to the Docker engine and builds (or reuses, by content
+// hash) the target and load agent images.
+func New(ctx context.Context, opts Options) (*Runner, error) {
+	if opts.Out == "" {
+		opts.Out = filepath.Join("results", "runs")
+	}
+	if opts.Progress == nil {
+		opts.Progress = Discard
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	eng, err := docker.New(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r := &Runner{opts: opts, eng: eng}
+	if r.info, err = eng.Info(ctx); err != nil {
+		eng.Close()
+		return nil, err
+	}
+	if r.target, r.agent, err = BuildImages(ctx, eng, opts.ModuleDir, progressWriter{opts.Progress}); err != nil {
+		eng.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// BuildImages builds (or reuses) the target and load agent images and
+// returns their references.
+func BuildImages(ctx context.Context, eng *docker.Engine, moduleDir string, log io.Writer) (target, agent string, err error) {
+	target, _, err = images.Build(ctx, eng, images.Spec{Name: TargetImageName, Package: "./cmd/target", ModuleDir: moduleDir, Log: log})
+	if err != nil {
+		return "", "", fmt.Errorf("target image: %w", err)
+	}
+	agent, _, err = images.Build(ctx, eng, images.Spec{Name: AgentImageName, Package: "./cmd/loadagent", ModuleDir: moduleDir, Log: log})
+	if err != nil {
+		return "", "", fmt.Errorf("load agent image: %w", err)
+	}
+	return target, agent, nil
+}
+
+// progressWriter adapts Progress.Logf to an io.Writer for image build lines.
+type progressWriter struct{ p Progress }
+
+func (w progressWriter) Write(b []byte) (int, error) {
+	w.p.Logf("%s", trimNL(string(b)))
+	return len(b), nil
+}
+
+func trimNL(s string) string {
+	for len(s) > 0 && (s[len(s)-1] == '\n' || s[len(s)-1] == '\r') {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+// Close releases the engine connection. It does not remove images.
+func (r *Runner) Close() error { return r.eng.Close() }
+
+// Engine returns the runner's Docker engine.
+func (r *Runner) Engine() *docker.Engine { return r.eng }
+
+// Outcome sums up one scenario's runs.
+type Outcome struct {
+	// Dir is the scenario's result directory.
+	Dir string
+	// Runs, Invalid and Incomplete count runs.
+	Runs, Invalid, Incomplete int
+}
+
+// RunScenario expands sc into variants, runs each variant's repetitions and
+// writes every run under a fresh result directory. It returns an error only
+// when nothing could be measured at all (bad --set, results dir not
+// writable); invalid runs are counted in the Outcome. When ctx is cancelled
+// (Ctrl-C) the current run is cut short, cleaned up and kept as incomplete,
+// and no further runs start.
+func (r *Runner) RunScenario(ctx context.Context, sc *scenarios.Scenario) (Outcome, error) {
+	variants, err := sc.Expand(r.opts.Sets)
+	if err != nil {
+		return Outcome{}, err
+	}
+	dir, err := NewResultDir(r.opts.Out, sc.Name(), r.opts.Now())
+	if err != nil {
+		return Outcome{}, err
+	}
+	out := Outcome{Dir: dir}
+	if err := writeFileAtomic(filepath.Join(dir, "scenario.yaml"), sc.Raw()); err != nil {
+		return out, err
+	}
+	refs := make([]VariantRef, len(variants))
+	for i, v := range variants {
+		refs[i] = VariantRef{Label: v.Label, Slug: v.Slug}
+	}
+	if err := writeJSON(filepath.Join(dir, "variants.json"), refs); err != nil {
+		return out, err
+	}
+	fp := r.fingerprint()
+	for _, v := range variants {
+		for i := 1; i <= v.Spec.Runs; i++ {
+			if ctx.Err() != nil {
+				return out, nil
+			}
+			r.opts.Progress.RunStart(sc.Name(), v.Label, i, v.Spec.Runs, v.Spec.Load.Duration.D())
+			meta := r.runOnce(ctx, v, i, RunDir(dir, v.Slug, i))
+			meta.Fingerprint = fp
+			out.Runs++
+			if !meta.Valid {
+				out.Invalid++
+			}
+			if meta.Incomplete {
+				out.Incomplete++
+			}
+			if err := writeJSON(filepath.Join(RunDir(dir, v.Slug, i), "events.json"), meta); err != nil {
+				return out, err
+			}
+			r.opts.Progress.RunEnd(runLine(meta))
+		}
+	}
+	return out, nil
+}
+
+func (r *Runner) fingerprint() record.Fingerprint {
+	fp := hostFingerprint()
+	fp.Kernel = r.info.Kernel
+	fp.OS = r.info.OS
+	fp.DockerVersion = r.info.ServerVersion
+	fp.DockerAPI = r.info.APIVersion
+	if r.info.NCPU > 0 {
+		fp.Cores = r.info.NCPU
+	}
+	return fp
+}
+
+// Clean removes every container, network and volume labelled by
+// shutdownlab, from any session (leftovers of killed runs).
+func Clean(ctx context.Context) (string, error) {
+	eng, err := docker.New(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer eng.Close()
+	removed, err := eng.Clean(ctx)
+	if removed.Empty() && err == nil {
+		return "nothing to clean", nil
+	}
+	return removed.String(), err
+}
+
+// errInvalid marks a harness failure that makes a run invalid.
+type errInvalid struct{ msg string }
+
+func (e *errInvalid) Error() string { return e.msg }
+
+func invalidf(format string, args ...any) error {
+	return &errInvalid{fmt.Sprintf(format, args...)}
+}
+
+// isCancel reports whether err comes from the run being interrupted.
+func isCancel(err error) bool {
+	return errors.Is(err, context.Canceled)
+}
+
+var _ = os.Stderr
