@@ -125,3 +125,60 @@ func TestTargetNeverReadyIsInvalid(t *testing.T) {
 		t.Errorf("run valid=%v reason %q; want invalid, naming readiness and SWEEP_MS", run.Valid, run.Reason)
 	}
 }
+
+// cancelAfterLoad is a Progress that cancels the run (as Ctrl-C does) once
+// load has run for `after`.
+type cancelAfterLoad struct {
+	runner.Progress
+	after  time.Duration
+	cancel func()
+}
+
+func (p cancelAfterLoad) Load(elapsed time.Duration, requests, failed int64) {
+	if elapsed >= p.after {
+		p.cancel()
+	}
+}
+
+// TestInterruptLeavesIncompleteRun: Ctrl-C mid-load stops the load, keeps
+// what was measured (records with the agent's summary), marks the run
+// incomplete and removes every container and network.
+func TestInterruptLeavesIncompleteRun(t *testing.T) {
+	dockertest.RequireDocker(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	out := t.TempDir()
+	runCtx, interrupt := context.WithCancel(ctx)
+	defer interrupt()
+	r, err := runner.New(ctx, runner.Options{Out: out,
+		Sets:     []string{"runs=2", "target.mode=full", "load.duration=20s", "action.at=15s"},
+		Progress: cancelAfterLoad{Progress: runner.Discard, after: time.Second, cancel: interrupt}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	start := time.Now()
+	oc, err := r.RunScenario(runCtx, find(t, "direct-inflight"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > 30*time.Second {
+		t.Errorf("interrupted run took %s; the 20 s load should have been cut short", took)
+	}
+	if oc.Runs != 1 || oc.Incomplete != 1 {
+		t.Fatalf("outcome %+v, want exactly 1 run, incomplete (no further runs after Ctrl-C)", oc)
+	}
+	res, err := report.Load(oc.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := res.Variants[0].Runs[0]
+	if run.Valid || !run.Meta.Incomplete || run.Metrics.Requests == 0 || run.Meta.Agent == nil {
+		t.Errorf("run valid=%v incomplete=%v requests=%d summary=%v; want an incomplete run with records and the agent summary",
+			run.Valid, run.Meta.Incomplete, run.Metrics.Requests, run.Meta.Agent != nil)
+	}
+	left, err := r.Engine().Leftovers(ctx, map[string]string{docker.LabelSession: r.Engine().Session()})
+	if err != nil || !left.Empty() {
+		t.Errorf("left behind: %v %v", left, err)
+	}
+}
