@@ -214,7 +214,16 @@ func SignalTime(meta record.Meta) (int64, string) {
 	return a.SentNs, SignalRefSent
 }
 
-// computePhases classifies requests against the signal time t (SignalTime).
+// computePhases splits requests into three phases around the action. The
+// signal left the harness at t0 (SentNs) and reached the target at some
+// moment up to t (SignalTime); in between it is unknown. So:
+//   - before: End <= t0 (finished before the action was sent);
+//   - in flight at the action: Start < t and End > t0 (running at some
+//     moment while the signal was on its way);
+//   - after: Start >= t (started once the signal had arrived).
+//
+// Every request is in exactly one phase. When t == t0 this is the plain
+// "in flight at the instant of the action".
 func computePhases(m *Metrics, meta record.Meta, reqs []record.Request) {
 	a := meta.Action
 	t, ref := SignalTime(meta)
@@ -222,6 +231,7 @@ func computePhases(m *Metrics, meta record.Meta, reqs []record.Request) {
 		return
 	}
 	m.SignalRef = ref
+	t0 := a.SentNs
 	if a.ReturnedNs >= a.SentNs {
 		m.ActionCallMs = ptr(float64(a.ReturnedNs-a.SentNs) / 1e6)
 	}
@@ -232,7 +242,7 @@ func computePhases(m *Metrics, meta record.Meta, reqs []record.Request) {
 	for i := range reqs {
 		r := &reqs[i]
 		failed := IsFailed(r.Class)
-		if r.Start < t && r.End > t {
+		if r.Start < t && r.End > t0 {
 			inflight++
 			if failed {
 				dropped++
@@ -246,7 +256,7 @@ func computePhases(m *Metrics, meta record.Meta, reqs []record.Request) {
 				failedAfter++
 			}
 		}
-		if failed && r.End < t {
+		if failed && r.End <= t0 {
 			failedBefore++
 		}
 	}

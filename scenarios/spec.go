@@ -7,6 +7,8 @@
 // catalog/*.yaml. The package imports nothing else from shutdownlab.
 package scenarios
 
+import "time"
+
 // Mode is the shutdown behaviour of the built-in Go target.
 type Mode string
 
@@ -108,6 +110,13 @@ type LoadSpec struct {
 	MaxRequests int `yaml:"max_requests" json:"max_requests"`
 	// Timeout is the per-request timeout (default 30s).
 	Timeout Duration `yaml:"timeout" json:"timeout"`
+	// FailPause is how long a closed-loop client waits after a request that
+	// did not end ok before sending its next one, 0..1m (default 100ms).
+	// The failed request is recorded as failed and never retried; the
+	// pause only keeps a client facing a dead target from counting
+	// refusals as fast as it can dial (a number that would measure the
+	// client, not the service). Set 0 for a client that hammers.
+	FailPause Duration `yaml:"fail_pause" json:"fail_pause"`
 	// Mix is the weighted request mix (default: GET /slow?ms=300, weight 1).
 	Mix []Request `yaml:"mix" json:"mix"`
 	// Job, when set, starts one background job (GET /job) at Job.At after
@@ -175,6 +184,7 @@ func Defaults() Spec {
 			Duration:    Seconds(6),
 			MaxRequests: 100000,
 			Timeout:     Seconds(30),
+			FailPause:   Duration(100 * time.Millisecond),
 			Mix:         []Request{defaultRequest("/slow?ms=300")},
 		},
 		Action:  Action{Kind: ActionSignal, At: Seconds(3)},

@@ -136,6 +136,9 @@ func validate(s *Spec, loc *locator) ValidationErrors {
 	if l.Timeout <= 0 {
 		fail("load.timeout", l.Timeout.String(), "must be > 0")
 	}
+	if l.FailPause < 0 || l.FailPause.D() > time.Minute {
+		fail("load.fail_pause", l.FailPause.String(), "must be in 0..1m")
+	}
 	if len(l.Mix) == 0 {
 		fail("load.mix", "", "want at least one request")
 	}

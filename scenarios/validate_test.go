@@ -27,7 +27,7 @@ func TestValidationErrors(t *testing.T) {
 			"t.yaml:2: bogus: unknown field (want one of: name, description, reproduces, runs, target, replicas, load, action, observe, variants)",
 		}},
 		{"unknown nested field", "name: t\nload:\n  clients: 5\n  bogus: 3\n", []string{
-			"t.yaml:4: load.bogus: unknown field (want one of: shape, clients, rate, duration, max_requests, timeout, mix, job)",
+			"t.yaml:4: load.bogus: unknown field (want one of: shape, clients, rate, duration, max_requests, timeout, fail_pause, mix, job)",
 		}},
 		// all schema errors of a file are reported together, in line order
 		{"several errors at once", "name: t\ntarget:\n  init: maybe\n  colour: red\nload:\n  duration: 3q\n  clients: many\n", []string{
@@ -75,6 +75,8 @@ func TestValidationErrors(t *testing.T) {
 		{"unbounded duration", "name: t\nload: {duration: 2h}\naction: {kind: none}\n", []string{`t.yaml:2: load.duration: "2h0m0s": must be > 0 and at most 1h`}},
 		{"max_requests zero", "name: t\nload: {max_requests: 0}\n", []string{`t.yaml:2: load.max_requests: "0": must be 1..10000000`}},
 		{"zero request timeout", "name: t\nload: {timeout: 0s}\n", []string{`t.yaml:2: load.timeout: "0s": must be > 0`}},
+		// A negative or huge pause after failures is rejected with its value.
+		{"fail pause out of range", "name: t\nload: {fail_pause: 2m}\n", []string{`t.yaml:2: load.fail_pause: "2m0s": must be in 0..1m`}},
 		// mix: at least one entry, each with a method, a /path and a weight
 		{"empty mix", "name: t\nload:\n  mix: []\n", []string{"t.yaml:3: load.mix: want at least one request"}},
 		{"mix entry problems", "name: t\nload:\n  mix:\n    - {method: FETCH, path: slow, weight: 0}\n    - {path: /x, body_bytes: -1}\n", []string{
