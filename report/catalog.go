@@ -82,6 +82,7 @@ var defs = []MetricDef{
 	{Name: "served_after_signal", Kind: KindCount, Null: "n/a", Doc: "ok requests started at or after the action", get: func(m *Metrics) Value { return intP(m.ServedAfterSignal) }},
 	{Name: "failed_after_signal", Kind: KindCount, Null: "n/a", Doc: "failed requests started at or after the action", get: func(m *Metrics) Value { return intP(m.FailedAfterSignal) }},
 	{Name: "failed_before_signal", Kind: KindCount, Null: "n/a", Doc: "failed requests that ended before the action", get: func(m *Metrics) Value { return intP(m.FailedBeforeSignal) }},
+	{Name: "failed_after_exit", Kind: KindCount, Null: "n/a", Doc: "failed requests started after the acted-on replica exited", get: func(m *Metrics) Value { return intP(m.FailedAfterExit) }},
 	{Name: "action_call_ms", Kind: KindMs, Null: "n/a", Doc: "duration of the engine call that sent the action", get: func(m *Metrics) Value { return floatP(m.ActionCallMs) }},
 	{Name: "signal_seen_ms", Kind: KindMs, Null: "n/a", Doc: "the app logged the signal this long after it was sent", get: func(m *Metrics) Value { return floatP(m.SignalSeenMs) }},
 	{Name: "exit_code", Kind: KindCode, Null: "NEVER", Doc: "exit code of the acted-on replica", get: func(m *Metrics) Value { return intP(m.ExitCode) }},

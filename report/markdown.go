@@ -89,10 +89,11 @@ func FingerprintLine(f record.Fingerprint) string {
 }
 
 // headline is the metric list of the terminal table.
-var headline = []string{"requests", "failed", "dropped_inflight", "failed_after_signal", "served_after_signal", "exit_code", "exit_after_ms", "drain_ms", "p99_ms"}
+var headline = []string{"requests", "failed", "dropped_inflight", "failed_after_signal", "failed_after_exit", "served_after_signal", "exit_code", "exit_after_ms", "drain_ms", "p99_ms"}
 
 // WriteTerminalTable writes the compact per-variant headline table (variant,
-// valid runs, requests, failed, dropped_inflight, exit_code, exit_after_ms,
+// valid runs and the headline metrics: requests, failed, dropped_inflight,
+// failed_after_signal, failed_after_exit, served_after_signal, exit_code, exit_after_ms,
 // drain_ms, p99_ms) as aligned plain text, cells formatted as in report.md.
 func WriteTerminalTable(w io.Writer, res *Result) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

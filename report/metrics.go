@@ -35,6 +35,10 @@ type Metrics struct {
 	ServedAfterSignal  *int `json:"served_after_signal"`
 	FailedAfterSignal  *int `json:"failed_after_signal"`
 	FailedBeforeSignal *int `json:"failed_before_signal"`
+	// FailedAfterExit counts failed requests started at or after the
+	// acted-on replica exited (nothing was there to serve them); null when
+	// it never exited or there was no action.
+	FailedAfterExit *int `json:"failed_after_exit"`
 	// SignalRef says which timestamp the phase metrics are measured from
 	// (see SignalTime): "app", "engine" or "sent"; empty without an action.
 	SignalRef string `json:"signal_ref,omitempty"`
@@ -238,7 +242,11 @@ func computePhases(m *Metrics, meta record.Meta, reqs []record.Request) {
 	if ref == SignalRefApp {
 		m.SignalSeenMs = ptr(float64(t-a.SentNs) / 1e6)
 	}
-	var dropped, inflight, servedAfter, failedAfter, failedBefore int
+	var exitedNs int64
+	if i := ActedReplica(meta); i >= 0 && meta.Replicas[i].Exited {
+		exitedNs = meta.Replicas[i].ExitedNs
+	}
+	var dropped, inflight, servedAfter, failedAfter, failedBefore, failedAfterExit int
 	for i := range reqs {
 		r := &reqs[i]
 		failed := IsFailed(r.Class)
@@ -259,12 +267,18 @@ func computePhases(m *Metrics, meta record.Meta, reqs []record.Request) {
 		if failed && r.End <= t0 {
 			failedBefore++
 		}
+		if failed && exitedNs > 0 && r.Start >= exitedNs {
+			failedAfterExit++
+		}
 	}
 	m.DroppedInflight = &dropped
 	m.InflightAtAction = &inflight
 	m.ServedAfterSignal = &servedAfter
 	m.FailedAfterSignal = &failedAfter
 	m.FailedBeforeSignal = &failedBefore
+	if exitedNs > 0 {
+		m.FailedAfterExit = &failedAfterExit
+	}
 }
 
 // ActedReplica returns the index of the replica the metrics describe:

@@ -359,6 +359,17 @@ func TestPhasesUseSignalTime(t *testing.T) {
 	if m.SignalRef != SignalRefEngine {
 		t.Fatalf("signal_ref = %q", m.SignalRef)
 	}
+	if m.FailedAfterExit != nil {
+		t.Errorf("failed_after_exit = %d, want null (replica never exited)", *m.FailedAfterExit)
+	}
+	meta.Replicas[0].Exited, meta.Replicas[0].ExitedNs = true, 1080
+	if m2 := Compute(meta, reqs); m2.FailedAfterExit == nil || *m2.FailedAfterExit != 0 {
+		t.Errorf("failed_after_exit = %v, want 0 (the refused request started before the exit at 1080)", m2.FailedAfterExit)
+	}
+	meta.Replicas[0].ExitedNs = 1050
+	if m3 := Compute(meta, reqs); m3.FailedAfterExit == nil || *m3.FailedAfterExit != 1 {
+		t.Errorf("failed_after_exit = %v, want 1 (refused request started after the exit at 1050)", m3.FailedAfterExit)
+	}
 	if *m.InflightAtAction != 3 || *m.DroppedInflight != 2 || *m.FailedAfterSignal != 1 || *m.ServedAfterSignal != 0 || *m.FailedBeforeSignal != 1 {
 		t.Errorf("inflight=%d dropped=%d failed_after=%d served_after=%d failed_before=%d; want 3 2 1 0 1",
 			*m.InflightAtAction, *m.DroppedInflight, *m.FailedAfterSignal, *m.ServedAfterSignal, *m.FailedBeforeSignal)
