@@ -1,0 +1,37 @@
+# shutdownlab — build, image and test entry points. `make help` lists them.
+GO        ?= go
+SCENARIO  ?= direct-inflight
+RUNS      ?= 3
+TESTFLAGS ?= -count=1 -timeout 45m
+
+.PHONY: help build images run test test-unit bench clean vet
+
+help: ## list targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
+
+build: ## build bin/shutdownlab for this machine
+	$(GO) build -o bin/shutdownlab ./cmd/shutdownlab
+
+images: ## build (or reuse, by content hash) the target and load-agent images
+	$(GO) run ./cmd/shutdownlab images
+
+run: ## run the main job: $(SCENARIO) with $(RUNS) runs per variant
+	$(GO) run ./cmd/shutdownlab run $(SCENARIO) --runs $(RUNS)
+
+test: ## all tests, Docker integration tests included (Docker must be reachable)
+	$(GO) vet ./...
+	$(GO) test $(TESTFLAGS) ./...
+
+test-unit: ## tests that need no Docker
+	SHUTDOWNLAB_SKIP_DOCKER=1 $(GO) test -count=1 ./...
+
+bench: ## load-client hot path benchmarks
+	$(GO) test -run '^$$' -bench . -benchmem ./loadgen/
+
+vet: ## go vet + gofmt check
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l .)" || (gofmt -l .; exit 1)
+
+clean: ## remove leftover shutdownlab containers/networks and local build output
+	$(GO) run ./cmd/shutdownlab clean
+	rm -rf bin
