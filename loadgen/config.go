@@ -114,6 +114,44 @@ type Config struct {
 	Seed uint64
 	// StartAt, when set, delays the load until that wall-clock time.
 	StartAt time.Time
+	// Once are one-off requests sent at load start + At, each on its own
+	// new connection (for example the GET /job that starts a background
+	// job). They are recorded and counted like any other request; one
+	// whose moment comes after the load stopped is recorded as not_sent.
+	Once []OnceRequest
+}
+
+// OnceRequest is a one-off request at a fixed offset from load start.
+type OnceRequest struct {
+	// At is the offset from load start.
+	At time.Duration
+	// Entry is the request (its Weight is ignored).
+	Entry MixEntry
+}
+
+// ParseOnce parses one-off requests: entries "METHOD PATH @OFFSET"
+// separated by ';', e.g. "GET /job?steps=30&step_ms=500 @0s".
+func ParseOnce(s string) ([]OnceRequest, error) {
+	var out []OnceRequest
+	for _, part := range strings.Split(s, ";") {
+		f := strings.Fields(part)
+		if len(f) == 0 {
+			continue
+		}
+		if len(f) != 3 || !strings.HasPrefix(f[2], "@") {
+			return nil, fmt.Errorf("%q: want METHOD PATH @OFFSET", strings.TrimSpace(part))
+		}
+		at, err := time.ParseDuration(f[2][1:])
+		if err != nil || at < 0 {
+			return nil, fmt.Errorf("%q: bad offset %q", strings.TrimSpace(part), f[2])
+		}
+		e := MixEntry{Method: f[0], Path: f[1], Weight: 1}
+		if err := e.validate(); err != nil {
+			return nil, err
+		}
+		out = append(out, OnceRequest{At: at, Entry: e})
+	}
+	return out, nil
 }
 
 // ValidationError says which Config field has an unusable value.

@@ -2,6 +2,7 @@ package loadgen
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -93,6 +94,11 @@ func Run(ctx context.Context, cfg Config, enc Encoder) (record.Summary, error) {
 		}
 	case ShapeOpen:
 		r.startOpen(&wg, loadStart)
+	}
+	for i, o := range cfg.Once {
+		c := r.addClient(cfg.Clients + cfg.Workers + i)
+		e := prepare(o.Entry, cfg.Host)
+		wg.Go(func() { r.once(c, e, loadStart.Add(o.At)) })
 	}
 
 	done := make(chan struct{})
@@ -225,6 +231,24 @@ func (r *runner) emit(rec *record.Request) {
 	if err := r.enc.EncodeRequest(rec); err != nil {
 		r.encodeFailed(err)
 	}
+}
+
+// once sends one one-off request at t on c's own connection, or records it
+// as not_sent if the load stops first.
+func (r *runner) once(c *client, e *preparedEntry, t time.Time) {
+	defer c.closeConn()
+	var rec record.Request
+	tm := time.NewTimer(time.Until(t))
+	defer tm.Stop()
+	select {
+	case <-tm.C:
+		c.do(&rec, e, r.seq.Add(1), t.UnixNano())
+	case <-r.stopCh:
+		at := now()
+		rec = record.Request{Type: "req", ID: fmt.Sprintf("%s-once-%d", r.cfg.IDPrefix, c.worker), Method: e.Method, Path: e.Path,
+			Worker: c.worker, Scheduled: t.UnixNano(), Start: at, End: at, Class: record.ClassNotSent, Error: "load stopped before its time"}
+	}
+	r.emit(&rec)
 }
 
 // rng returns the mix RNG for stream i (a client, or the open-loop pacer).

@@ -288,3 +288,60 @@ func TestEncoderErrorStopsRun(t *testing.T) {
 		t.Errorf("started %d, sum %d, %d records written + 1 failed", sum.Started, total, len(enc.reqs))
 	}
 }
+
+// A one-off request goes out at its offset, on its own connection, and is
+// counted like any other; one due after the load stopped is not_sent.
+func TestOnceRequests(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[string]time.Time{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		mu.Lock()
+		seen[req.URL.Path] = time.Now()
+		mu.Unlock()
+		w.WriteHeader(http.StatusAccepted)
+	}))
+	defer srv.Close()
+	addr := strings.TrimPrefix(srv.URL, "http://")
+	once, err := ParseOnce("GET /job?steps=1 @200ms; GET /late @5s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	sum, reqs := run(t, Config{Target: addr, Clients: 1, Duration: 500 * time.Millisecond, Think: 50 * time.Millisecond, Once: once})
+	var job, late *record.Request
+	for i := range reqs {
+		switch reqs[i].Path {
+		case "/job?steps=1":
+			job = &reqs[i]
+		case "/late":
+			late = &reqs[i]
+		}
+	}
+	if job == nil || job.Class != record.ClassOK || job.Status != 202 {
+		t.Fatalf("job record %+v, want ok 202", job)
+	}
+	if off := time.Unix(0, job.Start).Sub(start); off < 200*time.Millisecond || off > 400*time.Millisecond {
+		t.Errorf("job sent %s after start, want ~200ms", off)
+	}
+	if late == nil || late.Class != record.ClassNotSent {
+		t.Errorf("late record %+v, want not_sent", late)
+	}
+	if sum.Started != len(reqs) {
+		t.Errorf("started %d, records %d", sum.Started, len(reqs))
+	}
+}
+
+func TestParseOnceErrors(t *testing.T) {
+	for _, s := range []string{
+		"GET /job",       // no offset
+		"GET /job 0s",    // offset without @
+		"GET /job @soon", // bad duration
+		"GET /job @-1s",  // negative
+		"GET job @1s",    // path without /
+		"GET /a @1s @2s", // too many fields
+	} {
+		if _, err := ParseOnce(s); err == nil {
+			t.Errorf("ParseOnce(%q) accepted", s)
+		}
+	}
+}

@@ -72,6 +72,7 @@ func run(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) int {
 		think       = fs.Duration("think", 0, "closed loop: pause between a client's requests")
 		failPause   = fs.Duration("fail-pause", 0, "closed loop: pause after a request that did not end ok (it is still recorded, never retried)")
 		dialTimeout = fs.Duration("dial-timeout", d.DialTimeout, "bound on establishing a connection (within -timeout); a failed connect is refused")
+		once        = fs.String("once", "", "one-off requests at load start + offset: 'METHOD PATH @OFFSET' entries separated by ';'")
 		waitReady   = fs.String("wait-ready", "", "before the load, poll GET PATH on the target until it answers 200 (e.g. /readyz)")
 		waitTimeout = fs.Duration("wait-timeout", 30*time.Second, "how long -wait-ready may take")
 		mix         = fs.String("mix", "GET / 1", "request mix: 'METHOD PATH [WEIGHT [BODYBYTES]]' entries separated by ';'")
@@ -114,11 +115,15 @@ func run(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) int {
 	if err != nil {
 		return bad("mix", *mix, err.Error())
 	}
+	onceReqs, err := loadgen.ParseOnce(*once)
+	if err != nil {
+		return bad("once", *once, err.Error())
+	}
 	cfg := loadgen.Config{
 		Target: *target, Host: *host, Shape: loadgen.Shape(*shape), Clients: *clients,
 		Rate: *rate, Workers: *workers, MaxLateness: *maxLate, Duration: *duration,
 		MaxRequests: *maxRequests, Timeout: *timeout, Drain: *drain, Think: *think,
-		DialTimeout: *dialTimeout, FailPause: *failPause,
+		DialTimeout: *dialTimeout, FailPause: *failPause, Once: onceReqs,
 		Mix: entries, IDPrefix: *idPrefix, Seed: *seed,
 	}
 	if *startAt != 0 {

@@ -1,11 +1,9 @@
 package runner
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -216,8 +214,6 @@ func sortedKeys(m map[string]string) []string {
 	sort.Strings(keys)
 	return keys
 }
-
-func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
 
 // runLine is the one-line outcome printed after each run.
 func runLine(m record.Meta) string {

@@ -37,7 +37,6 @@ type run struct {
 	network  string
 	replicas []*docker.Container
 	agent    *docker.Container
-	others   []*docker.Container // one-shot job agents
 	meta     record.Meta
 	stream   *agentStream
 	obs      observation
@@ -109,29 +108,15 @@ func (x *run) execute(ctx context.Context, t0 time.Time) (retErr error) {
 	x.network = x.name
 	// Container start is the slow part of set-up (~0.8 s each on a
 	// fuse-overlayfs engine), so replicas and the agent start together;
-	// the agent polls /readyz itself before its load begins. A job that
-	// starts with the load needs the target first, so it goes before.
-	withJob := x.spec.Load.Job != nil && x.spec.Load.Job.At == 0
+	// the agent polls /readyz itself before its load begins.
 	agentErr := make(chan error, 1)
-	if !withJob {
-		go func() { agentErr <- x.startAgent(ctx, labels) }()
-	}
+	go func() { agentErr <- x.startAgent(ctx, labels) }()
 	err := x.startReplicas(ctx, labels)
-	if !withJob {
-		if aerr := <-agentErr; err == nil {
-			err = aerr
-		}
+	if aerr := <-agentErr; err == nil {
+		err = aerr
 	}
 	if err != nil {
 		return err
-	}
-	if withJob {
-		if err := x.startJob(ctx, labels); err != nil {
-			return err
-		}
-		if err := x.startAgent(ctx, labels); err != nil {
-			return err
-		}
 	}
 	// Stream the agent's records to disk while it runs.
 	recordsPath := filepath.Join(x.dir, "records.jsonl")
@@ -162,14 +147,6 @@ func (x *run) execute(ctx context.Context, t0 time.Time) (retErr error) {
 	stopTicker := x.tickProgress(loadStart)
 	defer stopTicker()
 
-	if j := x.spec.Load.Job; j != nil && j.At > 0 {
-		if err := sleepUntil(ctx, loadStart.Add(j.At.D())); err != nil {
-			return err
-		}
-		if err := x.startJob(ctx, labels); err != nil {
-			return err
-		}
-	}
 	if err := x.act(ctx, loadStart); err != nil {
 		return err
 	}
@@ -232,6 +209,11 @@ func (x *run) agentArgs() []string {
 		"-mix", mixFlag(l.Mix),
 		"-id-prefix", fmt.Sprintf("r%d", x.r.seq),
 	}
+	if j := l.Job; j != nil {
+		// The agent sends the job request itself at load start + at, so
+		// the action's timing relative to the job is exact.
+		args = append(args, "-once", fmt.Sprintf("GET /job?steps=%d&step_ms=%d @%s", j.Steps, j.StepMS, j.At.D()))
+	}
 	if l.Shape == scenarios.ShapeOpen {
 		args = append(args, "-rate", strconv.FormatFloat(l.Rate, 'f', -1, 64))
 	}
@@ -260,45 +242,6 @@ func (x *run) startAgent(ctx context.Context, labels map[string]string) error {
 	x.mu.Lock()
 	x.agent = c
 	x.mu.Unlock()
-	return nil
-}
-
-// startJob starts the scenario's background job through a one-shot agent
-// (one GET /job request) and waits for that agent to finish; its records
-// are kept in job-agent.jsonl, apart from the load's records.
-func (x *run) startJob(ctx context.Context, labels map[string]string) error {
-	j := x.spec.Load.Job
-	eng := x.r.eng
-	c, err := eng.Run(ctx, docker.ContainerSpec{
-		Name: fmt.Sprintf("%s-job-%d", x.name, len(x.others)), Image: x.r.agent, Labels: labels, Network: x.network,
-		Cmd: []string{
-			"-target", fmt.Sprintf("replica-%d:%d", x.spec.Action.Replica, targetPort),
-			"-clients", "1", "-max-requests", "1", "-duration", "30s", "-timeout", "10s",
-			"-wait-ready", "/readyz", "-wait-timeout", readyTimeout.String(),
-			"-mix", fmt.Sprintf("GET /job?steps=%d&step_ms=%d 1 0", j.Steps, j.StepMS),
-			"-id-prefix", fmt.Sprintf("r%d-job", x.r.seq),
-		},
-	})
-	if err != nil {
-		return fmt.Errorf("job agent: %w", err)
-	}
-	x.others = append(x.others, c)
-	exited, st, err := eng.WaitExit(ctx, c.ID, 30*time.Second)
-	if err != nil {
-		return err
-	}
-	out, _, _ := eng.LogsAll(ctx, c.ID)
-	if werr := os.WriteFile(filepath.Join(x.dir, "job-agent.jsonl"), out, 0o644); werr != nil {
-		return werr
-	}
-	if !exited || st.ExitCode != 0 {
-		return invalidf("job agent did not finish cleanly (exited=%v code=%d)", exited, st.ExitCode)
-	}
-	s := newAgentStream()
-	_ = s.consume(bytesReader(out), io.Discard)
-	if sum := s.Summary(); sum == nil || sum.ByClass[record.ClassOK] != 1 {
-		return invalidf("the background job was not accepted by the target (see job-agent.jsonl)")
-	}
 	return nil
 }
 
