@@ -43,7 +43,11 @@ func (x *run) act(ctx context.Context, loadStart time.Time) error {
 	}
 	rec := &record.Action{Kind: string(a.Kind), Signal: a.Signal, Replica: a.Replica, AfterMs: ms(a.At.D())}
 	x.meta.Action = rec
-	var stopped chan error
+	type stopResult struct {
+		err        error
+		returnedNs int64
+	}
+	var stopped chan stopResult
 	switch a.Kind {
 	case scenarios.ActionSignal:
 		rec.SentNs = time.Now().UnixNano()
@@ -56,12 +60,14 @@ func (x *run) act(ctx context.Context, loadStart time.Time) error {
 		}
 		// docker stop returns only once the container is gone; observe in
 		// parallel so the window is measured from the signal.
-		stopped = make(chan error, 1)
+		// The goroutine owns nothing of rec: it reports back on the channel,
+		// so an interrupted run never races with it.
+		stopped = make(chan stopResult, 1)
+		timeout := rec.StopTimeoutS
 		rec.SentNs = time.Now().UnixNano()
 		go func() {
-			err := eng.Stop(context.WithoutCancel(ctx), c.ID, rec.StopTimeoutS)
-			rec.ReturnedNs = time.Now().UnixNano()
-			stopped <- err
+			err := eng.Stop(context.WithoutCancel(ctx), c.ID, timeout)
+			stopped <- stopResult{err, time.Now().UnixNano()}
 		}()
 	default:
 		return fmt.Errorf("unknown action kind %q", a.Kind)
@@ -79,10 +85,11 @@ func (x *run) act(ctx context.Context, loadStart time.Time) error {
 	x.obs = observation{done: werr == nil, exited: exited, state: st}
 	if stopped != nil {
 		select {
-		case err := <-stopped:
-			if err != nil {
-				rec.Error = err.Error()
-				return fmt.Errorf("action stop: %w", err)
+		case res := <-stopped:
+			rec.ReturnedNs = res.returnedNs
+			if res.err != nil {
+				rec.Error = res.err.Error()
+				return fmt.Errorf("action stop: %w", res.err)
 			}
 		case <-ctx.Done():
 			return ctx.Err()

@@ -86,7 +86,9 @@ func (r *Runner) runOnce(ctx context.Context, v scenarios.Variant, i int, dir st
 		x.meta.Valid = false
 		x.meta.Invalid = err.Error()
 	}
-	if x.meta.Valid && x.stream.Summary() != nil {
+	// A valid run must be accountable: the agent's summary exists and
+	// agrees with the records that arrived.
+	if x.meta.Valid {
 		if aerr := x.stream.checkAccounting(); aerr != nil {
 			x.meta.Valid = false
 			x.meta.Invalid = "accounting: " + aerr.Error()
