@@ -15,8 +15,12 @@ const MetricsDocURL = "https://github.com/shutdownlab/shutdownlab/blob/main/docs
 
 // WriteMarkdown writes report.md: the scenario, the machine fingerprint, one
 // table with a row per metric and a column per variant (spread over valid
-// runs), the runs that do not count with their reasons, and run notes.
-func WriteMarkdown(w io.Writer, res *Result) error {
+// runs), the runs that do not count with their reasons, run notes, and per
+// variant the phase timeline of each run. It links no plots (see Write).
+func WriteMarkdown(w io.Writer, res *Result) error { return writeMarkdown(w, res, nil) }
+
+// writeMarkdown is WriteMarkdown, linking the plots of plots when not nil.
+func writeMarkdown(w io.Writer, res *Result, plots *PlotSet) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# shutdownlab report: %s\n\n", mdEscape(res.Scenario))
 	fmt.Fprintf(&b, "Generated %s.\n\n", res.GeneratedAt.UTC().Format(time.RFC3339))
@@ -46,6 +50,9 @@ func WriteMarkdown(w io.Writer, res *Result) error {
 		}
 		b.WriteString("\n")
 	}
+	if plots != nil && plots.Failures != "" {
+		b.WriteString("\n![failures per variant](" + plots.Failures + ")\n")
+	}
 
 	var bad []string
 	var notes []string
@@ -72,6 +79,7 @@ func WriteMarkdown(w io.Writer, res *Result) error {
 	if len(notes) > 0 {
 		b.WriteString("\n## Notes\n\n" + strings.Join(notes, "\n") + "\n")
 	}
+	writeTimeline(&b, res, plots)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

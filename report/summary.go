@@ -87,18 +87,21 @@ const (
 	SpreadCSVFile = "spread.csv"
 )
 
-// Write writes summary.json, report.md, report.csv and spread.csv into dir.
-// A zero res.GeneratedAt is set to the current UTC time first.
+// Write writes summary.json, report.md, report.csv and spread.csv into dir,
+// and the plots (see WritePlots), which report.md links; a plot that cannot
+// be drawn is noted in report.md and does not fail Write. A zero
+// res.GeneratedAt is set to the current UTC time first.
 func Write(dir string, res *Result) error {
 	if res.GeneratedAt.IsZero() {
 		res.GeneratedAt = time.Now().UTC()
 	}
+	plots := WritePlots(dir, res)
 	outs := []struct {
 		name  string
 		write func(io.Writer, *Result) error
 	}{
 		{SummaryFile, WriteSummary},
-		{MarkdownFile, WriteMarkdown},
+		{MarkdownFile, func(w io.Writer, r *Result) error { return writeMarkdown(w, r, plots) }},
 		{CSVFile, WriteCSV},
 		{SpreadCSVFile, WriteSpreadCSV},
 	}

@@ -1,0 +1,335 @@
+package report
+
+import (
+	"fmt"
+	"path"
+	"path/filepath"
+	"slices"
+
+	"github.com/shutdownlab/shutdownlab/record"
+)
+
+// Plot file names written by Write: FailuresPlotFile once per result,
+// LatencyPlotFile in every run directory whose records could be read.
+const (
+	FailuresPlotFile = "failures.png"
+	LatencyPlotFile  = "latency.png"
+)
+
+// MaxLatencyPoints bounds the points of one latency plot; above it the ok
+// points are thinned to every k-th (in start order) while every other
+// request is kept.
+const MaxLatencyPoints = 20000
+
+// PlotSet is what WritePlots produced, for report.md to link: paths are
+// slash-separated and relative to the result directory.
+type PlotSet struct {
+	// Failures is the failures-per-variant plot ("" when not drawn).
+	Failures string
+	// Latency maps RunPath(variant, run) to that run's latency plot.
+	Latency map[string]string
+	// Notes say which plots could not be drawn and why.
+	Notes []string
+}
+
+// RunPath is a run directory relative to the result directory, with
+// forward slashes ("mode-full/run-001"): the form report.md links use.
+func RunPath(v *Variant, r *Run) string { return path.Join(v.Slug, r.Name) }
+
+// WritePlots draws failures.png into dir and latency.png into every run
+// directory, reading each run's records again, one run at a time. It never
+// fails: a plot that cannot be drawn or written is left out and a note says
+// why.
+func WritePlots(dir string, res *Result) *PlotSet {
+	ps := &PlotSet{Latency: map[string]string{}}
+	if b, err := renderFailures(res); err != nil {
+		ps.Notes = append(ps.Notes, fmt.Sprintf("%s not drawn: %v", FailuresPlotFile, err))
+	} else if err := writeFileAtomic(filepath.Join(dir, FailuresPlotFile), b); err != nil {
+		ps.Notes = append(ps.Notes, fmt.Sprintf("%s not written: %v", FailuresPlotFile, err))
+	} else {
+		ps.Failures = FailuresPlotFile
+	}
+	for i := range res.Variants {
+		v := &res.Variants[i]
+		for j := range v.Runs {
+			r := &v.Runs[j]
+			rel := path.Join(RunPath(v, r), LatencyPlotFile)
+			if err := writeLatencyPlot(filepath.Join(dir, filepath.FromSlash(rel)), res.Scenario, v, r); err != nil {
+				ps.Notes = append(ps.Notes, fmt.Sprintf("%s run %d: latency plot not drawn: %v", v.Label, r.Meta.Run, err))
+				continue
+			}
+			ps.Latency[RunPath(v, r)] = rel
+		}
+	}
+	return ps
+}
+
+// writeLatencyPlot streams one run's records into a latencyBuilder (a few
+// bytes per request, not whole records) and writes its plot to name.
+func writeLatencyPlot(name, scenario string, v *Variant, r *Run) error {
+	lb := newLatencyBuilder(r.Meta)
+	err := readRecordsFile(filepath.Dir(name), func(q *record.Request) error {
+		lb.add(q)
+		return nil
+	}, nil)
+	if err != nil {
+		return err
+	}
+	d := lb.finish(MaxLatencyPoints)
+	b, err := renderLatency(d, fmt.Sprintf("%s · %s · run %d", scenario, v.Label, r.Meta.Run))
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(name, b)
+}
+
+// Series keys of a latency plot, in legend order: the outcome classes, with
+// http_error split into 5xx and other statuses.
+const (
+	seriesOK        = "ok"
+	seriesHTTP5xx   = "http_5xx"
+	seriesHTTPOther = "http_other"
+	seriesUnknown   = "unknown"
+)
+
+// seriesOrder is the legend (and drawing) order of the latency series.
+var seriesOrder = []string{seriesOK, seriesHTTP5xx, seriesHTTPOther, string(record.ClassRefused),
+	string(record.ClassReset), string(record.ClassEOF), string(record.ClassTimeout), seriesUnknown}
+
+// seriesKey is the latency-plot series of a request ("" for not_sent, which
+// is not plotted: it never reached the wire).
+func seriesKey(r *record.Request) string {
+	switch r.Class {
+	case record.ClassNotSent:
+		return ""
+	case record.ClassHTTPError:
+		if r.Status >= 500 && r.Status <= 599 {
+			return seriesHTTP5xx
+		}
+		return seriesHTTPOther
+	}
+	if slices.Contains(seriesOrder, string(r.Class)) {
+		return string(r.Class)
+	}
+	return seriesUnknown
+}
+
+// LatencyPoint is one request on a latency plot.
+type LatencyPoint struct {
+	// X is the start in seconds after load start; Y the latency in ms.
+	X, Y float64
+}
+
+// latencySeries is the kept points of one series.
+type latencySeries struct {
+	Key    string
+	Points []LatencyPoint
+	// Total counts the series' requests before subsampling.
+	Total int
+}
+
+// latencyMarker is one vertical line of a latency plot.
+type latencyMarker struct {
+	// Name is the marker's kind: "t0", "t", or a Phase name.
+	Name string
+	// Label is the legend text, with the time after t₀.
+	Label string
+	// X is seconds after load start.
+	X float64
+}
+
+// latencyData is everything a latency plot shows, before drawing.
+type latencyData struct {
+	Series  []latencySeries
+	Markers []latencyMarker
+	// Total counts plotted-class requests; Kept how many are drawn.
+	Total, Kept int
+	// NotSent counts the not_sent requests left out.
+	NotSent int
+	// Stride is k when only every k-th ok point is drawn, else 1.
+	Stride int
+	// NeverExited is true when an action fired and the acted-on replica
+	// did not exit within the observation window.
+	NeverExited bool
+}
+
+// latencyBuilder collects compact points while records stream by.
+type latencyBuilder struct {
+	meta    record.Meta
+	pts     []rawPoint
+	notSent int
+}
+
+type rawPoint struct {
+	start, lat int64
+	key        uint8 // index into seriesOrder
+}
+
+func newLatencyBuilder(meta record.Meta) *latencyBuilder { return &latencyBuilder{meta: meta} }
+
+func (lb *latencyBuilder) add(r *record.Request) {
+	k := seriesKey(r)
+	if k == "" {
+		lb.notSent++
+		return
+	}
+	lb.pts = append(lb.pts, rawPoint{start: r.Start, lat: r.LatencyNs(), key: uint8(slices.Index(seriesOrder, k))})
+}
+
+// latencySeriesOf prepares the latency plot of one run from its records
+// (see latencyBuilder.finish).
+func latencySeriesOf(meta record.Meta, reqs []record.Request, maxPoints int) latencyData {
+	lb := newLatencyBuilder(meta)
+	for i := range reqs {
+		lb.add(&reqs[i])
+	}
+	return lb.finish(maxPoints)
+}
+
+// finish sorts the points by start and, above maxPoints, keeps every
+// non-ok point and every k-th ok point, with k the smallest stride that
+// fits (at least a quarter of maxPoints stays for ok points). Deterministic
+// for the same records in any order. X is relative to the load start
+// (Meta.LoadStartNs, else the agent's, else the first request's start).
+func (lb *latencyBuilder) finish(maxPoints int) latencyData {
+	slices.SortFunc(lb.pts, func(a, b rawPoint) int {
+		if a.start != b.start {
+			return cmpInt64(a.start, b.start)
+		}
+		if a.key != b.key {
+			return int(a.key) - int(b.key)
+		}
+		return cmpInt64(a.lat, b.lat)
+	})
+	d := latencyData{Total: len(lb.pts), NotSent: lb.notSent, Stride: 1}
+	var ok int
+	for _, p := range lb.pts {
+		if p.key == 0 {
+			ok++
+		}
+	}
+	if len(lb.pts) > maxPoints && ok > 0 {
+		budget := max(maxPoints-(len(lb.pts)-ok), maxPoints/4, 1)
+		d.Stride = (ok + budget - 1) / budget
+	}
+	base := loadStart(lb.meta, lb.pts)
+	series := make([]latencySeries, len(seriesOrder))
+	var okIdx int
+	for _, p := range lb.pts {
+		s := &series[p.key]
+		s.Total++
+		if p.key == 0 {
+			okIdx++
+			if (okIdx-1)%d.Stride != 0 {
+				continue
+			}
+		}
+		s.Points = append(s.Points, LatencyPoint{X: float64(p.start-base) / 1e9, Y: float64(p.lat) / 1e6})
+		d.Kept++
+	}
+	for i, s := range series {
+		if s.Total > 0 {
+			s.Key = seriesOrder[i]
+			d.Series = append(d.Series, s)
+		}
+	}
+	d.Markers = latencyMarkers(lb.meta, base)
+	if tl := RunTimeline(lb.meta); tl.T0 != 0 && !tl.Exited {
+		d.NeverExited = true
+	}
+	return d
+}
+
+func cmpInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// loadStart is the x origin of a latency plot.
+func loadStart(meta record.Meta, pts []rawPoint) int64 {
+	switch {
+	case meta.LoadStartNs > 0:
+		return meta.LoadStartNs
+	case meta.Agent != nil && meta.Agent.LoadStart > 0:
+		return meta.Agent.LoadStart
+	case len(pts) > 0:
+		return pts[0].start
+	}
+	return 0
+}
+
+// latencyMarkers are the vertical lines of a latency plot: t₀ (action
+// sent), t (SignalTime, when it differs from t₀), and the acted-on
+// replica's ready_false, listener_closed, drained, deadline and engine exit.
+// None without an action.
+func latencyMarkers(meta record.Meta, base int64) []latencyMarker {
+	tl := RunTimeline(meta)
+	if tl.T0 == 0 {
+		return nil
+	}
+	var out []latencyMarker
+	mk := func(name, label string, at int64) {
+		out = append(out, latencyMarker{Name: name, X: float64(at-base) / 1e9,
+			Label: fmt.Sprintf("%s %s ms", label, signedMs(float64(at-tl.T0)/1e6))})
+	}
+	mk("t0", "t0 action sent", tl.T0)
+	if t, ref := SignalTime(meta); t != tl.T0 {
+		mk("t", "t signal ("+ref+")", t)
+	}
+	for _, p := range []string{PhaseReadyFalse, PhaseListenerClosed, PhaseDrained, PhaseDeadline, PhaseExit} {
+		if at := tl.At[p]; at != 0 {
+			label := p
+			if p == PhaseExit {
+				label = "exit (engine)"
+			}
+			mk(p, label, at)
+		}
+	}
+	return out
+}
+
+// signedMs prints ms after t₀ as "+94.1" or "-3.0".
+func signedMs(ms float64) string {
+	s := FormatNumber(KindMs, ms)
+	if ms >= 0 {
+		s = "+" + s
+	}
+	return s
+}
+
+// failureMetrics are the bars of failures.png, per variant.
+var failureMetrics = []string{"dropped_inflight", "failed_after_signal", "failed_after_exit", "failed"}
+
+// failureBars returns the metrics of failureMetrics the catalog knows and,
+// per metric, the median over each variant's valid runs (NaN when null or
+// no valid run), in variant order.
+func failureBars(res *Result) ([]string, [][]float64) {
+	var ds []MetricDef
+	var names []string
+	for _, name := range failureMetrics {
+		for _, d := range Defs() {
+			if d.Name == name {
+				ds = append(ds, d)
+				names = append(names, name)
+			}
+		}
+	}
+	out := make([][]float64, len(ds))
+	for i := range out {
+		out[i] = make([]float64, len(res.Variants))
+	}
+	for vi := range res.Variants {
+		for mi, s := range res.Variants[vi].Spreads(ds) {
+			out[mi][vi] = nan
+			if s.Median != nil {
+				out[mi][vi] = *s.Median
+			}
+		}
+	}
+	return names, out
+}

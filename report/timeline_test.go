@@ -1,0 +1,90 @@
+package report
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/shutdownlab/shutdownlab/record"
+)
+
+// lifecycleMeta is a run whose acted-on replica (index 1) logged every
+// phase, twice for "signal" (only the first counts).
+func lifecycleMeta() record.Meta {
+	m := record.Meta{LoadStartNs: at(0), Action: &record.Action{Kind: "signal", Signal: "SIGTERM", Replica: 1,
+		SentNs: at(1000), ReturnedNs: at(1030)}}
+	m.Replicas = []record.Replica{
+		{Name: "other", Events: []record.Event{{TimeNs: at(1001), Event: "signal"}}},
+		{Name: "acted", Exited: true, ExitCode: intp(0), ExitedNs: at(1400), Events: []record.Event{
+			{TimeNs: at(-500), Event: "up"},
+			{TimeNs: at(1025.5), Event: "signal"},
+			{TimeNs: at(1026), Event: "ready_false"},
+			{TimeNs: at(1027), Event: "listener_closed"},
+			{TimeNs: at(1050), Event: "signal"},
+			{TimeNs: at(1350), Event: "drained", Ms: floatp(324.5)},
+			{TimeNs: at(1390), Event: "exit", Code: intp(0)},
+		}},
+	}
+	return m
+}
+
+func TestRunTimeline(t *testing.T) {
+	tl := RunTimeline(lifecycleMeta())
+	want := map[string]string{PhaseSent: "0", PhaseSignal: "+25.5", PhaseReadyFalse: "+26.0",
+		PhaseListenerClosed: "+27.0", PhaseDrained: "+350", PhaseDeadline: "—", PhaseExit: "+400"}
+	for _, p := range Phases {
+		if got := tl.Cell(p); got != want[p] {
+			t.Errorf("Cell(%s) = %q, want %q", p, got, want[p])
+		}
+	}
+	if ms, ok := tl.Ms(PhaseExit); !ok || ms != 400 {
+		t.Errorf("Ms(exit) = %v, %v", ms, ok)
+	}
+
+	// Never exited: NEVER, not a dash.
+	m := lifecycleMeta()
+	m.Replicas[1].Exited, m.Replicas[1].ExitCode, m.Replicas[1].ExitedNs = false, nil, 0
+	if got := RunTimeline(m).Cell(PhaseExit); got != "NEVER" {
+		t.Errorf("never exited: Cell(exit) = %q", got)
+	}
+	// No action: nothing is relative to anything.
+	m.Action = nil
+	tl = RunTimeline(m)
+	for _, p := range Phases {
+		if got := tl.Cell(p); got != "—" {
+			t.Errorf("no action: Cell(%s) = %q, want —", p, got)
+		}
+	}
+}
+
+// TestTimelineGolden renders the per-variant timeline section of the
+// fixture (no plots) and compares it with testdata/golden/timeline.md.
+func TestTimelineGolden(t *testing.T) {
+	res := loadFixture(t)
+	var b strings.Builder
+	writeTimeline(&b, res, nil)
+	golden := filepath.Join("testdata", "golden", "timeline.md")
+	if *update {
+		if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != string(want) {
+		t.Errorf("timeline differs from %s (go test -update):\n%s", golden, b.String())
+	}
+	// The report carries the same section.
+	var md bytes.Buffer
+	if err := WriteMarkdown(&md, res); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), b.String()) {
+		t.Errorf("report.md does not contain the timeline section")
+	}
+}
