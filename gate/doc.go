@@ -1,0 +1,17 @@
+// Package gate turns a scenario result into a CI verdict.
+//
+// Expectations are small boolean expressions over metric names, written on
+// the command line (--expect 'dropped_inflight == 0'): Parse reads one,
+// Check rejects unknown metric names, Eval judges one run, Judge one variant
+// (k of n runs), Evaluate a whole report.Result. ExitCode maps the verdicts
+// and the invalid runs to the process exit code (0 pass, 1 an expectation
+// failed, 2 the harness could not measure), WriteJUnit writes them for CI.
+//
+// Compare and WriteComparison compare two results of the same scenario
+// metric by metric (shutdownlab gate NEW --baseline OLD).
+//
+// The language, its null rules and the exit codes are documented for users
+// in docs/expectations.md.
+//
+// gate imports only report and record from shutdownlab.
+package gate

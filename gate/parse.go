@@ -1,0 +1,371 @@
+package gate
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Expectation is one parsed expectation: a boolean expression over metric
+// names, judged per run, with an optional k-of-n suffix ("@ 2/3").
+type Expectation struct {
+	// Source is the expectation as written, suffix included.
+	Source string
+	// Expr is Source without the "@ k/n" suffix, trimmed: what must hold
+	// in one run.
+	Expr string
+	// K is how many valid runs must pass ("@ K" or "@ K/N"); 0 means every
+	// valid run (the default).
+	K int
+	// N is the number of runs the author wrote after the slash ("@ 2/3"),
+	// 0 when absent. It does not change the bar (K does); a variant with a
+	// different number of runs gets a note in its verdict.
+	N int
+
+	root node
+	refs []*ref
+}
+
+// node is an expression tree node; pos is a byte offset in Source.
+type node interface{ pos() int }
+
+type (
+	// numLit is a number, or true (1) / false (0).
+	numLit struct {
+		p int
+		v float64
+	}
+	// nullLit is the null literal, allowed only beside == and !=.
+	nullLit struct{ p int }
+	// ref is a metric name, of the run or of the baseline.
+	ref struct {
+		p        int
+		text     string // as written, "baseline.p99_ms"
+		name     string // the metric, "p99_ms"
+		baseline bool
+	}
+	// neg is unary minus.
+	neg struct {
+		p int
+		x node
+	}
+	// arith is + - * /.
+	arith struct {
+		p    int
+		op   string
+		x, y node
+	}
+	// cmp is == != < <= > >=; it yields a truth value.
+	cmp struct {
+		p    int
+		op   string
+		x, y node
+	}
+	// logic is && or ||, over truth values.
+	logic struct {
+		p    int
+		op   string
+		x, y node
+	}
+)
+
+func (n *numLit) pos() int  { return n.p }
+func (n *nullLit) pos() int { return n.p }
+func (n *ref) pos() int     { return n.p }
+func (n *neg) pos() int     { return n.p }
+func (n *arith) pos() int   { return n.p }
+func (n *cmp) pos() int     { return n.p }
+func (n *logic) pos() int   { return n.p }
+
+// isBool reports whether n yields a truth value (a comparison or a
+// conjunction) rather than a number.
+func isBool(n node) bool {
+	switch n.(type) {
+	case *cmp, *logic:
+		return true
+	}
+	return false
+}
+
+// BaselinePrefix marks a reference to the baseline variant's value of a
+// metric ("baseline.p99_ms").
+const BaselinePrefix = "baseline."
+
+// Parse reads one expectation. It checks syntax and types (a comparison
+// must compare numbers, && and || join comparisons, the whole is a
+// comparison); Check checks the metric names. Errors are *Error values.
+func Parse(src string) (*Expectation, error) {
+	toks, err := lex(src)
+	if err != nil {
+		return nil, err
+	}
+	p := &parser{src: src, toks: toks}
+	e := &Expectation{Source: src}
+	root, err := p.parseOr()
+	if err != nil {
+		return nil, err
+	}
+	if t := p.peek(); t.kind != tokEOF && t.kind != tokAt {
+		msg := "expected an operator"
+		if t.kind == tokRParen {
+			msg = `unmatched ")"`
+		}
+		return nil, errAt(src, t.pos, "%s, got %s", msg, t.describe())
+	}
+	if !isBool(root) {
+		return nil, errAt(src, root.pos(), "expected a comparison (==, !=, <, <=, >, >=), got a number")
+	}
+	end := len(src)
+	if t := p.peek(); t.kind == tokAt {
+		end = t.pos
+		p.next()
+		if e.K, e.N, err = p.parseRuns(); err != nil {
+			return nil, err
+		}
+	}
+	if t := p.peek(); t.kind != tokEOF {
+		return nil, errAt(src, t.pos, "expected end of input after the run count, got %s", t.describe())
+	}
+	e.Expr = strings.TrimSpace(src[:end])
+	e.root, e.refs = root, p.refs
+	return e, nil
+}
+
+// parser is a recursive-descent parser over the token list.
+type parser struct {
+	src  string
+	toks []token
+	i    int
+	refs []*ref
+}
+
+func (p *parser) peek() token { return p.toks[p.i] }
+func (p *parser) next() token {
+	t := p.toks[p.i]
+	if t.kind != tokEOF {
+		p.i++
+	}
+	return t
+}
+
+// isOp reports whether the next token is one of the operators ops.
+func (p *parser) isOp(ops ...string) bool {
+	t := p.peek()
+	if t.kind != tokOp {
+		return false
+	}
+	for _, o := range ops {
+		if t.text == o {
+			return true
+		}
+	}
+	return false
+}
+
+// parseOr: and { "||" and }
+func (p *parser) parseOr() (node, error) {
+	return p.parseLogic("||", p.parseAnd)
+}
+
+// parseAnd: comparison { "&&" comparison }
+func (p *parser) parseAnd() (node, error) {
+	return p.parseLogic("&&", p.parseCmp)
+}
+
+func (p *parser) parseLogic(op string, sub func() (node, error)) (node, error) {
+	x, err := sub()
+	if err != nil {
+		return nil, err
+	}
+	for p.isOp(op) {
+		t := p.next()
+		y, err := sub()
+		if err != nil {
+			return nil, err
+		}
+		for _, side := range []node{x, y} {
+			if !isBool(side) {
+				return nil, errAt(p.src, side.pos(), "%q joins comparisons, but this side is a number", op)
+			}
+		}
+		x = &logic{p: t.pos, op: op, x: x, y: y}
+	}
+	return x, nil
+}
+
+var cmpOps = []string{"==", "!=", "<", "<=", ">", ">="}
+
+// parseCmp: sum [ cmpOp sum ] — comparisons do not chain.
+func (p *parser) parseCmp() (node, error) {
+	x, err := p.parseSum()
+	if err != nil {
+		return nil, err
+	}
+	if !p.isOp(cmpOps...) {
+		return x, nil
+	}
+	t := p.next()
+	y, err := p.parseSum()
+	if err != nil {
+		return nil, err
+	}
+	for _, side := range []node{x, y} {
+		if isBool(side) {
+			return nil, errAt(p.src, t.pos, "%q compares numbers, but a side is already a comparison (join comparisons with &&)", t.text)
+		}
+	}
+	if t.text != "==" && t.text != "!=" {
+		for _, side := range []node{x, y} {
+			if _, ok := side.(*nullLit); ok {
+				return nil, errAt(p.src, side.pos(), "null can only be compared with == or !=")
+			}
+		}
+	}
+	if p.isOp(cmpOps...) {
+		return nil, errAt(p.src, p.peek().pos, "comparisons do not chain: join them with &&")
+	}
+	return &cmp{p: t.pos, op: t.text, x: x, y: y}, nil
+}
+
+// parseSum: product { ("+" | "-") product }
+func (p *parser) parseSum() (node, error) {
+	return p.parseArith([]string{"+", "-"}, p.parseProduct)
+}
+
+// parseProduct: unary { ("*" | "/") unary }
+func (p *parser) parseProduct() (node, error) {
+	return p.parseArith([]string{"*", "/"}, p.parseUnary)
+}
+
+func (p *parser) parseArith(ops []string, sub func() (node, error)) (node, error) {
+	x, err := sub()
+	if err != nil {
+		return nil, err
+	}
+	for p.isOp(ops...) {
+		t := p.next()
+		y, err := sub()
+		if err != nil {
+			return nil, err
+		}
+		for _, side := range []node{x, y} {
+			if isBool(side) {
+				return nil, errAt(p.src, t.pos, "%q needs numbers, but a side is a comparison (add parentheses?)", t.text)
+			}
+			if _, ok := side.(*nullLit); ok {
+				return nil, errAt(p.src, side.pos(), "null can only be compared with == or !=")
+			}
+		}
+		x = &arith{p: t.pos, op: t.text, x: x, y: y}
+	}
+	return x, nil
+}
+
+// parseUnary: "-" unary | primary
+func (p *parser) parseUnary() (node, error) {
+	if p.isOp("-") {
+		t := p.next()
+		x, err := p.parseUnary()
+		if err != nil {
+			return nil, err
+		}
+		if isBool(x) {
+			return nil, errAt(p.src, t.pos, `unary "-" needs a number`)
+		}
+		if _, ok := x.(*nullLit); ok {
+			return nil, errAt(p.src, x.pos(), "null can only be compared with == or !=")
+		}
+		return &neg{p: t.pos, x: x}, nil
+	}
+	return p.parsePrimary()
+}
+
+// parsePrimary: NUMBER | true | false | null | NAME | "(" or ")"
+func (p *parser) parsePrimary() (node, error) {
+	t := p.next()
+	switch t.kind {
+	case tokNum:
+		v, err := strconv.ParseFloat(t.text, 64)
+		if err != nil {
+			return nil, errAt(p.src, t.pos, "bad number %q", t.text)
+		}
+		return &numLit{p: t.pos, v: v}, nil
+	case tokIdent:
+		switch t.text {
+		case "true":
+			return &numLit{p: t.pos, v: 1}, nil
+		case "false":
+			return &numLit{p: t.pos, v: 0}, nil
+		case "null":
+			return &nullLit{p: t.pos}, nil
+		}
+		r := &ref{p: t.pos, text: t.text, name: t.text}
+		if name, ok := strings.CutPrefix(t.text, BaselinePrefix); ok {
+			r.name, r.baseline = name, true
+		}
+		p.refs = append(p.refs, r)
+		return r, nil
+	case tokLParen:
+		x, err := p.parseOr()
+		if err != nil {
+			return nil, err
+		}
+		if c := p.next(); c.kind != tokRParen {
+			return nil, errAt(p.src, c.pos, `expected ")" to close the "(" at col %d, got %s`, errAt(p.src, t.pos, "").Col, c.describe())
+		}
+		return x, nil
+	}
+	return nil, errAt(p.src, t.pos, `expected a number, metric name or "(" at %s`, t.describe())
+}
+
+// parseRuns reads the k-of-n suffix after "@": K or K/N, 1 <= K <= N.
+func (p *parser) parseRuns() (k, n int, err error) {
+	num := func(what string) (int, error) {
+		t := p.next()
+		v, err := strconv.Atoi(t.text)
+		if t.kind != tokNum || err != nil || v < 1 {
+			return 0, errAt(p.src, t.pos, `expected %s (a whole number >= 1) after "@", got %s`, what, t.describe())
+		}
+		return v, nil
+	}
+	if k, err = num("a run count"); err != nil {
+		return 0, 0, err
+	}
+	if p.isOp("/") {
+		p.next()
+		t := p.peek()
+		if n, err = num("a run total"); err != nil {
+			return 0, 0, err
+		}
+		if k > n {
+			return 0, 0, errAt(p.src, t.pos, "@ %d/%d: cannot need more runs than the total", k, n)
+		}
+	}
+	return k, n, nil
+}
+
+// UsesBaseline reports whether the expectation refers to baseline.NAME.
+func (e *Expectation) UsesBaseline() bool {
+	for _, r := range e.refs {
+		if r.baseline {
+			return true
+		}
+	}
+	return false
+}
+
+// Names returns the metric references in source order, without
+// duplicates, as written ("failed", "baseline.p99_ms").
+func (e *Expectation) Names() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, r := range e.refs {
+		if !seen[r.text] {
+			seen[r.text] = true
+			out = append(out, r.text)
+		}
+	}
+	return out
+}
+
+// String returns the source.
+func (e *Expectation) String() string { return e.Source }
