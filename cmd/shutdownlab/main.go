@@ -7,11 +7,13 @@
 //
 //	shutdownlab list
 //	shutdownlab run SCENARIO... [--runs N] [--out DIR] [--set key=value]...
-//	shutdownlab report DIR
+//	shutdownlab report DIR [--expect EXPR]... [--junit FILE]
+//	shutdownlab gate NEW --baseline OLD [--ratio R] [--abs N] [--min-ms M]
 //	shutdownlab images [--print target|loadagent]
 //	shutdownlab clean
 //
-// Exit codes: 0 success; 2 an invalid run, a harness failure or bad usage.
+// Exit codes: 0 success; 1 an expectation failed or gate found a regression;
+// 2 an invalid run, a harness failure or bad usage (2 wins over 1).
 package main
 
 import (
@@ -27,6 +29,7 @@ import (
 // Exit codes.
 const (
 	exitOK      = 0
+	exitFailed  = 1 // an expectation failed or gate found a regression
 	exitInvalid = 2 // a run could not be measured, the harness failed, or bad usage
 )
 
@@ -40,7 +43,8 @@ const usage = `shutdownlab — measure what a service does to its clients when i
 Usage:
   shutdownlab list                               list the scenario catalog
   shutdownlab run SCENARIO... [flags]            run scenarios (catalog names or .yaml paths)
-  shutdownlab report DIR                         rebuild report.md / CSV from a saved result dir
+  shutdownlab report DIR [--expect EXPR]...      rebuild report.md / CSV / plots from a saved result dir
+  shutdownlab gate NEW --baseline OLD            compare two result dirs metric by metric
   shutdownlab images [--print target|loadagent]  build (or reuse) the project's images
   shutdownlab clean                              remove leftover containers and networks
 
@@ -80,7 +84,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "run":
 		code, err = cmdRun(ctx, args[1:], stdout, stderr)
 	case "report":
-		err = cmdReport(args[1:], stdout)
+		code, err = cmdReport(args[1:], stdout)
+	case "gate":
+		code, err = cmdGate(args[1:], stdout)
 	case "images":
 		err = cmdImages(ctx, args[1:], stdout, stderr)
 	case "clean":

@@ -59,14 +59,15 @@ func TestMainList(t *testing.T) {
 	}
 }
 
-// report rebuilds from a saved result dir without Docker.
+// report rebuilds from a saved result dir without Docker; the fixture has
+// runs that do not count, so it exits 2 after writing everything.
 func TestMainReportRebuild(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.CopyFS(dir, os.DirFS("../../report/testdata/result")); err != nil {
 		t.Fatal(err)
 	}
 	code, out, stderr := runMain(t, context.Background(), "report", dir)
-	if code != 0 {
+	if code != exitInvalid {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	if !strings.Contains(out, "mode=full") {
@@ -122,5 +123,130 @@ func TestMainInvalidRunExits2(t *testing.T) {
 	}
 	if !strings.Contains(out, "1 invalid") {
 		t.Errorf("stdout does not count the invalid run:\n%s", out)
+	}
+}
+
+// fixtureCopy copies the report package's synthetic result (2 variants x 3
+// runs, one invalid and one accounting error in it) into a temp dir;
+// validOnly drops the two runs that do not count.
+func fixtureCopy(t *testing.T, validOnly bool) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS("../../report/testdata/result")); err != nil {
+		t.Fatal(err)
+	}
+	if validOnly {
+		for _, rd := range []string{"mode-close/run-003", "mode-full/run-002"} {
+			b, err := os.ReadFile(filepath.Join(dir, rd, "events.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(b), `"valid": false`) && !strings.Contains(rd, "full/run-002") {
+				t.Fatalf("fixture changed: %s is expected to be an invalid run", rd)
+			}
+			os.RemoveAll(filepath.Join(dir, rd))
+		}
+	}
+	return dir
+}
+
+// Exit codes of report --expect: 0 all held, 1 one failed, 2 a run did not
+// count - even when every expectation held on the runs that did.
+func TestReportExpectExitCodes(t *testing.T) {
+	tests := []struct {
+		name      string
+		validOnly bool
+		expects   []string
+		want      int
+		stdout    string
+	}{
+		// Every run valid, every expectation holds.
+		{"pass", true, []string{"requests >= 0", "accounting_ok == true"}, 0, "PASS"},
+		// Every run valid, one expectation fails in mode=full run 1 (failed = 3).
+		{"fail", true, []string{"failed == 0"}, exitFailed, "run 1: failed = 3 (want failed == 0)"},
+		// k-of-n: failed == 0 held in 1 of 2 valid runs of mode=full; @1 accepts that.
+		{"k of n", true, []string{"failed == 0 @ 1"}, 0, "PASS"},
+		// Invalid runs present, expectations hold on the valid ones: still 2, never a pass.
+		{"invalid wins", false, []string{"requests >= 0"}, exitInvalid, "PASS"},
+		// A NEVER exit never satisfies an ordering.
+		{"never is not fast", true, []string{"exit_after_ms < 100000"}, exitFailed, "NEVER"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := fixtureCopy(t, tt.validOnly)
+			args := []string{"report", dir, "--junit", filepath.Join(dir, "junit.xml")}
+			for _, e := range tt.expects {
+				args = append(args, "--expect", e)
+			}
+			code, out, stderr := runMain(t, context.Background(), args...)
+			if code != tt.want || !strings.Contains(out, tt.stdout) {
+				t.Errorf("exit %d (want %d); stdout lacks %q?\n%s\n%s", code, tt.want, tt.stdout, out, stderr)
+			}
+			if b, err := os.ReadFile(filepath.Join(dir, "junit.xml")); err != nil || !strings.Contains(string(b), "<testcase") {
+				t.Errorf("junit not written: %v", err)
+			}
+		})
+	}
+}
+
+// Expectation errors are usage errors before anything is read or run.
+func TestExpectUsageErrors(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"report", "/nonexistent", "--expect", "p99_ms < "}, "col"},
+		{[]string{"report", "/nonexistent", "--expect", "faild == 0"}, "failed"}, // did-you-mean
+		{[]string{"run", "direct-inflight", "--expect", "nope == 1"}, "nope"},
+		{[]string{"report", "/nonexistent", "--junit", "x.xml"}, "need at least one --expect"},
+	}
+	for _, tt := range tests {
+		code, _, stderr := runMain(t, context.Background(), tt.args...)
+		if code != exitInvalid || !strings.Contains(stderr, tt.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tt.args, code, stderr, tt.want)
+		}
+	}
+}
+
+// gate compares two result dirs: identical results pass, a worse one
+// regresses (exit 1), invalid runs in the new one give 2.
+func TestGateCommand(t *testing.T) {
+	old := fixtureCopy(t, true)
+	same := fixtureCopy(t, true)
+	if code, out, stderr := runMain(t, context.Background(), "gate", same, "--baseline", old); code != 0 {
+		t.Errorf("identical results: exit %d\n%s\n%s", code, out, stderr)
+	}
+	worse := fixtureCopy(t, true)
+	// Keep one valid mode=close run on both sides and make the new one drop
+	// a request it served before: failed 0 -> 1, a loss regression.
+	for _, d := range []string{old, worse} {
+		os.RemoveAll(filepath.Join(d, "mode-close", "run-002"))
+	}
+	p := filepath.Join(worse, "mode-close", "run-001", "records.jsonl")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := strings.Replace(string(b), `"class":"ok"`, `"class":"reset"`, 1)
+	s2 := strings.Replace(s, `"by_class":{"ok":40}`, `"by_class":{"ok":39,"reset":1}`, 1)
+	// The agent summary in events.json must agree, or the run is (rightly) invalid.
+	ep := filepath.Join(worse, "mode-close", "run-001", "events.json")
+	eb, _ := os.ReadFile(ep)
+	es := strings.Replace(string(eb), "\"ok\": 40\n", "\"ok\": 39, \"reset\": 1\n", 1)
+	if s == string(b) || s2 == s || es == string(eb) {
+		t.Fatal("could not alter the fixture")
+	}
+	os.WriteFile(p, []byte(s2), 0o644)
+	os.WriteFile(ep, []byte(es), 0o644)
+	code, out, _ := runMain(t, context.Background(), "gate", worse, "--baseline", old)
+	if code != exitFailed {
+		t.Errorf("worse result: exit %d, want 1\n%s", code, out)
+	}
+	withInvalid := fixtureCopy(t, false)
+	if code, _, _ := runMain(t, context.Background(), "gate", withInvalid, "--baseline", old); code != exitInvalid {
+		t.Errorf("new result with invalid runs: exit %d, want 2", code)
+	}
+	if code, _, stderr := runMain(t, context.Background(), "gate", old); code != exitInvalid || !strings.Contains(stderr, "--baseline") {
+		t.Errorf("missing --baseline: exit %d %q", code, stderr)
 	}
 }

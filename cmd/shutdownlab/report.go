@@ -5,28 +5,45 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/shutdownlab/shutdownlab/gate"
 	"github.com/shutdownlab/shutdownlab/report"
 )
 
-func cmdReport(args []string, stdout io.Writer) error {
+func cmdReport(args []string, stdout io.Writer) (int, error) {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	fs.SetOutput(stdout)
+	var exp expectFlags
+	exp.register(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stdout, "Usage: shutdownlab report DIR\n\nRebuilds summary.json, report.md, report.csv and spread.csv from the runs saved in DIR. Needs no Docker.")
+		fmt.Fprintln(stdout, "Usage: shutdownlab report DIR [--expect EXPR]... [--junit FILE]\n\nRebuilds summary.json, report.md, report.csv, spread.csv and the plots from the runs saved in DIR,\nand judges expectations against them. Needs no Docker. Exit codes as for run.\n\nFlags:")
+		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return &usageError{err.Error()}
-	}
-	if fs.NArg() != 1 {
-		return &usageError{"report needs exactly one result directory"}
-	}
-	res, err := report.Rebuild(fs.Arg(0))
+	pos, err := parseInterspersed(fs, args)
 	if err != nil {
-		return err
+		return exitInvalid, &usageError{err.Error()}
+	}
+	if len(pos) != 1 {
+		return exitInvalid, &usageError{"report needs exactly one result directory"}
+	}
+	if err := exp.parse(); err != nil {
+		return exitInvalid, err
+	}
+	dir := pos[0]
+	res, err := report.Rebuild(dir)
+	if err != nil {
+		return exitInvalid, err
 	}
 	if err := report.WriteTerminalTable(stdout, res); err != nil {
-		return err
+		return exitInvalid, err
 	}
-	fmt.Fprintf(stdout, "\nwrote %s/{report.md,report.csv,spread.csv,summary.json}\n", fs.Arg(0))
-	return nil
+	fmt.Fprintf(stdout, "\nwrote %s/{report.md,report.csv,spread.csv,summary.json} and plots\n", dir)
+	invalid := gate.InvalidRuns(res)
+	code, err := exp.judge(stdout, res, invalid, 1)
+	if err != nil {
+		return exitInvalid, err
+	}
+	if invalid > 0 {
+		code = exitInvalid
+	}
+	return code, nil
 }

@@ -24,10 +24,12 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	fs.SetOutput(stderr)
 	runs := fs.Int("runs", 0, "repetitions per variant (default: the scenario's runs)")
 	out := fs.String("out", "results/runs", "root directory for result directories")
+	var exp expectFlags
+	exp.register(fs)
 	var sets setFlags
 	fs.Var(&sets, "set", "override a scenario field by dotted path, e.g. --set load.duration=4s (repeatable)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: shutdownlab run SCENARIO... [--runs N] [--out DIR] [--set key=value]...\n\nSCENARIO is a catalog name (see `shutdownlab list`) or a path to a .yaml file.\nEach scenario's runs are written to DIR/<timestamp>-<scenario>/ with report.md and CSVs.\n\nFlags:")
+		fmt.Fprintln(stderr, "Usage: shutdownlab run SCENARIO... [--runs N] [--out DIR] [--set key=value]... [--expect EXPR]... [--junit FILE]\n\nSCENARIO is a catalog name (see `shutdownlab list`) or a path to a .yaml file.\nEach scenario's runs are written to DIR/<timestamp>-<scenario>/ with report.md and CSVs.\nExit 0: all runs valid and every expectation held; 1: an expectation failed; 2: a run was invalid or the harness failed.\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	// Accept flags after the scenario names too: run x --runs 1.
@@ -40,6 +42,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	}
 	if *runs < 0 || *runs > 100 {
 		return exitInvalid, &usageError{fmt.Sprintf("--runs: %d is out of range 1..100", *runs)}
+	}
+	if err := exp.parse(); err != nil {
+		return exitInvalid, err
 	}
 	if *runs > 0 {
 		sets = append(setFlags{"runs=" + strconv.Itoa(*runs)}, sets...)
@@ -73,6 +78,15 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 				fmt.Fprintln(stdout)
 				_ = report.WriteTerminalTable(stdout, res)
 				fmt.Fprintf(stdout, "\n%s: %d runs (%d invalid, %d incomplete) -> %s/report.md\n", sc.Name(), oc.Runs, oc.Invalid, oc.Incomplete, oc.Dir)
+				failures := oc.Invalid + oc.Incomplete
+				if err != nil {
+					failures++
+				}
+				ecode, jerr := exp.judge(stdout, res, failures, len(scs))
+				if jerr != nil {
+					fmt.Fprintf(stderr, "shutdownlab: %v\n", jerr)
+				}
+				code = max(code, ecode)
 			}
 		}
 		if err != nil {

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/shutdownlab/shutdownlab/gate"
+	"github.com/shutdownlab/shutdownlab/report"
+)
+
+// expectFlags are the flags shared by run and report for judging a result.
+type expectFlags struct {
+	exprs    setFlags
+	baseline string
+	junit    string
+	parsed   []*gate.Expectation
+}
+
+func (e *expectFlags) register(fs *flag.FlagSet) {
+	fs.Var(&e.exprs, "expect", "an expectation every variant must meet, e.g. 'dropped_inflight == 0' or 'exit_code == 0 @ 2/3' (repeatable; see docs/expectations.md)")
+	fs.StringVar(&e.baseline, "baseline-variant", "", "the variant label that baseline.NAME in an expectation refers to")
+	fs.StringVar(&e.junit, "junit", "", "write JUnit XML verdicts to this file (one file per scenario when several run: FILE-<scenario>.xml)")
+}
+
+// parse checks every expectation before anything runs; a syntax error or
+// an unknown metric is a usage error showing where.
+func (e *expectFlags) parse() error {
+	if len(e.exprs) == 0 {
+		if e.junit != "" || e.baseline != "" {
+			return &usageError{"--junit and --baseline-variant need at least one --expect"}
+		}
+		return nil
+	}
+	exps, err := gate.ParseAll(e.exprs)
+	if err != nil {
+		msg := err.Error()
+		var ge *gate.Error
+		if errors.As(err, &ge) {
+			msg += "\n" + ge.Caret()
+		}
+		return &usageError{msg}
+	}
+	e.parsed = exps
+	return nil
+}
+
+// judge evaluates the expectations on res, prints the verdicts, writes the
+// JUnit file and returns the exit code (0 pass, 1 an expectation failed, 2
+// the harness could not measure). harnessFailures counts invalid or
+// incomplete runs and harness errors already known to the caller.
+func (e *expectFlags) judge(w io.Writer, res *report.Result, harnessFailures int, scenarios int) (int, error) {
+	if len(e.parsed) == 0 {
+		return 0, nil
+	}
+	rep, err := gate.Evaluate(res, e.parsed, e.baseline)
+	if err != nil {
+		return exitInvalid, err
+	}
+	printVerdicts(w, rep)
+	if e.junit != "" {
+		path := e.junit
+		if scenarios > 1 {
+			ext := filepath.Ext(path)
+			path = strings.TrimSuffix(path, ext) + "-" + res.Scenario + ext
+		}
+		f, err := os.Create(path)
+		if err != nil {
+			return exitInvalid, fmt.Errorf("junit: %w", err)
+		}
+		werr := gate.WriteJUnit(f, res.Scenario, rep)
+		if cerr := f.Close(); werr == nil {
+			werr = cerr
+		}
+		if werr != nil {
+			return exitInvalid, fmt.Errorf("junit %s: %w", path, werr)
+		}
+		fmt.Fprintf(w, "wrote %s\n", path)
+	}
+	return gate.ExitCode(harnessFailures, rep), nil
+}
+
+// printVerdicts writes one line per variant x expectation, and the per-run
+// measurements under every failing one.
+func printVerdicts(w io.Writer, rep gate.Report) {
+	fmt.Fprintf(w, "\nexpectations (%s):\n", rep.Scenario)
+	for _, v := range rep.Verdicts {
+		verdict := "PASS"
+		if !v.Pass {
+			verdict = "FAIL"
+		}
+		line := fmt.Sprintf("  %s  %-28s %s  (%d of %d valid runs held, need %d)", verdict, v.Variant, v.Expectation.Source, v.Passed, v.Valid, v.Required)
+		if !v.Pass && v.Reason != "" {
+			line += ": " + v.Reason
+		}
+		fmt.Fprintln(w, line)
+		if !v.Pass {
+			for _, m := range v.Messages() {
+				fmt.Fprintln(w, "        "+m)
+			}
+		}
+	}
+}
