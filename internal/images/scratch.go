@@ -48,6 +48,9 @@ type ScratchSpec struct {
 	Labels map[string]string
 	// BuildOutput receives the builder's output (nil: discarded).
 	BuildOutput io.Writer
+	// Ref, when set, is the image reference to use instead of one tagged
+	// with the content hash (Build sets it for Spec.Sources).
+	Ref string
 }
 
 // BuildScratch builds (unless its content-hash tag exists already) a FROM
@@ -79,6 +82,9 @@ func buildScratch(ctx context.Context, eng Engine, spec ScratchSpec) (string, bo
 		fmt.Fprintf(h, "label %s=%s\n", k, labels[k])
 	}
 	ref := spec.Name + ":" + hex.EncodeToString(h.Sum(nil))[:16]
+	if spec.Ref != "" {
+		ref = spec.Ref
+	}
 
 	ok, err := eng.ImageExists(ctx, ref)
 	if err != nil {

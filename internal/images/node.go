@@ -1,0 +1,370 @@
+package images
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/moby/moby/client"
+
+	"github.com/shutdownlab/shutdownlab/internal/docker"
+)
+
+// NodeImageName is the repository of the Node target image.
+const NodeImageName = "shutdownlab/target-node"
+
+// NodeServerFile is the Node target's program, relative to the module root.
+const NodeServerFile = "targetapp/node/server.js"
+
+// NodePreferredBase is the official image the published measurements used;
+// BuildNodeTarget prefers it when it is present locally.
+const NodePreferredBase = "node:23-alpine"
+
+// Labels set on Node target images.
+const (
+	// LabelNodeVersion holds the Node version in the image ("v20.20.2").
+	LabelNodeVersion = "shutdownlab.node_version"
+	// LabelNodeBase says where Node came from: "host:/usr/bin/node" or the
+	// official base image ("node:23-alpine").
+	LabelNodeBase = "shutdownlab.node_base"
+)
+
+// nodeLayout versions the offline image layout: bump it when the file list
+// or entrypoint logic changes, so old cached tags are not reused.
+const nodeLayout = "node-offline-1"
+
+// clientProvider is implemented by *docker.Engine; BuildNodeTarget uses it
+// to look for official node:* images. Engines without it get the offline
+// path.
+type clientProvider interface {
+	Client() *client.Client
+}
+
+// BuildNodeTarget builds (or reuses, by content hash) the Node target image:
+// server.js (NodeServerFile under moduleDir; "" finds the module root) run as
+// `node /app/server.js` in exec form, so Node is PID 1 unless the container
+// runs with --init, with writable /data and /tmp (1777).
+//
+// When an official node:* image exists locally (NodePreferredBase first,
+// else the first node:* tag in sorted order), the image is
+// BuildNodeTargetFrom's, FROM it. Otherwise it is BuildNodeTargetOffline's
+// image of the host's own Node. Nothing is ever pulled. log receives one
+// progress line (nil: silent).
+func BuildNodeTarget(ctx context.Context, eng Engine, moduleDir string, log io.Writer) (ref, nodeVersion string, err error) {
+	if cp, ok := eng.(clientProvider); ok {
+		base, err := officialNodeImage(ctx, cp.Client())
+		if err != nil {
+			return "", "", err
+		}
+		if base != "" {
+			return BuildNodeTargetFrom(ctx, eng, base, moduleDir, log)
+		}
+	}
+	return BuildNodeTargetOffline(ctx, eng, moduleDir, log)
+}
+
+// BuildNodeTargetOffline builds (or reuses) the Node target image from the
+// host's Node: the binary found on PATH (placed at /usr/bin/node), every
+// library `ldd` lists for it (real contents at the printed path, plus a
+// symlink at the resolved path when it differs), the dynamic loader, a
+// minimal /etc/passwd and /etc/group, and /app/server.js, in a FROM scratch
+// image with ENTRYPOINT ["/usr/bin/node", "/app/server.js"]. nodeVersion is
+// `node --version` of the host. The tag is "host-" plus a hash of all those
+// files, computed before any tar is built, so a warm call only reads and
+// hashes the files (~100 MB).
+func BuildNodeTargetOffline(ctx context.Context, eng Engine, moduleDir string, log io.Writer) (ref, nodeVersion string, err error) {
+	server, err := readNodeServer(moduleDir)
+	if err != nil {
+		return "", "", err
+	}
+	return buildNodeOffline(ctx, eng, server, log)
+}
+
+func readNodeServer(moduleDir string) ([]byte, error) {
+	if moduleDir == "" {
+		dir, err := ModuleRoot()
+		if err != nil {
+			return nil, err
+		}
+		moduleDir = dir
+	}
+	b, err := os.ReadFile(filepath.Join(moduleDir, NodeServerFile))
+	if err != nil {
+		return nil, fmt.Errorf("node target: %w", err)
+	}
+	return b, nil
+}
+
+// officialNodeImage returns the local node:* image to build on ("" if
+// none): NodePreferredBase when present, else the first tag in sorted order.
+func officialNodeImage(ctx context.Context, cli *client.Client) (string, error) {
+	res, err := cli.ImageList(ctx, client.ImageListOptions{})
+	if err != nil {
+		return "", fmt.Errorf("node target: image list: %w", err)
+	}
+	var tags []string
+	for _, im := range res.Items {
+		for _, t := range im.RepoTags {
+			t = strings.TrimPrefix(strings.TrimPrefix(t, "docker.io/"), "library/")
+			if strings.HasPrefix(t, "node:") {
+				tags = append(tags, t)
+			}
+		}
+	}
+	if len(tags) == 0 {
+		return "", nil
+	}
+	slices.Sort(tags)
+	if slices.Contains(tags, NodePreferredBase) {
+		return NodePreferredBase, nil
+	}
+	return tags[0], nil
+}
+
+// BuildNodeTargetFrom builds (or reuses) the Node target image FROM base, a
+// local image with `node` on its PATH (an official node:* image, or a
+// user's own): /app/server.js and a 1777 /data are added, the entrypoint is
+// ["node", "/app/server.js"]. nodeVersion is base's NODE_VERSION
+// environment variable (official images set it) or its LabelNodeVersion
+// label, else "unknown". The tag hashes base's image id, so a rebuilt base
+// gives a new tag. eng must be a *docker.Engine (it inspects base).
+func BuildNodeTargetFrom(ctx context.Context, eng Engine, base, moduleDir string, log io.Writer) (ref, nodeVersion string, err error) {
+	server, err := readNodeServer(moduleDir)
+	if err != nil {
+		return "", "", err
+	}
+	cp, ok := eng.(clientProvider)
+	if !ok {
+		return "", "", fmt.Errorf("node target: building FROM %s needs a *docker.Engine", base)
+	}
+	ins, err := cp.Client().ImageInspect(ctx, base)
+	if err != nil {
+		return "", "", fmt.Errorf("node target: base image %s: %w", base, err)
+	}
+	version := "unknown"
+	if c := ins.Config; c != nil {
+		if v := c.Labels[LabelNodeVersion]; v != "" {
+			version = v
+		}
+		for _, kv := range c.Env {
+			if v, ok := strings.CutPrefix(kv, "NODE_VERSION="); ok && v != "" {
+				version = "v" + strings.TrimPrefix(v, "v")
+			}
+		}
+	}
+	return buildNodeOnBase(ctx, eng, base+"@"+ins.ID, version, server, log)
+}
+
+// buildNodeOnBase builds FROM an official image (base is "tag@imageID": the
+// id goes into the hash, the tag into the Dockerfile).
+func buildNodeOnBase(ctx context.Context, eng Engine, base, version string, server []byte, log io.Writer) (string, string, error) {
+	tag, id, _ := strings.Cut(base, "@")
+	rootfs, err := rootfsTar([]File{
+		{Path: "app/server.js", Mode: 0o644, Data: server},
+		{Path: "data", Mode: 0o1777, Dir: true},
+	})
+	if err != nil {
+		return "", "", err
+	}
+	dockerfile := fmt.Sprintf("FROM %s\nADD rootfs.tar /\nENTRYPOINT [\"node\", \"/app/server.js\"]\n", tag)
+	labels := map[string]string{docker.LabelImage: "1", LabelNodeVersion: version, LabelNodeBase: tag}
+	h := sha256.New()
+	fmt.Fprintf(h, "base %s\n%s", id, dockerfile)
+	h.Write(rootfs)
+	for _, k := range slices.Sorted(maps.Keys(labels)) {
+		fmt.Fprintf(h, "label %s=%s\n", k, labels[k])
+	}
+	ref := NodeImageName + ":" + hex.EncodeToString(h.Sum(nil))[:16]
+	ok, err := eng.ImageExists(ctx, ref)
+	if err != nil {
+		return "", "", fmt.Errorf("node target: %w", err)
+	}
+	if ok {
+		logf(log, "using cached %s (node %s, FROM %s)\n", ref, version, tag)
+		return ref, version, nil
+	}
+	buildCtx, err := contextTar(dockerfile, rootfs)
+	if err != nil {
+		return "", "", err
+	}
+	t0 := time.Now()
+	if err := eng.BuildImage(ctx, bytes.NewReader(buildCtx), ref, labels, nil); err != nil {
+		return "", "", fmt.Errorf("node target: %w", err)
+	}
+	logf(log, "built %s (node %s, FROM %s) in %s\n", ref, version, tag, round(time.Since(t0)))
+	return ref, version, nil
+}
+
+func buildNodeOffline(ctx context.Context, eng Engine, server []byte, log io.Writer) (string, string, error) {
+	t0 := time.Now()
+	info, err := eng.Info(ctx)
+	if err != nil {
+		return "", "", fmt.Errorf("node target: %w", err)
+	}
+	if info.Arch != runtime.GOARCH {
+		return "", "", fmt.Errorf("node target: the host's node is %s but the Docker daemon runs %s: no offline image possible", runtime.GOARCH, info.Arch)
+	}
+	files, version, nodePath, err := HostNodeFiles(ctx)
+	if err != nil {
+		return "", "", err
+	}
+	files = append(files, File{Path: "app/server.js", Mode: 0o644, Data: server})
+	entry := []string{"/usr/bin/node", "/app/server.js"}
+	labels := map[string]string{LabelNodeVersion: version, LabelNodeBase: "host:" + nodePath}
+
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\nentrypoint %q\n", nodeLayout, entry)
+	for _, k := range slices.Sorted(maps.Keys(labels)) {
+		fmt.Fprintf(h, "label %s=%s\n", k, labels[k])
+	}
+	var size int
+	for _, f := range slices.SortedFunc(slices.Values(files), func(a, b File) int { return strings.Compare(a.Path, b.Path) }) {
+		fmt.Fprintf(h, "file %s %o %v %q %d\n", f.Path, f.Mode, f.Dir, f.Link, len(f.Data))
+		h.Write(f.Data)
+		size += len(f.Data)
+	}
+	ref := NodeImageName + ":host-" + hex.EncodeToString(h.Sum(nil))[:16]
+	ok, err := eng.ImageExists(ctx, ref)
+	if err != nil {
+		return "", "", fmt.Errorf("node target: %w", err)
+	}
+	if ok {
+		logf(log, "using cached %s (node %s from %s; checked in %s)\n", ref, version, nodePath, round(time.Since(t0)))
+		return ref, version, nil
+	}
+	_, _, dur, err := buildScratch(ctx, eng, ScratchSpec{
+		Name: NodeImageName, Files: files, Entrypoint: entry, Labels: labels, Ref: ref,
+	})
+	if err != nil {
+		return "", "", fmt.Errorf("node target: %w", err)
+	}
+	logf(log, "built %s (node %s from %s, %d files, %.1f MB; docker build %s, total %s)\n",
+		ref, version, nodePath, len(files), float64(size)/1e6, round(dur), round(time.Since(t0)))
+	return ref, version, nil
+}
+
+// HostNodeFiles collects the host's Node for a FROM scratch image: the
+// binary (found on PATH, symlinks resolved) at usr/bin/node, its shared
+// libraries and loader as `ldd` lists them, /etc/passwd and /etc/group with
+// root and nobody, and /data and /tmp (1777). It returns the files, the
+// output of `node --version` and the binary's host path.
+func HostNodeFiles(ctx context.Context) (files []File, version, nodePath string, err error) {
+	nodePath, err = exec.LookPath("node")
+	if err != nil {
+		return nil, "", "", fmt.Errorf("node target: no Node image present and no node on this host: %w", err)
+	}
+	resolved, err := filepath.EvalSymlinks(nodePath)
+	if err != nil {
+		return nil, "", "", fmt.Errorf("node target: %w", err)
+	}
+	vctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(vctx, resolved, "--version").Output()
+	if err != nil {
+		return nil, "", "", fmt.Errorf("node target: %s --version: %w", resolved, err)
+	}
+	version = strings.TrimSpace(string(out))
+	bin, err := os.ReadFile(resolved)
+	if err != nil {
+		return nil, "", "", fmt.Errorf("node target: %w", err)
+	}
+	files = []File{
+		{Path: "usr/bin/node", Mode: 0o755, Data: bin},
+		{Path: "etc/passwd", Mode: 0o644, Data: []byte("root:x:0:0:root:/root:/sbin/nologin\nnobody:x:65534:65534:nobody:/nonexistent:/sbin/nologin\n")},
+		{Path: "etc/group", Mode: 0o644, Data: []byte("root:x:0:\nnogroup:x:65534:\n")},
+		{Path: "data", Mode: 0o1777, Dir: true},
+		{Path: "tmp", Mode: 0o1777, Dir: true},
+	}
+	lddOut, err := exec.CommandContext(vctx, "ldd", resolved).Output()
+	if err != nil {
+		// A static binary makes ldd exit 1 ("not a dynamic executable").
+		if !strings.Contains(string(lddOut), "not a dynamic") && !isExit(err, 1) {
+			return nil, "", "", fmt.Errorf("node target: ldd %s: %w", resolved, err)
+		}
+	}
+	seen := map[string]bool{"usr/bin/node": true}
+	for _, lib := range LddPaths(string(lddOut)) {
+		libFiles, err := libraryFiles(lib, seen)
+		if err != nil {
+			return nil, "", "", err
+		}
+		files = append(files, libFiles...)
+	}
+	return files, version, nodePath, nil
+}
+
+// libraryFiles is a library's real content at the path ldd printed, plus a
+// symlink to it at the resolved path when that differs (both lookups work).
+func libraryFiles(lib string, seen map[string]bool) ([]File, error) {
+	p := strings.TrimPrefix(path.Clean(lib), "/")
+	if seen[p] {
+		return nil, nil
+	}
+	resolved, err := filepath.EvalSymlinks(lib)
+	if err != nil {
+		return nil, fmt.Errorf("node target: library %s: %w", lib, err)
+	}
+	st, err := os.Stat(resolved)
+	if err != nil {
+		return nil, fmt.Errorf("node target: library %s: %w", lib, err)
+	}
+	data, err := os.ReadFile(resolved)
+	if err != nil {
+		return nil, fmt.Errorf("node target: library %s: %w", lib, err)
+	}
+	seen[p] = true
+	out := []File{{Path: p, Mode: int64(st.Mode().Perm()), Data: data}}
+	rp := strings.TrimPrefix(path.Clean(resolved), "/")
+	if !seen[rp] && !pathUnder(p, rp) {
+		seen[rp] = true
+		out = append(out, File{Path: rp, Mode: 0o777, Link: "/" + p})
+	}
+	return out, nil
+}
+
+// pathUnder reports whether one of the paths is a directory prefix of the
+// other (a symlink there would clash with a directory).
+func pathUnder(a, b string) bool {
+	return strings.HasPrefix(a, b+"/") || strings.HasPrefix(b, a+"/")
+}
+
+var lddLine = regexp.MustCompile(`(?:=>\s*)?(/\S+)\s+\(0x[0-9a-fA-F]+\)`)
+
+// LddPaths extracts the absolute library paths from ldd's output, in
+// order: "libc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 (0x...)" and
+// "/lib64/ld-linux-x86-64.so.2 (0x...)" give their paths; the vDSO and
+// "not found" lines give none.
+func LddPaths(out string) []string {
+	var paths []string
+	for _, line := range strings.Split(out, "\n") {
+		if m := lddLine.FindStringSubmatch(line); m != nil {
+			paths = append(paths, m[1])
+		}
+	}
+	return paths
+}
+
+func isExit(err error, code int) bool {
+	var ee *exec.ExitError
+	return errors.As(err, &ee) && ee.ExitCode() == code
+}
+
+func logf(w io.Writer, format string, args ...any) {
+	if w != nil {
+		fmt.Fprintf(w, format, args...)
+	}
+}
