@@ -37,12 +37,47 @@ type Meta struct {
 	Agent *Summary `json:"agent,omitempty"`
 	// Fingerprint describes the machine the run happened on.
 	Fingerprint Fingerprint `json:"fingerprint"`
+
+	// Topology is "caddy" when the load went through the Caddy reverse
+	// proxy; empty for the direct topology.
+	Topology string `json:"topology,omitempty"`
+	// ProxyConfig is the file name, in the run directory, of the exact
+	// Caddy JSON configuration used (topology caddy only: "proxy.json");
+	// ProxyConfigSHA256 its sha256 in hex.
+	ProxyConfig       string `json:"proxy_config,omitempty"`
+	ProxyConfigSHA256 string `json:"proxy_config_sha256,omitempty"`
+	// Baseline marks a run of a scenario's steady-state baseline variant
+	// (same load, no action).
+	Baseline bool `json:"baseline,omitempty"`
+	// Replacement is the replica a roll started in place of replica A
+	// (nil: none). It is also the last entry of Replicas.
+	Replacement *Replacement `json:"replacement,omitempty"`
+}
+
+// Replacement records when a roll's replacement replica started and became
+// ready.
+type Replacement struct {
+	// Name is the replacement's alias on the scenario network.
+	Name string `json:"name"`
+	// Strategy is "start-first" or "stop-first".
+	Strategy string `json:"strategy"`
+	// StartedNs is just before the container was started; UpNs when it
+	// logged its "up" event (0: never within the harness's wait).
+	StartedNs int64 `json:"started_ns"`
+	UpNs      int64 `json:"up_ns,omitempty"`
+	// HealthyByNs is an upper bound on when the proxy saw it healthy: UpNs
+	// plus one health-check interval (0 when it never came up).
+	HealthyByNs int64 `json:"healthy_by_ns,omitempty"`
 }
 
 // Action records the stop action as it actually happened.
 type Action struct {
-	// Kind is "signal" (docker kill -s SIGNAL) or "stop" (docker stop -t N).
+	// Kind is "signal" (docker kill -s SIGNAL) or "stop" (docker stop -t N);
+	// a roll records how replica A was stopped (its roll.via), with Roll
+	// set.
 	Kind string `json:"kind"`
+	// Roll is true when the action was a roll behind the proxy.
+	Roll bool `json:"roll,omitempty"`
 	// Signal is the signal name for Kind "signal".
 	Signal string `json:"signal,omitempty"`
 	// StopTimeoutS is the -t value for Kind "stop" (nil: the container's own).

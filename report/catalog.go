@@ -23,6 +23,8 @@ const (
 	KindBool Kind = "bool"
 	// KindCode is a process exit code; spread lists the distinct codes.
 	KindCode Kind = "code"
+	// KindRatio is a dimensionless ratio (1.00 = equal).
+	KindRatio Kind = "ratio"
 )
 
 // MetricDef describes one metric: its name (the JSON key), its kind, what a
@@ -35,6 +37,10 @@ type MetricDef struct {
 	Null string
 	// Doc is a one-line definition; docs/metrics.md has the full one.
 	Doc string
+	// Optional metrics get a table row only when at least one run has a
+	// value (the write reconciliation, the baseline ratio), so reports of
+	// scenarios without writes or baseline keep their shape.
+	Optional bool
 
 	get func(*Metrics) Value
 }
@@ -96,8 +102,17 @@ var defs = []MetricDef{
 	{Name: "abandoned_inflight", Kind: KindCount, Null: "none", Doc: "in-flight requests cut at the deadline", get: func(m *Metrics) Value { return intP(m.AbandonedInflight) }},
 	{Name: "job_steps", Kind: KindCount, Doc: "job.log lines starting with \"step \"", get: func(m *Metrics) Value { return intV(m.JobSteps) }},
 	{Name: "job_committed", Kind: KindBool, Doc: "job.log contains COMMIT", get: func(m *Metrics) Value { return boolV(m.JobCommitted) }},
+	{Name: "writes", Kind: KindCount, Null: "n/a", Optional: true, Doc: "write requests (POST /write) reconciled with the ledgers", get: func(m *Metrics) Value { return intP(m.Writes) }},
+	{Name: "acked_writes", Kind: KindCount, Null: "n/a", Optional: true, Doc: "client saw 2xx, row written", get: func(m *Metrics) Value { return intP(m.AckedWrites) }},
+	{Name: "ghost_writes", Kind: KindCount, Null: "n/a", Optional: true, Doc: "row written, client saw a failure (a retry duplicates it)", get: func(m *Metrics) Value { return intP(m.GhostWrites) }},
+	{Name: "clean_failures", Kind: KindCount, Null: "n/a", Optional: true, Doc: "no row, client saw a failure (safe to retry)", get: func(m *Metrics) Value { return intP(m.CleanFailures) }},
+	{Name: "lost_writes", Kind: KindCount, Null: "n/a", Optional: true, Doc: "client saw 2xx, no row (a bug; must be 0)", get: func(m *Metrics) Value { return intP(m.LostWrites) }},
+	{Name: "unknown_writes", Kind: KindCount, Null: "n/a", Optional: true, Doc: "rows with no response recorded", get: func(m *Metrics) Value { return intP(m.UnknownWrites) }},
+	{Name: "duplicate_writes", Kind: KindCount, Null: "n/a", Optional: true, Doc: "ledger lines beyond the first for one id", get: func(m *Metrics) Value { return intP(m.DuplicateWrites) }},
 	{Name: "p50_ms", Kind: KindMs, Null: "n/a", Doc: "median latency of ok requests", get: func(m *Metrics) Value { return floatP(m.P50Ms) }},
 	{Name: "p99_ms", Kind: KindMs, Null: "n/a", Doc: "99th percentile latency of ok requests", get: func(m *Metrics) Value { return floatP(m.P99Ms) }},
+	{Name: "baseline_p99_ms", Kind: KindMs, Null: "n/a", Optional: true, Doc: "median p99_ms of the baseline variant", get: func(m *Metrics) Value { return floatP(m.BaselineP99Ms) }},
+	{Name: "p99_vs_baseline", Kind: KindRatio, Null: "n/a", Optional: true, Doc: "p99_ms / baseline_p99_ms", get: func(m *Metrics) Value { return floatP(m.P99VsBaseline) }},
 	{Name: "max_ms", Kind: KindMs, Null: "n/a", Doc: "slowest ok request", get: func(m *Metrics) Value { return floatP(m.MaxMs) }},
 	{Name: "setup_ms", Kind: KindMs, Doc: "harness time from run start to load start", get: func(m *Metrics) Value { return floatV(m.SetupMs) }},
 	{Name: "teardown_ms", Kind: KindMs, Doc: "harness time to remove containers and network", get: func(m *Metrics) Value { return floatV(m.TeardownMs) }},
@@ -163,6 +178,9 @@ func Rows(ms []*Metrics) []MetricDef {
 
 	out := make([]MetricDef, 0, len(defs)+len(keys))
 	for _, d := range defs {
+		if d.Optional && !anyValue(d, ms) {
+			continue
+		}
 		out = append(out, d)
 		if d.Name == "failed" {
 			for _, k := range keys {
@@ -172,6 +190,16 @@ func Rows(ms []*Metrics) []MetricDef {
 		}
 	}
 	return out
+}
+
+// anyValue reports whether some run has a non-null value of d.
+func anyValue(d MetricDef, ms []*Metrics) bool {
+	for _, m := range ms {
+		if !d.Get(m).Null {
+			return true
+		}
+	}
+	return false
 }
 
 // Get returns the metric's value in m.

@@ -8,7 +8,7 @@ import (
 
 // FormatNumber prints one number of the given kind for a person: whole
 // numbers for counts, seconds and codes; milliseconds rounded to 1 ms at
-// 100 ms and above, to 0.1 ms below.
+// 100 ms and above, to 0.1 ms below; ratios to two decimals.
 func FormatNumber(k Kind, x float64) string {
 	switch k {
 	case KindMs:
@@ -16,6 +16,8 @@ func FormatNumber(k Kind, x float64) string {
 			return fmt.Sprintf("%.0f", x)
 		}
 		return fmt.Sprintf("%.1f", x)
+	case KindRatio:
+		return fmt.Sprintf("%.2f", x)
 	default:
 		return fmt.Sprintf("%.0f", x)
 	}

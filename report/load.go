@@ -32,6 +32,13 @@ type Result struct {
 	Fingerprint record.Fingerprint
 	// Variants in scenario order.
 	Variants []Variant
+	// ProxyConfig is the exact proxy configuration (Caddy JSON) of the
+	// first run that used one, ProxyConfigFrom that run's path relative to
+	// the result directory, ProxyConfigSHA256 its hash; empty without a
+	// proxy.
+	ProxyConfig       string
+	ProxyConfigFrom   string
+	ProxyConfigSHA256 string
 }
 
 // Variant is one variant of a scenario and its repetitions.
@@ -116,6 +123,13 @@ func Load(dir string) (*Result, error) {
 			if res.Scenario == "" {
 				res.Scenario = run.Meta.Scenario
 			}
+			if res.ProxyConfig == "" && run.Meta.ProxyConfig != "" {
+				if b, err := os.ReadFile(filepath.Join(rd, filepath.Base(run.Meta.ProxyConfig))); err == nil {
+					res.ProxyConfig = string(b)
+					res.ProxyConfigFrom = filepath.ToSlash(filepath.Join(ref.Slug, filepath.Base(rd), filepath.Base(run.Meta.ProxyConfig)))
+					res.ProxyConfigSHA256 = run.Meta.ProxyConfigSHA256
+				}
+			}
 			if !haveFP && run.Meta.Fingerprint != (record.Fingerprint{}) {
 				res.Fingerprint, haveFP = run.Meta.Fingerprint, true
 			}
@@ -129,6 +143,7 @@ func Load(dir string) (*Result, error) {
 	if res.Scenario == "" {
 		res.Scenario = filepath.Base(filepath.Clean(dir))
 	}
+	applyBaseline(res)
 	return res, nil
 }
 

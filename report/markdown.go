@@ -79,6 +79,7 @@ func writeMarkdown(w io.Writer, res *Result, plots *PlotSet) error {
 	if len(notes) > 0 {
 		b.WriteString("\n## Notes\n\n" + strings.Join(notes, "\n") + "\n")
 	}
+	writeProxyConfig(&b, res)
 	writeTimeline(&b, res, plots)
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -105,8 +106,9 @@ var headline = []string{"requests", "failed", "dropped_inflight", "failed_after_
 // drain_ms, p99_ms) as aligned plain text, cells formatted as in report.md.
 func WriteTerminalTable(w io.Writer, res *Result) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	cols := headlineFor(res)
 	fmt.Fprint(tw, "variant\truns valid")
-	for _, h := range headline {
+	for _, h := range cols {
 		fmt.Fprint(tw, "\t"+h)
 	}
 	fmt.Fprintln(tw)
@@ -115,7 +117,7 @@ func WriteTerminalTable(w io.Writer, res *Result) error {
 		defsByName[d.Name] = d
 	}
 	var ds []MetricDef
-	for _, h := range headline {
+	for _, h := range cols {
 		ds = append(ds, defsByName[h])
 	}
 	for i := range res.Variants {

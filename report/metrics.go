@@ -67,6 +67,22 @@ type Metrics struct {
 	P99Ms *float64 `json:"p99_ms"`
 	MaxMs *float64 `json:"max_ms"`
 
+	// Write reconciliation (see Reconcile); absent (null) for runs without
+	// write requests or ledger rows.
+	Writes          *int `json:"writes,omitempty"`
+	AckedWrites     *int `json:"acked_writes,omitempty"`
+	GhostWrites     *int `json:"ghost_writes,omitempty"`
+	CleanFailures   *int `json:"clean_failures,omitempty"`
+	LostWrites      *int `json:"lost_writes,omitempty"`
+	UnknownWrites   *int `json:"unknown_writes,omitempty"`
+	DuplicateWrites *int `json:"duplicate_writes,omitempty"`
+
+	// BaselineP99Ms is the median p99_ms of the scenario's baseline variant
+	// (valid runs); P99VsBaseline is this run's p99_ms divided by it. Both
+	// absent without a baseline; set by Load, not Compute.
+	BaselineP99Ms *float64 `json:"baseline_p99_ms,omitempty"`
+	P99VsBaseline *float64 `json:"p99_vs_baseline,omitempty"`
+
 	// Harness cost, copied from the Meta.
 	SetupMs    float64 `json:"setup_ms"`
 	TeardownMs float64 `json:"teardown_ms"`
@@ -135,6 +151,7 @@ func Compute(meta record.Meta, reqs []record.Request) Metrics {
 	checkAccounting(&m, meta.Agent, base)
 	computePhases(&m, meta, reqs)
 	computeReplica(&m, meta)
+	computeWrites(&m, meta, reqs)
 	if len(okLat) > 0 {
 		sort.Float64s(okLat)
 		m.P50Ms = ptr(stat.Quantile(0.5, stat.Empirical, okLat, nil))

@@ -23,10 +23,15 @@ func TestCatalog(t *testing.T) {
 		variants   string // labels
 		reproduces string
 	}{
-		"pid1-signal":      {"init=false init=true", "P1"},
-		"direct-inflight":  {"mode=none mode=close mode=full", "P2 P3"},
-		"deadline":         {"DRAIN_MS=0 DRAIN_MS=5000", "P8"},
-		"stop-timeout-job": {"timeout=10s timeout=20s", "P9"},
+		"pid1-signal":       {"init=false init=true", "P1"},
+		"direct-inflight":   {"mode=none mode=close mode=full", "P2 P3"},
+		"deadline":          {"DRAIN_MS=0 DRAIN_MS=5000", "P8"},
+		"stop-timeout-job":  {"timeout=10s timeout=20s", "P9"},
+		"roll-behind-caddy": {"mode=close mode=full", "P4"},
+		"caddy-no-retry":    {"mode=none mode=close mode=full", "P10"},
+		"caddy-retry":       {"mode=none mode=close mode=full", "P11"},
+		"caddy-post":        {"mode=none mode=close mode=full baseline", "P12"},
+		"hammer-sweep":      {"default", "P7"},
 	}
 	if len(all) != len(want) {
 		t.Errorf("%d catalog scenarios, want %d", len(all), len(want))
@@ -120,7 +125,7 @@ func TestFind(t *testing.T) {
 		t.Error("Raw differs from the file")
 	}
 	_, err = Find("nope")
-	if want := `unknown scenario "nope" (available: deadline, direct-inflight, pid1-signal, stop-timeout-job; or give a path to a .yaml file)`; err == nil || err.Error() != want {
+	if want := `unknown scenario "nope" (available: caddy-no-retry, caddy-post, caddy-retry, deadline, direct-inflight, hammer-sweep, pid1-signal, roll-behind-caddy, stop-timeout-job; or give a path to a .yaml file)`; err == nil || err.Error() != want {
 		t.Errorf("got %v, want %s", err, want)
 	}
 	// the shape of the file is checked first: bad.yaml's clients: 0 is

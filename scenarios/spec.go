@@ -47,6 +47,10 @@ const (
 	ActionStop ActionKind = "stop"
 	// ActionNone does nothing: a baseline run.
 	ActionNone ActionKind = "none"
+	// ActionRoll rolls replica A behind the proxy: stops it (Roll.Via) and
+	// optionally starts a replacement (Roll.Replacement). Topology caddy
+	// only.
+	ActionRoll ActionKind = "roll"
 )
 
 // Spec is one fully described scenario run configuration: what target to
@@ -75,6 +79,17 @@ type Spec struct {
 	Action Action `yaml:"action" json:"action"`
 	// Observe says how long to watch after the action.
 	Observe Observe `yaml:"observe" json:"observe"`
+	// Topology is direct (default: the agent talks to replica 0) or caddy
+	// (the agent talks to a Caddy reverse proxy in front of every
+	// replica).
+	Topology Topology `yaml:"topology" json:"topology"`
+	// Proxy configures Caddy for topology caddy (not allowed otherwise).
+	Proxy Proxy `yaml:"proxy" json:"proxy"`
+	// Baseline adds one variant labelled "baseline": the base spec with
+	// action kind none, run as many times as every other variant, so the
+	// report can give p99 relative to the steady state (p99_vs_baseline).
+	// The variants may then not vary load, replicas, topology or proxy.
+	Baseline bool `yaml:"baseline" json:"baseline,omitempty"`
 }
 
 // Target describes the built-in Go target container.
@@ -148,20 +163,24 @@ type Job struct {
 
 // Action is the stop action taken during the load.
 type Action struct {
-	// Kind is signal (default), stop or none.
+	// Kind is signal (default), stop, roll or none.
 	Kind ActionKind `yaml:"kind" json:"kind"`
-	// Signal is the signal sent for kind signal (default SIGTERM): SIGTERM,
+	// Signal is the signal sent for kind signal, or roll via signal
+	// (default SIGTERM): SIGTERM,
 	// SIGINT, SIGKILL, SIGQUIT, SIGHUP, SIGUSR1 or SIGUSR2. Names without
 	// the SIG prefix and in lower case are accepted and normalised.
 	Signal string `yaml:"signal" json:"signal,omitempty"`
-	// Timeout is the docker stop -t grace period for kind stop, in whole
-	// seconds. Nil uses the container's own StopTimeout.
+	// Timeout is the docker stop -t grace period for kind stop (or roll
+	// via stop), in whole seconds. Nil uses the container's own
+	// StopTimeout.
 	Timeout *Duration `yaml:"timeout" json:"timeout,omitempty"`
 	// At is when the action happens, after load start; it must be before
 	// load.duration so the action happens while load runs (default 3s).
 	At Duration `yaml:"at" json:"at"`
 	// Replica is the index of the replica acted on (default 0).
 	Replica int `yaml:"replica" json:"replica"`
+	// Roll says how kind roll stops replica A and replaces it.
+	Roll Roll `yaml:"roll" json:"roll"`
 }
 
 // Observe describes what happens after the action.
@@ -187,8 +206,10 @@ func Defaults() Spec {
 			FailPause:   Duration(100 * time.Millisecond),
 			Mix:         []Request{defaultRequest("/slow?ms=300")},
 		},
-		Action:  Action{Kind: ActionSignal, At: Seconds(3)},
-		Observe: Observe{Window: Seconds(10)},
+		Action:   Action{Kind: ActionSignal, At: Seconds(3), Roll: Roll{Via: ActionSignal, Replacement: ReplaceNone}},
+		Observe:  Observe{Window: Seconds(10)},
+		Topology: TopologyDirect,
+		Proxy:    defaultProxy(),
 	}
 }
 

@@ -50,6 +50,7 @@ func (s *Spec) normalize() {
 	if a.Kind == ActionSignal && a.Signal == "" {
 		a.Signal = "SIGTERM"
 	}
+	s.normalizeProxy()
 	if sig, ok := normalizeSignal(a.Signal); ok {
 		a.Signal = sig
 	}
@@ -177,20 +178,22 @@ func validate(s *Spec, loc *locator) ValidationErrors {
 	// action
 	a := &s.Action
 	switch a.Kind {
-	case ActionSignal, ActionStop, ActionNone:
+	case ActionSignal, ActionStop, ActionNone, ActionRoll:
 	default:
-		fail("action.kind", string(a.Kind), "want signal, stop or none")
+		fail("action.kind", string(a.Kind), "want signal, stop, roll or none")
 	}
-	if a.Kind == ActionSignal {
+	sends := a.Kind == ActionSignal || a.Kind == ActionRoll && a.Roll.Via == ActionSignal
+	stops := a.Kind == ActionStop || a.Kind == ActionRoll && a.Roll.Via == ActionStop
+	if sends {
 		if !slices.Contains(Signals, a.Signal) {
 			fail("action.signal", a.Signal, "unknown signal (want one of "+strings.Join(Signals, ", ")+")")
 		}
 	} else if a.Signal != "" {
-		fail("action.signal", a.Signal, "only for kind signal (docker stop sends the image's stop signal)")
+		fail("action.signal", a.Signal, "only for kind signal or roll via signal (docker stop sends the image's stop signal)")
 	}
 	if a.Timeout != nil {
-		if a.Kind != ActionStop {
-			fail("action.timeout", a.Timeout.String(), "only for kind stop (a signal has no grace period)")
+		if !stops {
+			fail("action.timeout", a.Timeout.String(), "only for kind stop or roll via stop (a signal has no grace period)")
 		} else {
 			checkSeconds(fail, "action.timeout", *a.Timeout)
 		}
@@ -203,6 +206,8 @@ func validate(s *Spec, loc *locator) ValidationErrors {
 	if a.Replica < 0 || a.Replica >= s.Replicas && s.Replicas >= 1 {
 		fail("action.replica", itoa(a.Replica), fmt.Sprintf("must be 0..%d (replicas is %d)", s.Replicas-1, s.Replicas))
 	}
+
+	validateTopology(s, fail)
 
 	// observe
 	if w := s.Observe.Window; w <= 0 || w.D() > MaxWindow {

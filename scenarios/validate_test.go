@@ -24,7 +24,7 @@ func TestValidationErrors(t *testing.T) {
 	}{
 		// unknown fields, each with its line; known fields are listed
 		{"unknown top-level field", "name: t\nbogus: 1\n", []string{
-			"t.yaml:2: bogus: unknown field (want one of: name, description, reproduces, runs, target, replicas, load, action, observe, variants)",
+			"t.yaml:2: bogus: unknown field (want one of: name, description, reproduces, runs, target, replicas, load, action, observe, topology, proxy, baseline, variants)",
 		}},
 		{"unknown nested field", "name: t\nload:\n  clients: 5\n  bogus: 3\n", []string{
 			"t.yaml:4: load.bogus: unknown field (want one of: shape, clients, rate, duration, max_requests, timeout, fail_pause, mix, job)",
@@ -92,12 +92,32 @@ func TestValidationErrors(t *testing.T) {
 		// a default value has no line of its own
 		{"action default at vs short load", "name: t\nload: {duration: 2s}\n", []string{`t.yaml: action.at: "3s": must be before load.duration (2s), so the action happens while load runs`}},
 		{"negative action.at", "name: t\naction: {at: -1s}\n", []string{`t.yaml:2: action.at: "-1s": must not be negative`}},
-		{"kind unknown", "name: t\naction: {kind: restart}\n", []string{`t.yaml:2: action.kind: "restart": want signal, stop or none`}},
+		{"kind unknown", "name: t\naction: {kind: restart}\n", []string{`t.yaml:2: action.kind: "restart": want signal, stop, roll or none`}},
 		{"replica out of range", "name: t\nreplicas: 2\naction: {replica: 2}\n", []string{`t.yaml:3: action.replica: "2": must be 0..1 (replicas is 2)`}},
 		{"unknown signal", "name: t\naction: {signal: SIGFOO}\n", []string{`t.yaml:2: action.signal: "SIGFOO": unknown signal (want one of SIGTERM, SIGINT, SIGKILL, SIGQUIT, SIGHUP, SIGUSR1, SIGUSR2)`}},
-		{"signal with kind stop", "name: t\naction: {kind: stop, signal: TERM}\n", []string{`t.yaml:2: action.signal: "SIGTERM": only for kind signal (docker stop sends the image's stop signal)`}},
-		{"timeout with kind signal", "name: t\naction:\n  kind: signal\n  timeout: 10s\n", []string{`t.yaml:4: action.timeout: "10s": only for kind stop (a signal has no grace period)`}},
+		{"signal with kind stop", "name: t\naction: {kind: stop, signal: TERM}\n", []string{`t.yaml:2: action.signal: "SIGTERM": only for kind signal or roll via signal (docker stop sends the image's stop signal)`}},
+		{"timeout with kind signal", "name: t\naction:\n  kind: signal\n  timeout: 10s\n", []string{`t.yaml:4: action.timeout: "10s": only for kind stop or roll via stop (a signal has no grace period)`}},
 		{"stop timeout not whole seconds", "name: t\naction: {kind: stop, timeout: 1500ms}\n", []string{`t.yaml:2: action.timeout: "1.5s": must be whole seconds (Docker takes seconds)`}},
+		// topology, proxy, roll, baseline
+		{"unknown topology", "name: t\ntopology: nginx\n", []string{`t.yaml:2: topology: "nginx": want direct or caddy`}},
+		{"proxy without caddy", "name: t\nproxy: {try_duration: 5s}\n", []string{`t.yaml:2: proxy: only for topology caddy`}},
+		{"proxy problems", "name: t\ntopology: caddy\nproxy:\n  policy: fastest\n  health_uri: readyz\n  health_interval: 0s\n  max_fails: 0\n  try_duration: -1s\n  retry_methods: [GET, FETCH]\n", []string{
+			`t.yaml:4: proxy.policy: "fastest": want one of round_robin, random, least_conn, first`,
+			`t.yaml:5: proxy.health_uri: "readyz": must start with "/" (or be none)`,
+			`t.yaml:6: proxy.health_interval: "0s": must be > 0 and at most 1m`,
+			`t.yaml:7: proxy.max_fails: "0": must be 1..1000`,
+			`t.yaml:8: proxy.try_duration: "-1s": must be in 0..10m`,
+			`t.yaml:9: proxy.retry_methods[1]: "FETCH": want one of GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS`,
+		}},
+		{"roll without caddy", "name: t\naction: {kind: roll}\n", []string{`t.yaml:2: action.kind: "roll": roll needs topology caddy (a replica is rolled behind the proxy)`}},
+		{"roll problems", "name: t\ntopology: caddy\naction:\n  kind: roll\n  roll: {via: kill, replacement: blue-green}\n", []string{
+			`t.yaml:5: action.roll.via: "kill": want signal or stop`,
+			`t.yaml:5: action.roll.replacement: "blue-green": want none, start-first or stop-first`,
+		}},
+		{"roll block with kind signal", "name: t\naction:\n  roll: {replacement: start-first}\n", []string{`t.yaml:3: action.roll: only for kind roll`}},
+		{"roll via stop takes no signal", "name: t\ntopology: caddy\naction: {kind: roll, signal: TERM, roll: {via: stop}}\n", []string{`t.yaml:3: action.signal: "SIGTERM": only for kind signal or roll via signal (docker stop sends the image's stop signal)`}},
+		{"baseline without action", "name: t\nbaseline: true\naction: {kind: none}\n", []string{`t.yaml:2: baseline: "true": needs an action (the baseline is the same run without one)`}},
+		{"baseline with a load axis", "name: t\nbaseline: true\nvariants:\n  load.clients: [1, 2]\n", []string{`t.yaml:4: variants.load.clients: a scenario with baseline: true may not vary load, replicas, topology or proxy (one baseline serves every variant)`}},
 		{"window zero", "name: t\nobserve: {window: 0s}\n", []string{`t.yaml:2: observe.window: "0s": must be > 0 and at most 10m`}},
 		{"window too long", "name: t\nobserve: {window: 11m}\n", []string{`t.yaml:2: observe.window: "11m0s": must be > 0 and at most 10m`}},
 		// variants: keys must name a single value of the spec

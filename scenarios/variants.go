@@ -38,7 +38,13 @@ type Variant struct {
 	// Spec is the validated spec: defaults, the file, --set overrides and
 	// this variant's values.
 	Spec Spec
+	// Baseline marks the steady-state variant a scenario with baseline:
+	// true gets (label "baseline"): the base spec with action kind none.
+	Baseline bool
 }
+
+// BaselineLabel is the label (and slug) of the baseline variant.
+const BaselineLabel = "baseline"
 
 // parseAxes reads the variants mapping (a dotted path -> list of values),
 // keeping the file's key order.
@@ -168,7 +174,40 @@ func (s *Scenario) Expand(sets []string) ([]Variant, error) {
 	if err := order.errOrNil(); err != nil {
 		return nil, err
 	}
+	if len(variants) > 0 && variants[0].Spec.Baseline {
+		b, err := s.baseline(ovs, axes)
+		if err != nil {
+			return nil, err
+		}
+		variants = append(variants, b)
+	}
 	return variants, nil
+}
+
+// baseline builds the steady-state variant: the base spec (--set applied,
+// no variant values) without its action. Axes that would make the
+// baseline's load differ from a variant's are errors.
+func (s *Scenario) baseline(ovs []override, axes []Axis) (Variant, error) {
+	var errs ValidationErrors
+	for _, ax := range axes {
+		if len(ax.Values) < 2 {
+			continue
+		}
+		for _, p := range baselineAxes {
+			if strings.HasPrefix(ax.Key, p) {
+				errs = append(errs, &ValidationError{File: s.File, Line: ax.line, Field: "variants." + ax.Key,
+					Msg: "a scenario with baseline: true may not vary load, replicas, topology or proxy (one baseline serves every variant)"})
+			}
+		}
+	}
+	spec, _, verrs := s.build(ovs)
+	errs = append(errs, verrs...)
+	if err := errs.errOrNil(); err != nil {
+		return Variant{}, err
+	}
+	spec.Action = Action{Kind: ActionNone, At: spec.Action.At, Roll: Roll{Via: ActionSignal, Replacement: ReplaceNone}}
+	return Variant{Label: BaselineLabel, Slug: BaselineLabel, Keys: []string{"action.kind"},
+		Params: map[string]string{"action.kind": string(ActionNone)}, Spec: spec, Baseline: true}, nil
 }
 
 // narrow replaces every axis that a --set names with that single value.

@@ -7,22 +7,23 @@ import (
 	"io"
 
 	"github.com/shutdownlab/shutdownlab/internal/docker"
+	"github.com/shutdownlab/shutdownlab/internal/images"
 	"github.com/shutdownlab/shutdownlab/internal/runner"
 )
 
 func cmdImages(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("images", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	print := fs.String("print", "", "print only this image's reference: target or loadagent")
+	print := fs.String("print", "", "print only this image's reference: target, loadagent or caddy")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: shutdownlab images [--print target|loadagent]\n\nBuilds the target and load-agent images from this source tree (FROM scratch, tagged by a content hash of their inputs; an existing tag is reused).")
+		fmt.Fprintln(stderr, "Usage: shutdownlab images [--print target|loadagent|caddy]\n\nBuilds the target and load-agent images from this source tree (FROM scratch, tagged by a content hash of their inputs; an existing tag is reused). --print caddy builds (or reuses) the Caddy proxy image instead: a cold build takes minutes.")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
 		return &usageError{err.Error()}
 	}
-	if *print != "" && *print != "target" && *print != "loadagent" {
-		return &usageError{fmt.Sprintf("--print: %q is not target or loadagent", *print)}
+	if *print != "" && *print != "target" && *print != "loadagent" && *print != "caddy" {
+		return &usageError{fmt.Sprintf("--print: %q is not target, loadagent or caddy", *print)}
 	}
 	eng, err := docker.New(ctx)
 	if err != nil {
@@ -32,6 +33,19 @@ func cmdImages(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	log := stderr
 	if *print == "" {
 		log = stdout
+	}
+	if *print == "caddy" {
+		spec, err := runner.CaddySpec("")
+		if err != nil {
+			return err
+		}
+		spec.Log = log
+		ref, _, err := images.Build(ctx, eng, spec)
+		if err != nil {
+			return fmt.Errorf("caddy image: %w", err)
+		}
+		fmt.Fprintln(stdout, ref)
+		return nil
 	}
 	target, agent, err := runner.BuildImages(ctx, eng, "", log)
 	if err != nil {

@@ -23,7 +23,8 @@ type observation struct {
 }
 
 // act waits for the planned moment, fires the action at the target replica
-// and observes it for the scenario's window.
+// and observes it for the scenario's window. A roll wraps that in its
+// replacement strategy (see roll).
 func (x *run) act(ctx context.Context, loadStart time.Time) error {
 	a := x.spec.Action
 	if a.Kind == scenarios.ActionNone {
@@ -32,6 +33,16 @@ func (x *run) act(ctx context.Context, loadStart time.Time) error {
 	if err := sleepUntil(ctx, loadStart.Add(a.At.D())); err != nil {
 		return err
 	}
+	if a.Kind == scenarios.ActionRoll {
+		return x.roll(ctx)
+	}
+	return x.fire(ctx, a.Kind)
+}
+
+// fire sends the stop action of the given kind (signal or stop) to the
+// acted-on replica and observes its exit within the window.
+func (x *run) fire(ctx context.Context, kind scenarios.ActionKind) error {
+	a := x.spec.Action
 	eng := x.r.eng
 	c := x.replicas[a.Replica]
 	st, err := eng.Inspect(ctx, c.ID)
@@ -41,14 +52,15 @@ func (x *run) act(ctx context.Context, loadStart time.Time) error {
 	if !st.Running {
 		return invalidf("replica %d exited before the action (code %d)", a.Replica, st.ExitCode)
 	}
-	rec := &record.Action{Kind: string(a.Kind), Signal: a.Signal, Replica: a.Replica, AfterMs: ms(a.At.D())}
+	rec := &record.Action{Kind: string(kind), Signal: a.Signal, Replica: a.Replica, AfterMs: ms(a.At.D()),
+		Roll: a.Kind == scenarios.ActionRoll}
 	x.meta.Action = rec
 	type stopResult struct {
 		err        error
 		returnedNs int64
 	}
 	var stopped chan stopResult
-	switch a.Kind {
+	switch kind {
 	case scenarios.ActionSignal:
 		rec.SentNs = time.Now().UnixNano()
 		err = eng.Kill(ctx, c.ID, a.Signal)
@@ -70,11 +82,11 @@ func (x *run) act(ctx context.Context, loadStart time.Time) error {
 			stopped <- stopResult{err, time.Now().UnixNano()}
 		}()
 	default:
-		return fmt.Errorf("unknown action kind %q", a.Kind)
+		return fmt.Errorf("unknown action kind %q", kind)
 	}
 	if err != nil {
 		rec.Error = err.Error()
-		return fmt.Errorf("action %s: %w", a.Kind, err)
+		return fmt.Errorf("action %s: %w", kind, err)
 	}
 	sent := time.Unix(0, rec.SentNs)
 	window := x.spec.Observe.Window.D() - time.Since(sent)
@@ -169,6 +181,7 @@ func (x *run) collect(ctx context.Context) error {
 		errs = append(errs, err)
 		x.meta.Replicas = append(x.meta.Replicas, rep)
 	}
+	errs = append(errs, x.collectProxy(ctx))
 	if sum := x.stream.Summary(); sum != nil {
 		x.meta.Agent = sum
 		x.meta.LoadEndNs = sum.LoadEnd

@@ -37,6 +37,8 @@ type run struct {
 	network  string
 	replicas []*docker.Container
 	agent    *docker.Container
+	proxy    *docker.Container // topology caddy only
+	labels   map[string]string
 	meta     record.Meta
 	stream   *agentStream
 	obs      observation
@@ -55,6 +57,7 @@ func (r *Runner) runOnce(ctx context.Context, v scenarios.Variant, i int, dir st
 		stream: newAgentStream(),
 		meta: record.Meta{
 			Scenario: v.Spec.Name, Variant: v.Label, Params: v.Params, Run: i, Valid: true,
+			Baseline: v.Baseline,
 		},
 	}
 	err := os.MkdirAll(dir, 0o755)
@@ -108,12 +111,19 @@ func (x *run) execute(ctx context.Context, t0 time.Time) (retErr error) {
 		return err
 	}
 	x.network = x.name
+	x.labels = labels
 	// Container start is the slow part of set-up (~0.8 s each on a
-	// fuse-overlayfs engine), so replicas and the agent start together;
-	// the agent polls /readyz itself before its load begins.
+	// fuse-overlayfs engine), so replicas, the proxy and the agent start
+	// together; the agent polls /readyz itself (through the proxy, for
+	// topology caddy) before its load begins.
 	agentErr := make(chan error, 1)
 	go func() { agentErr <- x.startAgent(ctx, labels) }()
+	proxyErr := make(chan error, 1)
+	go func() { proxyErr <- x.startProxy(ctx, labels) }()
 	err := x.startReplicas(ctx, labels)
+	if perr := <-proxyErr; err == nil {
+		err = perr
+	}
 	if aerr := <-agentErr; err == nil {
 		err = aerr
 	}
@@ -159,7 +169,22 @@ func (x *run) replicaName(i int) string { return fmt.Sprintf("%s-replica-%d", x.
 
 // startReplicas starts every target replica and waits for its "up" line.
 func (x *run) startReplicas(ctx context.Context, labels map[string]string) error {
-	eng := x.r.eng
+	for i := 0; i < x.spec.Replicas; i++ {
+		if _, err := x.startReplica(ctx, i, labels); err != nil {
+			return err
+		}
+	}
+	for _, c := range x.replicas {
+		if err := x.waitUp(ctx, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// startReplica starts target replica i (alias replica-i) and records it in
+// x.replicas; it does not wait for it to be up.
+func (x *run) startReplica(ctx context.Context, i int, labels map[string]string) (*docker.Container, error) {
 	t := x.spec.Target
 	var stopTimeout *int
 	if t.StopTimeout != nil {
@@ -170,26 +195,30 @@ func (x *run) startReplicas(ctx context.Context, labels map[string]string) error
 	for _, k := range sortedKeys(t.Env) {
 		env = append(env, k+"="+t.Env[k])
 	}
-	for i := 0; i < x.spec.Replicas; i++ {
-		c, err := eng.Run(ctx, docker.ContainerSpec{
-			Name: x.replicaName(i), Image: x.r.target, Env: env, Labels: labels,
-			Network: x.network, Aliases: []string{fmt.Sprintf("replica-%d", i)},
-			Init: t.Init, StopTimeout: stopTimeout,
-		})
-		if err != nil {
-			return err
-		}
-		x.mu.Lock()
-		x.replicas = append(x.replicas, c)
-		x.mu.Unlock()
+	c, err := x.r.eng.Run(ctx, docker.ContainerSpec{
+		Name: x.replicaName(i), Image: x.r.target, Env: env, Labels: labels,
+		Network: x.network, Aliases: []string{replicaAlias(i)},
+		Init: t.Init, StopTimeout: stopTimeout,
+	})
+	if err != nil {
+		return nil, err
 	}
-	for _, c := range x.replicas {
-		if err := eng.WaitLog(ctx, c.ID, `"event":"up"`, readyTimeout); err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			return invalidf("target %s never became ready: %v", c.Name, err)
+	x.mu.Lock()
+	x.replicas = append(x.replicas, c)
+	x.mu.Unlock()
+	return c, nil
+}
+
+// replicaAlias is replica i's DNS name on the scenario network.
+func replicaAlias(i int) string { return fmt.Sprintf("replica-%d", i) }
+
+// waitUp waits for a replica's "up" lifecycle line.
+func (x *run) waitUp(ctx context.Context, c *docker.Container) error {
+	if err := x.r.eng.WaitLog(ctx, c.ID, `"event":"up"`, readyTimeout); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
 		}
+		return invalidf("target %s never became ready: %v", c.Name, err)
 	}
 	return nil
 }
@@ -198,7 +227,7 @@ func (x *run) startReplicas(ctx context.Context, labels map[string]string) error
 func (x *run) agentArgs() []string {
 	l := x.spec.Load
 	args := []string{
-		"-target", fmt.Sprintf("replica-%d:%d", 0, targetPort),
+		"-target", x.agentTarget(),
 		"-shape", string(l.Shape),
 		"-clients", strconv.Itoa(l.Clients),
 		"-duration", l.Duration.String(),

@@ -46,6 +46,7 @@ type Runner struct {
 	target string // image ref
 	agent  string // image ref
 	seq    int    // run counter for unique names within the session
+	caddy  caddyBuild
 }
 
 // New connects to the Docker engine and builds (or reuses, by content
@@ -144,6 +145,16 @@ func (r *Runner) RunScenario(ctx context.Context, sc *scenarios.Scenario) (Outco
 	}
 	if err := writeJSON(filepath.Join(dir, "variants.json"), refs); err != nil {
 		return out, err
+	}
+	for _, v := range variants {
+		// Build the proxy image before any run starts: a cold build takes
+		// minutes and must not count as a run's set-up.
+		if v.Spec.Topology == scenarios.TopologyCaddy {
+			if _, err := r.caddyImage(ctx); err != nil {
+				return out, fmt.Errorf("caddy image: %w", err)
+			}
+			break
+		}
 	}
 	fp := r.fingerprint()
 	for _, v := range variants {

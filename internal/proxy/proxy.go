@@ -1,0 +1,129 @@
+// Package proxy generates the configuration of the Caddy reverse proxy of
+// topology caddy: Caddy's native JSON, from a scenario's proxy block and the
+// upstream names. It is pure (no I/O), so the exact configuration a run
+// uses is golden-tested, saved with the run (proxy.json) and shown in the
+// report.
+//
+// What the JSON says, and nothing more: one HTTP server on :8080, no
+// automatic HTTPS, the admin endpoint disabled (and no autosaved config),
+// logs as JSON on stdout, one reverse_proxy handler with the scenario's selection policy, active health
+// checks (health_uri, health_interval, health_timeout), passive health
+// checks when fail_duration > 0, and retries (try_duration, try_interval,
+// retry_match by method) when try_duration > 0. With try_duration 0 Caddy
+// makes exactly one attempt per request.
+package proxy
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/shutdownlab/shutdownlab/scenarios"
+)
+
+// Port is the port Caddy listens on inside its container, and the port of
+// every upstream.
+const Port = 8080
+
+// Upstream returns the dial address of the replica with alias name.
+func Upstream(name string) string { return name + ":" + strconv.Itoa(Port) }
+
+// Config returns Caddy's JSON configuration (indented, stable key order)
+// for proxy settings p in front of the named upstreams (container aliases
+// on the scenario network, e.g. "replica-0").
+func Config(p scenarios.Proxy, upstreams []string) ([]byte, error) {
+	if len(upstreams) == 0 {
+		return nil, fmt.Errorf("proxy: no upstreams")
+	}
+	var ups []any
+	for _, u := range upstreams {
+		ups = append(ups, obj{{"dial", Upstream(u)}})
+	}
+	lb := obj{{"selection_policy", obj{{"policy", p.Policy}}}}
+	if p.TryDuration > 0 {
+		methods := p.RetryMethods
+		if methods == nil {
+			methods = []string{}
+		}
+		lb = append(lb,
+			kv{"try_duration", p.TryDuration.String()},
+			kv{"try_interval", p.TryInterval.String()},
+			kv{"retry_match", []any{obj{{"method", methods}}}})
+	}
+	hc := obj{}
+	if p.HealthURI != "none" {
+		hc = append(hc, kv{"active", obj{
+			{"uri", p.HealthURI},
+			{"interval", p.HealthInterval.String()},
+			{"timeout", p.HealthTimeout.String()},
+		}})
+	}
+	if p.FailDuration > 0 {
+		hc = append(hc, kv{"passive", obj{
+			{"fail_duration", p.FailDuration.String()},
+			{"max_fails", p.MaxFails},
+		}})
+	}
+	handler := obj{
+		{"handler", "reverse_proxy"},
+		{"upstreams", ups},
+		{"load_balancing", lb},
+	}
+	if len(hc) > 0 {
+		handler = append(handler, kv{"health_checks", hc})
+	}
+	cfg := obj{
+		{"admin", obj{{"disabled", true}, {"config", obj{{"persist", false}}}}},
+		{"logging", obj{{"logs", obj{{"default", obj{
+			{"level", "INFO"},
+			{"writer", obj{{"output", "stdout"}}},
+		}}}}}},
+		{"apps", obj{{"http", obj{{"servers", obj{{"proxy", obj{
+			{"listen", []string{":" + strconv.Itoa(Port)}},
+			{"automatic_https", obj{{"disable", true}}},
+			{"routes", []any{obj{{"handle", []any{handler}}}}},
+		}}}}}}}},
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(cfg); err != nil {
+		return nil, fmt.Errorf("proxy: %w", err)
+	}
+	return b.Bytes(), nil
+}
+
+// kv is one key of an ordered JSON object.
+type kv struct {
+	k string
+	v any
+}
+
+// obj is a JSON object that keeps its key order.
+type obj []kv
+
+// MarshalJSON encodes the keys in order.
+func (o obj) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, e := range o {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, err := json.Marshal(e.k)
+		if err != nil {
+			return nil, err
+		}
+		v, err := json.Marshal(e.v)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}

@@ -1,0 +1,146 @@
+package runner
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/shutdownlab/shutdownlab/internal/docker"
+	"github.com/shutdownlab/shutdownlab/internal/images"
+	"github.com/shutdownlab/shutdownlab/internal/proxy"
+	"github.com/shutdownlab/shutdownlab/scenarios"
+)
+
+// CaddyImageName is the image of the Caddy reverse proxy (cmd/caddy).
+const CaddyImageName = "shutdownlab/caddy"
+
+// caddyConfigEnv is the variable cmd/caddy reads its JSON configuration
+// from (see cmd/caddy/main.go).
+const caddyConfigEnv = "SHUTDOWNLAB_CADDY_CONFIG"
+
+// proxyAlias is Caddy's DNS name on the scenario network.
+const proxyAlias = "proxy"
+
+// caddyReadyLine is what Caddy logs once its configuration is running.
+const caddyReadyLine = "serving initial configuration"
+
+// caddyBuild builds the Caddy image at most once per Runner.
+type caddyBuild struct {
+	once sync.Once
+	ref  string
+	err  error
+}
+
+// CaddySpec is the image spec of the Caddy proxy for the module tree at
+// moduleDir ("" = found from the working directory). cmd/caddy is a nested
+// module whose go.mod, go.sum and main.go determine the binary, so the image
+// is keyed by those files and never recompiled while they are unchanged.
+func CaddySpec(moduleDir string) (images.Spec, error) {
+	if moduleDir == "" {
+		var err error
+		if moduleDir, err = images.ModuleRoot(); err != nil {
+			return images.Spec{}, err
+		}
+	}
+	return images.Spec{
+		Name: CaddyImageName, Package: ".", ModuleDir: filepath.Join(moduleDir, "cmd", "caddy"),
+		Sources: []string{"go.mod", "go.sum", "main.go"},
+	}, nil
+}
+
+// caddyImage returns the Caddy image, building it on first use (a cold
+// build compiles Caddy: minutes on 2 cores).
+func (r *Runner) caddyImage(ctx context.Context) (string, error) {
+	r.caddy.once.Do(func() {
+		spec, err := CaddySpec(r.opts.ModuleDir)
+		if err != nil {
+			r.caddy.err = err
+			return
+		}
+		spec.Log = progressWriter{r.opts.Progress}
+		r.opts.Progress.Logf("caddy image: building or reusing %s (a cold build takes minutes)", CaddyImageName)
+		r.caddy.ref, _, r.caddy.err = images.Build(ctx, r.eng, spec)
+	})
+	return r.caddy.ref, r.caddy.err
+}
+
+// agentTarget is the address the load agent sends its requests to.
+func (x *run) agentTarget() string {
+	if x.spec.Topology == scenarios.TopologyCaddy {
+		return fmt.Sprintf("%s:%d", proxyAlias, proxy.Port)
+	}
+	return fmt.Sprintf("%s:%d", replicaAlias(0), targetPort)
+}
+
+// upstreams are the proxy's upstream aliases: every replica, plus the slot
+// of a roll's replacement (down until it starts; the active health check
+// finds it).
+func (x *run) upstreams() []string {
+	n := x.spec.Replicas
+	if a := x.spec.Action; a.Kind == scenarios.ActionRoll && a.Roll.Replacement != scenarios.ReplaceNone {
+		n++
+	}
+	var ups []string
+	for i := range n {
+		ups = append(ups, replicaAlias(i))
+	}
+	return ups
+}
+
+// startProxy starts Caddy for topology caddy (nothing otherwise): the
+// generated configuration is saved as proxy.json in the run directory,
+// recorded in the Meta, and passed to the container in its environment.
+// It waits until Caddy logs that its configuration runs.
+func (x *run) startProxy(ctx context.Context, labels map[string]string) error {
+	if x.spec.Topology != scenarios.TopologyCaddy {
+		return nil
+	}
+	cfg, err := proxy.Config(x.spec.Proxy, x.upstreams())
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(x.dir, "proxy.json"), cfg, 0o644); err != nil {
+		return fmt.Errorf("proxy config: %w", err)
+	}
+	sum := sha256.Sum256(cfg)
+	x.meta.Topology = string(scenarios.TopologyCaddy)
+	x.meta.ProxyConfig = "proxy.json"
+	x.meta.ProxyConfigSHA256 = hex.EncodeToString(sum[:])
+	ref, err := x.r.caddyImage(ctx)
+	if err != nil {
+		return fmt.Errorf("caddy image: %w", err)
+	}
+	c, err := x.r.eng.Run(ctx, docker.ContainerSpec{
+		Name: x.name + "-proxy", Image: ref, Labels: labels, Network: x.network,
+		Aliases: []string{proxyAlias}, Env: []string{caddyConfigEnv + "=" + string(cfg), "HOME=/tmp", "XDG_CONFIG_HOME=/tmp", "XDG_DATA_HOME=/tmp"},
+	})
+	if err != nil {
+		return fmt.Errorf("proxy: %w", err)
+	}
+	x.mu.Lock()
+	x.proxy = c
+	x.mu.Unlock()
+	if err := x.r.eng.WaitLog(ctx, c.ID, caddyReadyLine, readyTimeout); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return invalidf("proxy never became ready: %v", err)
+	}
+	return nil
+}
+
+// collectProxy saves Caddy's log as proxy.log in the run directory.
+func (x *run) collectProxy(ctx context.Context) error {
+	if x.proxy == nil {
+		return nil
+	}
+	stdout, stderr, err := x.r.eng.LogsAll(ctx, x.proxy.ID)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(x.dir, "proxy.log"), append(stdout, stderr...), 0o644)
+}
