@@ -101,6 +101,9 @@ type Replica struct {
 	Name string `json:"name"`
 	// Image is the image reference it ran.
 	Image string `json:"image"`
+	// Runtime names the target's runtime and version as far as known,
+	// e.g. "go" or "node v20.20.2".
+	Runtime string `json:"runtime,omitempty"`
 	// Init tells whether it ran with --init.
 	Init bool `json:"init"`
 	// StopTimeoutS is the effective stop timeout read back from the

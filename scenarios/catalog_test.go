@@ -27,7 +27,7 @@ func TestCatalog(t *testing.T) {
 		"direct-inflight":   {"mode=none mode=close mode=full", "P2 P3"},
 		"deadline":          {"DRAIN_MS=0 DRAIN_MS=5000", "P8"},
 		"stop-timeout-job":  {"timeout=10s timeout=20s", "P9"},
-		"roll-behind-caddy": {"mode=close mode=full", "P4"},
+		"roll-behind-caddy": {"runtime=node,mode=close runtime=node,mode=full runtime=go,mode=close runtime=go,mode=full", "P4"},
 		"caddy-no-retry":    {"mode=none mode=close mode=full", "P10"},
 		"caddy-retry":       {"mode=none mode=close mode=full", "P11"},
 		"caddy-post":        {"mode=none mode=close mode=full baseline", "P12"},

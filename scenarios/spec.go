@@ -92,8 +92,24 @@ type Spec struct {
 	Baseline bool `yaml:"baseline" json:"baseline,omitempty"`
 }
 
-// Target describes the built-in Go target container.
+// Runtime is the language the built-in target is written in.
+type Runtime string
+
+// The target runtimes.
+const (
+	// RuntimeGo is the Go target (targetapp/, cmd/target).
+	RuntimeGo Runtime = "go"
+	// RuntimeNode is the Node target (targetapp/node/server.js), the
+	// runtime the published measurements were taken on.
+	RuntimeNode Runtime = "node"
+)
+
+// Target describes the built-in target container.
 type Target struct {
+	// Runtime is the target's language: go (default) or node. Both speak
+	// the same protocol and modes; their shutdown differs (Go's stock
+	// Shutdown answers Connection: close, Node's server.close() does not).
+	Runtime Runtime `yaml:"runtime" json:"runtime"`
 	// Mode is the shutdown mode: none, close or full (default full).
 	Mode Mode `yaml:"mode" json:"mode"`
 	// Init runs the container with `docker run --init`, so a tiny init is
@@ -196,7 +212,7 @@ func Defaults() Spec {
 	return Spec{
 		Runs:     3,
 		Replicas: 1,
-		Target:   Target{Mode: ModeFull},
+		Target:   Target{Runtime: RuntimeGo, Mode: ModeFull},
 		Load: LoadSpec{
 			Shape:       ShapeClosed,
 			Clients:     20,

@@ -86,6 +86,11 @@ func validate(s *Spec, loc *locator) ValidationErrors {
 	}
 
 	// target
+	switch s.Target.Runtime {
+	case RuntimeGo, RuntimeNode:
+	default:
+		fail("target.runtime", string(s.Target.Runtime), "want go or node")
+	}
 	switch s.Target.Mode {
 	case ModeNone, ModeClose, ModeFull:
 	default:

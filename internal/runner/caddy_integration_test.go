@@ -98,8 +98,10 @@ func TestCaddyPostGhostWrites(t *testing.T) {
 // readiness first, so the clients see the errors full avoids. The test
 // asserts that, as measured, rather than the Node figure.
 func TestRollBehindCaddy(t *testing.T) {
+	// P4 as published (Node): close never exits while Caddy keeps its
+	// keep-alive connections busy; full exits within pre-stop + drain.
 	const prestop, drainMax = 2000.0, 10000.0 // roll-behind-caddy's PRESTOP_MS, DRAIN_MS
-	res := runCaddy(t, "roll-behind-caddy", "load.duration=5s", "action.at=2s", "observe.window=8s")
+	res := runCaddy(t, "roll-behind-caddy", "target.runtime=node", "load.duration=5s", "action.at=2s", "observe.window=8s")
 	for _, v := range res.Variants {
 		m := v.Runs[0].Metrics
 		t.Logf("%s: exit=%v after %v ms, drain=%v, failed=%d dropped_inflight=%v",
@@ -117,8 +119,9 @@ func TestRollBehindCaddy(t *testing.T) {
 				t.Errorf("full: %d failed requests, want 0", m.Failed)
 			}
 		case strings.Contains(v.Label, "close"):
-			if m.ExitCode != nil && *m.ExitAfterMs >= prestop {
-				t.Errorf("close: exit after %.0f ms; the Go target's close should exit before full's pre-stop wait (or NEVER)", *m.ExitAfterMs)
+			if m.ExitCode != nil {
+				t.Errorf("close (node): exited %d after %.0f ms; want NEVER within the 8 s window (server.close() waits for Caddy's keep-alive connections)",
+					*m.ExitCode, deref(m.ExitAfterMs))
 			}
 		}
 	}

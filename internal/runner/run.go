@@ -38,11 +38,13 @@ type run struct {
 	replicas []*docker.Container
 	agent    *docker.Container
 	proxy    *docker.Container // topology caddy only
-	labels   map[string]string
-	meta     record.Meta
-	stream   *agentStream
-	obs      observation
-	mu       sync.Mutex // guards replicas and agent while set-up runs in parallel
+	// targetRef is the target image and runtime its runtime label.
+	targetRef, runtime string
+	labels             map[string]string
+	meta               record.Meta
+	stream             *agentStream
+	obs                observation
+	mu                 sync.Mutex // guards replicas and agent while set-up runs in parallel
 }
 
 // runOnce performs one repetition of a variant and returns its Meta. It
@@ -112,6 +114,10 @@ func (x *run) execute(ctx context.Context, t0 time.Time) (retErr error) {
 	}
 	x.network = x.name
 	x.labels = labels
+	var err error
+	if x.targetRef, x.runtime, err = x.r.targetImage(ctx, x.spec.Target.Runtime); err != nil {
+		return err
+	}
 	// Container start is the slow part of set-up (~0.8 s each on a
 	// fuse-overlayfs engine), so replicas, the proxy and the agent start
 	// together; the agent polls /readyz itself (through the proxy, for
@@ -120,7 +126,7 @@ func (x *run) execute(ctx context.Context, t0 time.Time) (retErr error) {
 	go func() { agentErr <- x.startAgent(ctx, labels) }()
 	proxyErr := make(chan error, 1)
 	go func() { proxyErr <- x.startProxy(ctx, labels) }()
-	err := x.startReplicas(ctx, labels)
+	err = x.startReplicas(ctx, labels)
 	if perr := <-proxyErr; err == nil {
 		err = perr
 	}
@@ -196,7 +202,7 @@ func (x *run) startReplica(ctx context.Context, i int, labels map[string]string)
 		env = append(env, k+"="+t.Env[k])
 	}
 	c, err := x.r.eng.Run(ctx, docker.ContainerSpec{
-		Name: x.replicaName(i), Image: x.r.target, Env: env, Labels: labels,
+		Name: x.replicaName(i), Image: x.targetRef, Env: env, Labels: labels,
 		Network: x.network, Aliases: []string{replicaAlias(i)},
 		Init: t.Init, StopTimeout: stopTimeout,
 	})

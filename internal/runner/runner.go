@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"sync"
 	"time"
 
 	"github.com/shutdownlab/shutdownlab/internal/docker"
@@ -46,7 +48,36 @@ type Runner struct {
 	target string // image ref
 	agent  string // image ref
 	seq    int    // run counter for unique names within the session
-	caddy  caddyBuild
+	// goVersion is the Go toolchain the target was compiled with.
+	goVersion string
+	caddy     caddyBuild
+	node      nodeBuild
+}
+
+// nodeBuild is the Node target image, built on first use.
+type nodeBuild struct {
+	once    sync.Once
+	ref     string
+	version string
+	err     error
+}
+
+// targetImage returns the target image for a runtime and a label naming the
+// runtime and version for the record ("go", "node v20.20.2"). The Node image
+// (about 100 MB, built from a local node:* image or the host's node) is
+// built on first use only.
+func (r *Runner) targetImage(ctx context.Context, rt scenarios.Runtime) (ref, label string, err error) {
+	if rt != scenarios.RuntimeNode {
+		return r.target, "go " + r.goVersion, nil
+	}
+	r.node.once.Do(func() {
+		r.opts.Progress.Logf("node target image: building or reusing %s", images.NodeImageName)
+		r.node.ref, r.node.version, r.node.err = images.BuildNodeTarget(ctx, r.eng, r.opts.ModuleDir, progressWriter{r.opts.Progress})
+	})
+	if r.node.err != nil {
+		return "", "", fmt.Errorf("node target image: %w", r.node.err)
+	}
+	return r.node.ref, "node " + r.node.version, nil
 }
 
 // New connects to the Docker engine and builds (or reuses, by content
@@ -65,7 +96,7 @@ func New(ctx context.Context, opts Options) (*Runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Runner{opts: opts, eng: eng}
+	r := &Runner{opts: opts, eng: eng, goVersion: runtime.Version()}
 	if r.info, err = eng.Info(ctx); err != nil {
 		eng.Close()
 		return nil, err
@@ -147,13 +178,15 @@ func (r *Runner) RunScenario(ctx context.Context, sc *scenarios.Scenario) (Outco
 		return out, err
 	}
 	for _, v := range variants {
-		// Build the proxy image before any run starts: a cold build takes
-		// minutes and must not count as a run's set-up.
+		// Build the proxy and target images before any run starts: a cold
+		// build takes seconds to minutes and must not count as set-up.
 		if v.Spec.Topology == scenarios.TopologyCaddy {
 			if _, err := r.caddyImage(ctx); err != nil {
 				return out, fmt.Errorf("caddy image: %w", err)
 			}
-			break
+		}
+		if _, _, err := r.targetImage(ctx, v.Spec.Target.Runtime); err != nil {
+			return out, err
 		}
 	}
 	fp := r.fingerprint()
