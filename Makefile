@@ -4,7 +4,7 @@ SCENARIO  ?= direct-inflight
 RUNS      ?= 3
 TESTFLAGS ?= -count=1 -timeout 45m
 
-.PHONY: help build images run test test-unit bench clean vet
+.PHONY: help build images run test test-unit gate bench clean vet
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -21,6 +21,15 @@ run: ## run the main job: $(SCENARIO) with $(RUNS) runs per variant
 test: ## all tests, Docker integration tests included (Docker must be reachable)
 	$(GO) vet ./...
 	$(GO) test $(TESTFLAGS) ./...
+
+gate: ## the project's own shutdown gate: short runs that must hold (CI runs it after the tests)
+	$(GO) run ./cmd/shutdownlab run direct-inflight --runs 1 --out results/runs/gate \
+	  --set target.mode=full --set load.duration=4s --set action.at=2s \
+	  --expect 'dropped_inflight == 0' --expect 'exit_code == 0' --expect 'drain_ms != null' \
+	  --junit results/runs/gate/junit-direct-inflight.xml
+	$(GO) run ./cmd/shutdownlab run caddy-retry --runs 1 --out results/runs/gate \
+	  --set load.duration=6s \
+	  --expect 'failed == 0' --junit results/runs/gate/junit-caddy-retry.xml
 
 test-unit: ## tests that need no Docker
 	SHUTDOWNLAB_SKIP_DOCKER=1 $(GO) test -count=1 ./...

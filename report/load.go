@@ -39,6 +39,9 @@ type Result struct {
 	ProxyConfig       string
 	ProxyConfigFrom   string
 	ProxyConfigSHA256 string
+	// ScenarioYAML is the scenario file as run (scenario.yaml in the
+	// result directory; empty when absent).
+	ScenarioYAML string
 }
 
 // Variant is one variant of a scenario and its repetitions.
@@ -144,6 +147,9 @@ func Load(dir string) (*Result, error) {
 		res.Scenario = filepath.Base(filepath.Clean(dir))
 	}
 	applyBaseline(res)
+	if b, err := os.ReadFile(filepath.Join(dir, "scenario.yaml")); err == nil {
+		res.ScenarioYAML = string(b)
+	}
 	return res, nil
 }
 

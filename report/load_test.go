@@ -105,3 +105,23 @@ func TestLoadInvalidRunKeepsItsReason(t *testing.T) {
 		t.Errorf("run = valid %v reason %q", r.Valid, r.Reason)
 	}
 }
+
+// The scenario file as run is read back and shown in report.md.
+func TestScenarioInReport(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS("testdata/result")); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "scenario.yaml"), []byte("name: fixture-roll\nruns: 3\n"), 0o644)
+	res, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := WriteMarkdown(&b, res); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "## Scenario\n") || !strings.Contains(b.String(), "name: fixture-roll\nruns: 3\n```") {
+		t.Errorf("report.md lacks the scenario:\n%s", b.String())
+	}
+}

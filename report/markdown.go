@@ -79,6 +79,7 @@ func writeMarkdown(w io.Writer, res *Result, plots *PlotSet) error {
 	if len(notes) > 0 {
 		b.WriteString("\n## Notes\n\n" + strings.Join(notes, "\n") + "\n")
 	}
+	writeScenario(&b, res)
 	writeProxyConfig(&b, res)
 	writeTimeline(&b, res, plots)
 	_, err := io.WriteString(w, b.String())

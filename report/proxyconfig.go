@@ -32,6 +32,16 @@ func headlineFor(res *Result) []string {
 // writeProxyConfig appends the proxy configuration section of report.md:
 // the exact Caddy JSON of the first run that used a proxy (every run's own
 // copy is proxy.json in its directory, its sha256 in events.json).
+// writeScenario appends the scenario file as run, so a report says what was
+// measured without the result directory beside it.
+func writeScenario(b *strings.Builder, res *Result) {
+	if res.ScenarioYAML == "" {
+		return
+	}
+	b.WriteString("\n## Scenario\n\nThe scenario file as run (`scenario.yaml`; `--set` overrides and variants are applied on top of it, see each variant's label).\n\n")
+	b.WriteString("```yaml\n" + strings.TrimRight(res.ScenarioYAML, "\n") + "\n```\n")
+}
+
 func writeProxyConfig(b *strings.Builder, res *Result) {
 	if res.ProxyConfig == "" {
 		return

@@ -90,6 +90,11 @@ type Spec struct {
 	// report can give p99 relative to the steady state (p99_vs_baseline).
 	// The variants may then not vary load, replicas, topology or proxy.
 	Baseline bool `yaml:"baseline" json:"baseline,omitempty"`
+	// Expect lists expectations every variant must meet, in the language
+	// of docs/expectations.md (e.g. "dropped_inflight == 0",
+	// "exit_code == 0 @ 2/3"). The CLI checks them before anything runs
+	// and adds those given with --expect.
+	Expect []string `yaml:"expect" json:"expect,omitempty"`
 }
 
 // Runtime is the language the built-in target is written in.

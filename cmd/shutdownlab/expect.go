@@ -31,9 +31,6 @@ func (e *expectFlags) register(fs *flag.FlagSet) {
 // an unknown metric is a usage error showing where.
 func (e *expectFlags) parse() error {
 	if len(e.exprs) == 0 {
-		if e.junit != "" || e.baseline != "" {
-			return &usageError{"--junit and --baseline-variant need at least one --expect"}
-		}
 		return nil
 	}
 	exps, err := gate.ParseAll(e.exprs)
@@ -49,15 +46,34 @@ func (e *expectFlags) parse() error {
 	return nil
 }
 
+// withScenario returns the command-line expectations plus those the
+// scenario file declares; an expectation in the file that does not parse
+// is an error naming the file.
+func (e *expectFlags) withScenario(file string, declared []string) ([]*gate.Expectation, error) {
+	if len(declared) == 0 {
+		return e.parsed, nil
+	}
+	own, err := gate.ParseAll(declared)
+	if err != nil {
+		msg := fmt.Sprintf("%s: expect: %v", file, err)
+		var ge *gate.Error
+		if errors.As(err, &ge) {
+			msg += "\n" + ge.Caret()
+		}
+		return nil, errors.New(msg)
+	}
+	return append(append([]*gate.Expectation(nil), e.parsed...), own...), nil
+}
+
 // judge evaluates the expectations on res, prints the verdicts, writes the
 // JUnit file and returns the exit code (0 pass, 1 an expectation failed, 2
 // the harness could not measure). harnessFailures counts invalid or
 // incomplete runs and harness errors already known to the caller.
-func (e *expectFlags) judge(w io.Writer, res *report.Result, harnessFailures int, scenarios int) (int, error) {
-	if len(e.parsed) == 0 {
+func (e *expectFlags) judge(w io.Writer, res *report.Result, exps []*gate.Expectation, harnessFailures int, scenarios int) (int, error) {
+	if len(exps) == 0 {
 		return 0, nil
 	}
-	rep, err := gate.Evaluate(res, e.parsed, e.baseline)
+	rep, err := gate.Evaluate(res, exps, e.baseline)
 	if err != nil {
 		return exitInvalid, err
 	}

@@ -250,3 +250,15 @@ func TestGateCommand(t *testing.T) {
 		t.Errorf("missing --baseline: exit %d %q", code, stderr)
 	}
 }
+
+// An expectation declared in a scenario file is checked before anything
+// runs, and its error names the file.
+func TestScenarioExpectChecked(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "mine.yaml")
+	os.WriteFile(p, []byte("name: mine\nexpect: [\"dropped_inflight == 0\", \"p99 < 400\"]\n"), 0o644)
+	code, _, stderr := runMain(t, context.Background(), "run", p)
+	if code != exitInvalid || !strings.Contains(stderr, p) || !strings.Contains(stderr, "p99_ms") {
+		t.Errorf("exit %d, stderr %q; want 2 naming %s and suggesting p99_ms", code, stderr, p)
+	}
+}

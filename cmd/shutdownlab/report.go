@@ -28,6 +28,9 @@ func cmdReport(args []string, stdout io.Writer) (int, error) {
 	if err := exp.parse(); err != nil {
 		return exitInvalid, err
 	}
+	if (exp.junit != "" || exp.baseline != "") && len(exp.parsed) == 0 {
+		return exitInvalid, &usageError{"--junit and --baseline-variant need at least one --expect"}
+	}
 	dir := pos[0]
 	res, err := report.Rebuild(dir)
 	if err != nil {
@@ -38,7 +41,7 @@ func cmdReport(args []string, stdout io.Writer) (int, error) {
 	}
 	fmt.Fprintf(stdout, "\nwrote %s/{report.md,report.csv,spread.csv,summary.json} and plots\n", dir)
 	invalid := gate.InvalidRuns(res)
-	code, err := exp.judge(stdout, res, invalid, 1)
+	code, err := exp.judge(stdout, res, exp.parsed, invalid, 1)
 	if err != nil {
 		return exitInvalid, err
 	}

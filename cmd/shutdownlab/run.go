@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/shutdownlab/shutdownlab/gate"
 	"github.com/shutdownlab/shutdownlab/internal/runner"
 	"github.com/shutdownlab/shutdownlab/report"
 	"github.com/shutdownlab/shutdownlab/scenarios"
@@ -51,6 +52,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	}
 	// Load and validate everything before starting anything.
 	var scs []*scenarios.Scenario
+	exps := map[*scenarios.Scenario][]*gate.Expectation{}
 	for _, n := range names {
 		sc, err := scenarios.Find(n)
 		if err != nil {
@@ -59,7 +61,19 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 		if _, err := sc.Expand(sets); err != nil {
 			return exitInvalid, err
 		}
+		if exps[sc], err = exp.withScenario(sc.File, sc.Spec.Expect); err != nil {
+			return exitInvalid, err
+		}
 		scs = append(scs, sc)
+	}
+	if exp.junit != "" || exp.baseline != "" {
+		any := false
+		for _, e := range exps {
+			any = any || len(e) > 0
+		}
+		if !any {
+			return exitInvalid, &usageError{"--junit and --baseline-variant need an expectation (--expect, or expect: in the scenario)"}
+		}
 	}
 	r, err := runner.New(ctx, runner.Options{Out: *out, Sets: sets, Progress: runner.NewProgress(stderr)})
 	if err != nil {
@@ -82,7 +96,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 				if err != nil {
 					failures++
 				}
-				ecode, jerr := exp.judge(stdout, res, failures, len(scs))
+				ecode, jerr := exp.judge(stdout, res, exps[sc], failures, len(scs))
 				if jerr != nil {
 					fmt.Fprintf(stderr, "shutdownlab: %v\n", jerr)
 				}
