@@ -7,6 +7,7 @@
 //
 //	shutdownlab list
 //	shutdownlab run SCENARIO... [--runs N] [--out DIR] [--set key=value]...
+//	shutdownlab reproduce [--runs 3] [--runtime node,go] [--only P1,P5] [--out DIR]
 //	shutdownlab report DIR [--expect EXPR]... [--junit FILE]
 //	shutdownlab gate NEW --baseline OLD [--ratio R] [--abs N] [--min-ms M]
 //	shutdownlab images [--print target|loadagent]
@@ -43,6 +44,7 @@ const usage = `shutdownlab — measure what a service does to its clients when i
 Usage:
   shutdownlab list                               list the scenario catalog
   shutdownlab run SCENARIO... [flags]            run scenarios (catalog names or .yaml paths)
+  shutdownlab reproduce [flags]                  re-measure the published claims P1-P12 (~35 min per runtime)
   shutdownlab report DIR [--expect EXPR]...      rebuild report.md / CSV / plots from a saved result dir
   shutdownlab gate NEW --baseline OLD            compare two result dirs metric by metric
   shutdownlab images [--print target|loadagent]  build (or reuse) the project's images
@@ -83,6 +85,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdList(args[1:], stdout)
 	case "run":
 		code, err = cmdRun(ctx, args[1:], stdout, stderr)
+	case "reproduce":
+		code, err = cmdReproduce(ctx, args[1:], stdout, stderr)
 	case "report":
 		code, err = cmdReport(args[1:], stdout)
 	case "gate":

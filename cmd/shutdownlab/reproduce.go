@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/shutdownlab/shutdownlab/internal/runner"
+	"github.com/shutdownlab/shutdownlab/reproduce"
+)
+
+const reproduceUsage = `Usage: shutdownlab reproduce [--runs 3] [--runtime node,go] [--only P1,P5] [--out DIR]
+
+Re-measures the published claims P1-P12 (MISSION.md) on this machine: runs
+every scenario they need once per runtime, judges each claim by its rule
+(shapes and orders of magnitude, not exact milliseconds) and writes
+DIR/<timestamp>-reproduce/REPRODUCTION.md and reproduction.csv, with a
+Node-vs-Go table per scenario and every scenario's own report.md.
+
+Duration: all twelve claims take up to about 35 minutes per runtime at 3
+runs (about 70 minutes for node,go; a third of that with --runs 1), plus
+image builds; the estimate for the chosen claims is printed at the start.
+Exit 0: the report was written (claims may differ); 2: a scenario failed to
+run or had invalid runs (its claims are "not run"), or bad usage.
+
+Flags:
+`
+
+func cmdReproduce(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	fs := flag.NewFlagSet("reproduce", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	runs := fs.Int("runs", 3, "repetitions per variant (the published figures are spreads of 3)")
+	rts := fs.String("runtime", strings.Join(reproduce.DefaultRuntimes, ","), "target runtimes to measure, comma-separated: node, go")
+	only := fs.String("only", "", "claims to reproduce, comma-separated (e.g. P1,P5); default all")
+	out := fs.String("out", "results/runs", "root directory for the reproduction directory")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, reproduceUsage)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return exitInvalid, &usageError{err.Error()}
+	}
+	if fs.NArg() > 0 {
+		return exitInvalid, &usageError{fmt.Sprintf("reproduce takes no arguments, got %q", fs.Arg(0))}
+	}
+	if *runs < 1 || *runs > 100 {
+		return exitInvalid, &usageError{fmt.Sprintf("--runs: %d is out of range 1..100", *runs)}
+	}
+	opts := reproduce.Options{Runs: *runs, Runtimes: splitList(*rts), Only: splitList(*only), Out: *out, Log: stderr}
+	if len(opts.Runtimes) == 0 {
+		return exitInvalid, &usageError{"--runtime: need node, go or both"}
+	}
+	// Check the claims and runtimes before touching Docker.
+	claims, err := reproduce.Select(opts.Only)
+	if err != nil {
+		return exitInvalid, &usageError{"--only: " + err.Error()}
+	}
+	if _, err := reproduce.Plan(claims, opts.Runtimes, opts.Runs, nil); err != nil {
+		return exitInvalid, &usageError{"--runtime: " + err.Error()}
+	}
+	dr := reproduce.NewDockerRunner(runner.NewProgress(stderr))
+	defer dr.Close()
+	opts.Runner = dr
+	rep, err := reproduce.Run(ctx, opts)
+	if err != nil {
+		return exitInvalid, err
+	}
+	writeSummary(stdout, rep)
+	if rep.Failed || ctx.Err() != nil {
+		return exitInvalid, nil
+	}
+	return exitOK, nil
+}
+
+// writeSummary prints one line per claim: its verdict per runtime.
+func writeSummary(w io.Writer, rep *reproduce.Report) {
+	fmt.Fprintln(w)
+	for _, cr := range rep.Claims {
+		var parts []string
+		for _, rt := range rep.Runtimes {
+			parts = append(parts, rt+": "+string(cr.Verdicts[rt].Status))
+		}
+		fmt.Fprintf(w, "%-4s %-20s %s\n", cr.Claim.ID, cr.Claim.Scenario, strings.Join(parts, ", "))
+	}
+	fmt.Fprintf(w, "\n-> %s/%s\n", rep.Dir, reproduce.MarkdownFile)
+}
+
+// splitList splits a comma-separated flag value, dropping empty items.
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

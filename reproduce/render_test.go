@@ -1,0 +1,167 @@
+package reproduce
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shutdownlab/shutdownlab/report"
+	"github.com/shutdownlab/shutdownlab/scenarios"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// goldenReport judges P1, P2, P3, P5 and P6 on synthetic Node and Go
+// results: reproduced, differs (with the Go reason), a scenario that failed
+// on Go, and probe metrics this build may not compute.
+func goldenReport(t *testing.T) *Report {
+	noProbe(t)
+	claims, err := Select([]string{"P1", "P2", "P3", "P5", "P6"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	direct := func(rt string, closeRuns []report.Run) *report.Result {
+		return result("direct-inflight", rt,
+			v("mode=none", runs(3, dropped(20), inflight(20), exitAfter(305)), runs(0)),
+			v("mode=close", closeRuns),
+			v("mode=full", runs(3, dropped(0), exitAfter(420))))
+	}
+	srs := []ScenarioResult{
+		{Scenario: "pid1-signal", Runtime: "node", Dir: "node/20260101-120000-pid1-signal",
+			Result: result("pid1-signal", "node", v("init=false", runs(3, handled(false))), v("init=true", runs(3, exitCode(143), exitAfter(35))))},
+		{Scenario: "pid1-signal", Runtime: "go", Dir: "go/20260101-120100-pid1-signal",
+			Result: result("pid1-signal", "go", v("init=false", runs(3, exitCode(2), exitAfter(11))), v("init=true", runs(3, exitCode(2), exitAfter(14))))},
+		{Scenario: "direct-inflight", Runtime: "node", Dir: "node/20260101-120200-direct-inflight",
+			Result: direct("node", append(runs(2, dropped(0), served(190), exitAfter(3050)), mkRun(dropped(0), served(210), exitAfter(3120))))},
+		{Scenario: "direct-inflight", Runtime: "go", Err: "target image: build failed"},
+		{Scenario: "p5-idle-socket", Runtime: "node", Dir: "runtimes/20260101-120300-p5-idle-socket",
+			Result: result("p5-idle-socket", "node", v("default", runs(3)))},
+		{Scenario: "p5-idle-socket", Runtime: "go", Dir: "runtimes/20260101-120300-p5-idle-socket",
+			Result: result("p5-idle-socket", "go", v("default", runs(3)))},
+		{Scenario: "p6-inflight-socket", Runtime: "node", Err: "scenario p6-inflight-socket is not in this build's catalog"},
+		{Scenario: "p6-inflight-socket", Runtime: "go", NotApplicable: "scenario p6-inflight-socket runs target.runtime node only"},
+	}
+	rep := Assemble(claims, []string{"node", "go"}, 3, srs)
+	rep.GeneratedAt = time.Date(2026, 1, 1, 12, 30, 0, 0, time.UTC)
+	rep.Failed = true
+	return rep
+}
+
+func TestGolden(t *testing.T) {
+	rep := goldenReport(t)
+	for name, write := range map[string]func(*bytes.Buffer) error{
+		"reproduction.golden.md":  func(b *bytes.Buffer) error { return rep.WriteMarkdown(b) },
+		"reproduction.golden.csv": func(b *bytes.Buffer) error { return rep.WriteCSV(b) },
+	} {
+		var b bytes.Buffer
+		if err := write(&b); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join("testdata", name)
+		if *update {
+			if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatalf("%v (run go test -update)", err)
+		}
+		if !bytes.Equal(b.Bytes(), want) {
+			t.Errorf("%s differs from the golden file (go test ./reproduce -update to accept):\n%s", name, b.String())
+		}
+	}
+}
+
+// The verdicts the golden report is built on.
+func TestGoldenVerdicts(t *testing.T) {
+	rep := goldenReport(t)
+	want := map[string][2]Status{
+		"P1": {Reproduced, Differs},
+		"P2": {Reproduced, NotRun},
+		"P3": {Reproduced, NotRun},
+		"P5": {NotRun, NotRun},
+		"P6": {NotRun, NotApplicable},
+	}
+	for _, cr := range rep.Claims {
+		w := want[cr.Claim.ID]
+		if got := [2]Status{cr.Verdicts["node"].Status, cr.Verdicts["go"].Status}; got != w {
+			t.Errorf("%s: %v, want %v", cr.Claim.ID, got, w)
+		}
+	}
+	if rep.Versions["node"] != "node v20.20.2" || rep.Fingerprint.CPU != "Synthetic CPU" {
+		t.Errorf("versions %v, fingerprint %+v", rep.Versions, rep.Fingerprint)
+	}
+}
+
+// failingRunner fails every scenario, recording what it was asked.
+type failingRunner struct{ calls []string }
+
+func (f *failingRunner) RunScenario(_ context.Context, sc *scenarios.Scenario, out string, sets []string) (Outcome, error) {
+	f.calls = append(f.calls, sc.Name()+" "+filepath.Base(out)+" "+strings.Join(sets, " "))
+	return Outcome{}, errors.New("docker: engine unreachable")
+}
+
+// A scenario that fails leaves its claims not run and Failed set; a
+// scenario missing from the catalog is not run without failing; the report
+// is written either way.
+func TestRunFailures(t *testing.T) {
+	fr := &failingRunner{}
+	find := func(name string) (*scenarios.Scenario, error) {
+		if name == "p5-idle-socket" {
+			return nil, errors.New("unknown scenario")
+		}
+		return scenarios.Find(name)
+	}
+	var log bytes.Buffer
+	out := t.TempDir()
+	rep, err := Run(context.Background(), Options{Runs: 1, Only: []string{"P2", "P3", "P4", "P5"}, Out: out, Runner: fr, Log: &log, Find: find,
+		Now: func() time.Time { return time.Date(2026, 1, 1, 12, 0, 0, 0, time.Local) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Failed {
+		t.Error("Failed not set")
+	}
+	wantCalls := []string{
+		"direct-inflight node runs=1 target.runtime=node",
+		"direct-inflight go runs=1 target.runtime=go",
+		"roll-behind-caddy runtimes runs=1",
+	}
+	if strings.Join(fr.calls, "\n") != strings.Join(wantCalls, "\n") {
+		t.Errorf("calls:\n%s\nwant:\n%s", strings.Join(fr.calls, "\n"), strings.Join(wantCalls, "\n"))
+	}
+	for _, cr := range rep.Claims {
+		for rt, v := range cr.Verdicts {
+			if v.Status != NotRun {
+				t.Errorf("%s on %s: %s, want not_run", cr.Claim.ID, rt, v.Status)
+			}
+			want := "engine unreachable"
+			if cr.Claim.ID == "P5" {
+				want = "not in this build's catalog"
+			}
+			if !strings.Contains(v.Why, want) {
+				t.Errorf("%s on %s: why %q, want %q", cr.Claim.ID, rt, v.Why, want)
+			}
+		}
+	}
+	dir := filepath.Join(out, "20260101-120000-reproduce")
+	if rep.Dir != dir {
+		t.Errorf("dir %s, want %s", rep.Dir, dir)
+	}
+	for _, f := range []string{MarkdownFile, CSVFile} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	if !strings.Contains(log.String(), "estimated duration: node ~") {
+		t.Errorf("no estimate in the log:\n%s", log.String())
+	}
+}
