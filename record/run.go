@@ -1,5 +1,7 @@
 package record
 
+import "encoding/json"
+
 // Meta is what the runner writes as events.json for one run: everything about
 // the run except the per-request records (records.jsonl). Report metrics are
 // pure functions of a Meta and its records.
@@ -35,6 +37,12 @@ type Meta struct {
 	Replicas []Replica `json:"replicas"`
 	// Agent is the load agent's summary line (nil if it never printed one).
 	Agent *Summary `json:"agent,omitempty"`
+	// LoadKind is "probe" when a raw-socket probe drove the run instead of
+	// the load agent; empty for the agent.
+	LoadKind string `json:"load_kind,omitempty"`
+	// Probe is the probe's {"type":"probe",...} line (package probe's
+	// Result), verbatim; nil for agent runs or when it never printed one.
+	Probe json.RawMessage `json:"probe,omitempty"`
 	// Fingerprint describes the machine the run happened on.
 	Fingerprint Fingerprint `json:"fingerprint"`
 

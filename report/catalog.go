@@ -43,6 +43,9 @@ type MetricDef struct {
 	Optional bool
 
 	get func(*Metrics) Value
+	// present, when set, decides an optional row's presence instead of
+	// "some run has a value": the probe rows appear for every probe run.
+	present func(*Metrics) bool
 }
 
 // Value is one metric value of one run: a number (a bool is 0 or 1) or null.
@@ -116,6 +119,12 @@ var defs = []MetricDef{
 	{Name: "max_ms", Kind: KindMs, Null: "n/a", Doc: "slowest ok request", get: func(m *Metrics) Value { return floatP(m.MaxMs) }},
 	{Name: "setup_ms", Kind: KindMs, Doc: "harness time from run start to load start", get: func(m *Metrics) Value { return floatV(m.SetupMs) }},
 	{Name: "teardown_ms", Kind: KindMs, Doc: "harness time to remove containers and network", get: func(m *Metrics) Value { return floatV(m.TeardownMs) }},
+}
+
+func init() {
+	// The probe rows follow the job rows.
+	i := slices.IndexFunc(defs, func(d MetricDef) bool { return d.Name == "job_committed" })
+	defs = slices.Insert(defs, i+1, probeDefs...)
 }
 
 // Defs returns the fixed, ordered list of metrics (without the by_class.*
@@ -192,9 +201,16 @@ func Rows(ms []*Metrics) []MetricDef {
 	return out
 }
 
-// anyValue reports whether some run has a non-null value of d.
+// anyValue reports whether some run has a non-null value of d (or, for a
+// row with a presence test, passes it).
 func anyValue(d MetricDef, ms []*Metrics) bool {
 	for _, m := range ms {
+		if d.present != nil {
+			if d.present(m) {
+				return true
+			}
+			continue
+		}
 		if !d.Get(m).Null {
 			return true
 		}

@@ -83,6 +83,10 @@ type Metrics struct {
 	BaselineP99Ms *float64 `json:"baseline_p99_ms,omitempty"`
 	P99VsBaseline *float64 `json:"p99_vs_baseline,omitempty"`
 
+	// The probe metrics of a probe run (load.kind probe); nil, and absent
+	// from the JSON, otherwise.
+	*ProbeMetrics
+
 	// Harness cost, copied from the Meta.
 	SetupMs    float64 `json:"setup_ms"`
 	TeardownMs float64 `json:"teardown_ms"`
@@ -148,7 +152,10 @@ func Compute(meta record.Meta, reqs []record.Request) Metrics {
 			m.Failed++
 		}
 	}
-	checkAccounting(&m, meta.Agent, base)
+	if meta.LoadKind != "probe" {
+		checkAccounting(&m, meta.Agent, base)
+	}
+	computeProbe(&m, meta)
 	computePhases(&m, meta, reqs)
 	computeReplica(&m, meta)
 	computeWrites(&m, meta, reqs)

@@ -23,15 +23,18 @@ func TestCatalog(t *testing.T) {
 		variants   string // labels
 		reproduces string
 	}{
-		"pid1-signal":       {"init=false init=true", "P1"},
-		"direct-inflight":   {"mode=none mode=close mode=full", "P2 P3"},
-		"deadline":          {"DRAIN_MS=0 DRAIN_MS=5000", "P8"},
-		"stop-timeout-job":  {"timeout=10s timeout=20s", "P9"},
-		"roll-behind-caddy": {"runtime=node,mode=close runtime=node,mode=full runtime=go,mode=close runtime=go,mode=full", "P4"},
-		"caddy-no-retry":    {"mode=none mode=close mode=full", "P10"},
-		"caddy-retry":       {"mode=none mode=close mode=full", "P11"},
-		"caddy-post":        {"mode=none mode=close mode=full baseline", "P12"},
-		"hammer-sweep":      {"default", "P7"},
+		"pid1-signal":        {"init=false init=true", "P1"},
+		"direct-inflight":    {"mode=none mode=close mode=full", "P2 P3"},
+		"deadline":           {"DRAIN_MS=0 DRAIN_MS=5000", "P8"},
+		"stop-timeout-job":   {"timeout=10s timeout=20s", "P9"},
+		"roll-behind-caddy":  {"runtime=node,mode=close runtime=node,mode=full runtime=go,mode=close runtime=go,mode=full", "P4"},
+		"caddy-no-retry":     {"mode=none mode=close mode=full", "P10"},
+		"caddy-retry":        {"mode=none mode=close mode=full", "P11"},
+		"caddy-post":         {"mode=none mode=close mode=full baseline", "P12"},
+		"hammer-sweep":       {"default", "P7"},
+		"p5-idle-socket":     {"runtime=node runtime=go", "P5"},
+		"p6-inflight-socket": {"runtime=node,KEEPALIVE_MS=5000 runtime=node,KEEPALIVE_MS=15000 runtime=go,KEEPALIVE_MS=5000 runtime=go,KEEPALIVE_MS=15000", "P6"},
+		"signal-delivery":    {"entrypoint=exec,init=false entrypoint=exec,init=true entrypoint=shell,init=false entrypoint=shell,init=true", ""},
 	}
 	if len(all) != len(want) {
 		t.Errorf("%d catalog scenarios, want %d", len(all), len(want))
@@ -125,7 +128,7 @@ func TestFind(t *testing.T) {
 		t.Error("Raw differs from the file")
 	}
 	_, err = Find("nope")
-	if want := `unknown scenario "nope" (available: caddy-no-retry, caddy-post, caddy-retry, deadline, direct-inflight, hammer-sweep, pid1-signal, roll-behind-caddy, stop-timeout-job; or give a path to a .yaml file)`; err == nil || err.Error() != want {
+	if want := `unknown scenario "nope" (available: caddy-no-retry, caddy-post, caddy-retry, deadline, direct-inflight, hammer-sweep, p5-idle-socket, p6-inflight-socket, pid1-signal, roll-behind-caddy, signal-delivery, stop-timeout-job; or give a path to a .yaml file)`; err == nil || err.Error() != want {
 		t.Errorf("got %v, want %s", err, want)
 	}
 	// the shape of the file is checked first: bad.yaml's clients: 0 is

@@ -128,6 +128,19 @@ type Target struct {
 	// PRESTOP_MS, KEEPALIVE_MS, SWEEP_MS. MODE and PORT are set by the
 	// harness and may not appear here. Values are strings.
 	Env map[string]string `yaml:"env" json:"env,omitempty"`
+	// Entrypoint is exec (default: the app is the container's process) or
+	// shell (the app runs behind /bin/sh -c, which does not forward
+	// SIGTERM; see EntrypointShell).
+	Entrypoint Entrypoint `yaml:"entrypoint" json:"entrypoint,omitempty"`
+	// Image, when set, is a local image run instead of the built-in target
+	// (never pulled). Runtime is then not the harness's to choose; MODE
+	// and PORT are still set in its environment for images that honour
+	// them.
+	Image string `yaml:"image" json:"image,omitempty"`
+	// Protocol is what the image speaks: its port, readiness path and
+	// paths (default DefaultProtocol, the built-in targets' protocol).
+	// Only with Image.
+	Protocol Protocol `yaml:"protocol" json:"protocol"`
 }
 
 // LoadSpec describes the traffic the load agent drives during a run.
@@ -158,6 +171,12 @@ type LoadSpec struct {
 	// Job, when set, starts one background job (GET /job) at Job.At after
 	// load start, sent through the load agent.
 	Job *Job `yaml:"job" json:"job,omitempty"`
+	// Kind is agent (default: the load agent drives Clients clients) or
+	// probe (one raw-socket probe, configured by Probe; the agent-only
+	// fields above are then not used and may not be given).
+	Kind LoadKind `yaml:"kind" json:"kind,omitempty"`
+	// Probe configures a load of kind probe.
+	Probe *ProbeLoad `yaml:"probe" json:"probe,omitempty"`
 }
 
 // Request is one entry of the weighted request mix.
@@ -217,7 +236,7 @@ func Defaults() Spec {
 	return Spec{
 		Runs:     3,
 		Replicas: 1,
-		Target:   Target{Runtime: RuntimeGo, Mode: ModeFull},
+		Target:   Target{Runtime: RuntimeGo, Mode: ModeFull, Entrypoint: EntrypointExec, Protocol: DefaultProtocol()},
 		Load: LoadSpec{
 			Shape:       ShapeClosed,
 			Clients:     20,
@@ -226,6 +245,7 @@ func Defaults() Spec {
 			Timeout:     Seconds(30),
 			FailPause:   Duration(100 * time.Millisecond),
 			Mix:         []Request{defaultRequest("/slow?ms=300")},
+			Kind:        LoadAgent,
 		},
 		Action:   Action{Kind: ActionSignal, At: Seconds(3), Roll: Roll{Via: ActionSignal, Replacement: ReplaceNone}},
 		Observe:  Observe{Window: Seconds(10)},

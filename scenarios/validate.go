@@ -205,7 +205,7 @@ func validate(s *Spec, loc *locator) ValidationErrors {
 	}
 	if a.At < 0 {
 		fail("action.at", a.At.String(), "must not be negative")
-	} else if a.Kind != ActionNone && a.At >= l.Duration && l.Duration > 0 {
+	} else if a.Kind != ActionNone && l.Kind != LoadProbe && a.At >= l.Duration && l.Duration > 0 {
 		fail("action.at", a.At.String(), fmt.Sprintf("must be before load.duration (%s), so the action happens while load runs", l.Duration))
 	}
 	if a.Replica < 0 || a.Replica >= s.Replicas && s.Replicas >= 1 {
@@ -213,6 +213,8 @@ func validate(s *Spec, loc *locator) ValidationErrors {
 	}
 
 	validateTopology(s, fail)
+	validateProbe(s, loc, fail)
+	validateTarget(s, loc, fail)
 
 	// observe
 	if w := s.Observe.Window; w <= 0 || w.D() > MaxWindow {

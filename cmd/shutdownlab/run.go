@@ -29,8 +29,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	exp.register(fs)
 	var sets setFlags
 	fs.Var(&sets, "set", "override a scenario field by dotted path, e.g. --set load.duration=4s (repeatable)")
+	image := fs.String("image", "", "run this local image instead of the built-in target (= --set target.image=NAME; never pulled)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: shutdownlab run SCENARIO... [--runs N] [--out DIR] [--set key=value]... [--expect EXPR]... [--junit FILE]\n\nSCENARIO is a catalog name (see `shutdownlab list`) or a path to a .yaml file.\nEach scenario's runs are written to DIR/<timestamp>-<scenario>/ with report.md and CSVs.\nExit 0: all runs valid and every expectation held; 1: an expectation failed; 2: a run was invalid or the harness failed.\n\nFlags:")
+		fmt.Fprintln(stderr, "Usage: shutdownlab run SCENARIO... [--runs N] [--out DIR] [--set key=value]... [--image NAME] [--expect EXPR]... [--junit FILE]\n\nSCENARIO is a catalog name (see `shutdownlab list`) or a path to a .yaml file.\nEach scenario's runs are written to DIR/<timestamp>-<scenario>/ with report.md and CSVs.\nExit 0: all runs valid and every expectation held; 1: an expectation failed; 2: a run was invalid or the harness failed.\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	// Accept flags after the scenario names too: run x --runs 1.
@@ -49,6 +50,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	}
 	if *runs > 0 {
 		sets = append(setFlags{"runs=" + strconv.Itoa(*runs)}, sets...)
+	}
+	if *image != "" {
+		sets = append(sets, "target.image="+*image)
 	}
 	// Load and validate everything before starting anything.
 	var scs []*scenarios.Scenario

@@ -113,16 +113,16 @@ func (x *run) fire(ctx context.Context, kind scenarios.ActionKind) error {
 // awaitAgent waits for the load agent to finish its load and exit 0.
 func (x *run) awaitAgent(ctx context.Context, loadStart time.Time) error {
 	eng := x.r.eng
-	deadline := loadStart.Add(x.spec.Load.Duration.D() + agentDrain + agentExitSlack)
+	deadline := loadStart.Add(x.loadBound() + agentExitSlack)
 	exited, st, err := eng.WaitExit(ctx, x.agent.ID, max(time.Until(deadline), time.Second))
 	if err != nil {
 		return err
 	}
 	if !exited {
-		return invalidf("load agent still running %s after its load should have ended", agentDrain+agentExitSlack)
+		return invalidf("%s still running %s after its load should have ended", x.loadName(), x.loadBound()+agentExitSlack)
 	}
 	if st.ExitCode != 0 {
-		return invalidf("load agent exited with code %d (see agent.log)", st.ExitCode)
+		return invalidf("%s exited with code %d (see agent.log)", x.loadName(), st.ExitCode)
 	}
 	return nil
 }
@@ -182,6 +182,12 @@ func (x *run) collect(ctx context.Context) error {
 		x.meta.Replicas = append(x.meta.Replicas, rep)
 	}
 	errs = append(errs, x.collectProxy(ctx))
+	if x.isProbe() {
+		x.meta.LoadKind = string(scenarios.LoadProbe)
+		if line, _ := x.stream.Probe(); line != nil {
+			x.meta.Probe = line
+		}
+	}
 	if sum := x.stream.Summary(); sum != nil {
 		x.meta.Agent = sum
 		x.meta.LoadEndNs = sum.LoadEnd
@@ -241,6 +247,12 @@ func runLine(m record.Meta) string {
 		return "INVALID: " + m.Invalid
 	}
 	s := ""
+	if m.LoadKind == string(scenarios.LoadProbe) {
+		s = "probe line recorded"
+		if m.Probe == nil {
+			s = "no probe line"
+		}
+	}
 	if m.Agent != nil {
 		failed := 0
 		for c, n := range m.Agent.ByClass {

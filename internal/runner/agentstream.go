@@ -26,6 +26,8 @@ type agentStream struct {
 	mu        sync.Mutex
 	loadStart int64
 	summary   *record.Summary
+	probes    int    // {"type":"probe"} lines
+	probeLine []byte // the last of them, verbatim
 	malformed int
 	lastErr   string
 }
@@ -85,6 +87,11 @@ func (s *agentStream) observe(line []byte) {
 		s.loadStart = h.LoadStart
 		s.mu.Unlock()
 		s.once.Do(func() { close(s.started) })
+	case "probe":
+		s.mu.Lock()
+		s.probes++
+		s.probeLine = bytes.Clone(line)
+		s.mu.Unlock()
 	case "summary":
 		var sum record.Summary
 		if err := json.Unmarshal(line, &sum); err != nil {
@@ -141,6 +148,33 @@ func (s *agentStream) checkAccounting() error {
 	}
 	if n, last := s.Malformed(); n > 0 {
 		return fmt.Errorf("%d malformed agent output lines (last: %s)", n, last)
+	}
+	return nil
+}
+
+// Probe returns the probe's line and how many probe lines arrived.
+func (s *agentStream) Probe() ([]byte, int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.probeLine, s.probes
+}
+
+// checkProbe is checkAccounting for a probe run: there is no summary, so
+// exactly one probe line must have arrived, and nothing else but its start
+// line.
+func (s *agentStream) checkProbe() error {
+	_, n := s.Probe()
+	switch {
+	case n == 0:
+		return fmt.Errorf("probe printed no probe line")
+	case n > 1:
+		return fmt.Errorf("probe printed %d probe lines, want exactly one", n)
+	}
+	if n := s.requests.Load(); n > 0 {
+		return fmt.Errorf("probe output holds %d request lines", n)
+	}
+	if n, last := s.Malformed(); n > 0 {
+		return fmt.Errorf("%d malformed probe output lines (last: %s)", n, last)
 	}
 	return nil
 }

@@ -56,3 +56,27 @@ func TestAgentStreamAccounting(t *testing.T) {
 		})
 	}
 }
+
+func TestAgentStreamProbe(t *testing.T) {
+	start := `{"type":"start","load_start_ns":1000}` + "\n"
+	probe := `{"type":"probe","kind":"idle","closed":"eof"}` + "\n"
+	for _, tt := range []struct{ name, in, wantErr string }{
+		{"one probe line", start + probe, ""},
+		{"no probe line", start, "no probe line"},
+		{"two probe lines", start + probe + probe, "2 probe lines"},
+		{"malformed", start + "garbage\n" + probe, "malformed"},
+	} {
+		s := newAgentStream()
+		var out bytes.Buffer
+		if err := s.consume(strings.NewReader(tt.in), &out); err != nil {
+			t.Fatal(err)
+		}
+		err := s.checkProbe()
+		if (tt.wantErr == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), tt.wantErr) {
+			t.Errorf("%s: err %v, want %q", tt.name, err, tt.wantErr)
+		}
+		if line, _ := s.Probe(); tt.wantErr == "" && string(line) != strings.TrimSpace(probe) {
+			t.Errorf("%s: probe line %q", tt.name, line)
+		}
+	}
+}

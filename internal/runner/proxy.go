@@ -73,7 +73,7 @@ func (x *run) agentTarget() string {
 	if x.spec.Topology == scenarios.TopologyCaddy {
 		return fmt.Sprintf("%s:%d", proxyAlias, proxy.Port)
 	}
-	return fmt.Sprintf("%s:%d", replicaAlias(0), targetPort)
+	return fmt.Sprintf("%s:%d", replicaAlias(0), x.port())
 }
 
 // upstreams are the proxy's upstream aliases: every replica, plus the slot

@@ -92,11 +92,16 @@ func (r *Runner) runOnce(ctx context.Context, v scenarios.Variant, i int, dir st
 		x.meta.Invalid = err.Error()
 	}
 	// A valid run must be accountable: the agent's summary exists and
-	// agrees with the records that arrived.
+	// agrees with the records that arrived (a probe: exactly one probe
+	// line).
 	if x.meta.Valid {
-		if aerr := x.stream.checkAccounting(); aerr != nil {
+		check, what := x.stream.checkAccounting, "accounting: "
+		if x.isProbe() {
+			check, what = x.stream.checkProbe, "probe: "
+		}
+		if aerr := check(); aerr != nil {
 			x.meta.Valid = false
-			x.meta.Invalid = "accounting: " + aerr.Error()
+			x.meta.Invalid = what + aerr.Error()
 		}
 	}
 	return x.meta
@@ -115,7 +120,7 @@ func (x *run) execute(ctx context.Context, t0 time.Time) (retErr error) {
 	x.network = x.name
 	x.labels = labels
 	var err error
-	if x.targetRef, x.runtime, err = x.r.targetImage(ctx, x.spec.Target.Runtime); err != nil {
+	if x.targetRef, x.runtime, err = x.r.targetImage(ctx, x.spec.Target); err != nil {
 		return err
 	}
 	// Container start is the slow part of set-up (~0.8 s each on a
@@ -154,7 +159,7 @@ func (x *run) execute(ctx context.Context, t0 time.Time) (retErr error) {
 	select {
 	case <-x.stream.started:
 	case <-time.After(startTimeout):
-		return invalidf("load agent printed no start line within %s", startTimeout)
+		return invalidf("%s printed no start line within %s", x.loadName(), startTimeout)
 	case <-ctx.Done():
 		return ctx.Err()
 	}
@@ -197,7 +202,7 @@ func (x *run) startReplica(ctx context.Context, i int, labels map[string]string)
 		s := int(t.StopTimeout.D() / time.Second)
 		stopTimeout = &s
 	}
-	env := []string{"MODE=" + string(t.Mode), "PORT=" + strconv.Itoa(targetPort)}
+	env := []string{"MODE=" + string(t.Mode), "PORT=" + strconv.Itoa(x.port())}
 	for _, k := range sortedKeys(t.Env) {
 		env = append(env, k+"="+t.Env[k])
 	}
@@ -218,8 +223,12 @@ func (x *run) startReplica(ctx context.Context, i int, labels map[string]string)
 // replicaAlias is replica i's DNS name on the scenario network.
 func replicaAlias(i int) string { return fmt.Sprintf("replica-%d", i) }
 
-// waitUp waits for a replica's "up" lifecycle line.
+// waitUp waits for a replica's "up" lifecycle line. A user image
+// (target.image) need not log one: the load waits for its ready path.
 func (x *run) waitUp(ctx context.Context, c *docker.Container) error {
+	if x.spec.Target.Image != "" {
+		return nil
+	}
 	if err := x.r.eng.WaitLog(ctx, c.ID, `"event":"up"`, readyTimeout); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -241,7 +250,7 @@ func (x *run) agentArgs() []string {
 		"-timeout", l.Timeout.String(),
 		"-drain", agentDrain.String(),
 		"-fail-pause", l.FailPause.String(),
-		"-wait-ready", "/readyz",
+		"-wait-ready", x.spec.Target.Protocol.ReadyPath,
 		"-wait-timeout", readyTimeout.String(),
 		"-mix", mixFlag(l.Mix),
 		"-id-prefix", fmt.Sprintf("r%d", x.r.seq),
@@ -269,12 +278,20 @@ func mixFlag(mix []scenarios.Request) string {
 }
 
 func (x *run) startAgent(ctx context.Context, labels map[string]string) error {
+	image, args := x.r.agent, x.agentArgs()
+	if x.isProbe() {
+		ref, err := x.r.probeImage(ctx)
+		if err != nil {
+			return err
+		}
+		image, args = ref, x.probeArgs()
+	}
 	c, err := x.r.eng.Run(ctx, docker.ContainerSpec{
-		Name: x.name + "-agent", Image: x.r.agent, Cmd: x.agentArgs(),
+		Name: x.name + "-agent", Image: image, Cmd: args,
 		Labels: labels, Network: x.network,
 	})
 	if err != nil {
-		return fmt.Errorf("load agent: %w", err)
+		return fmt.Errorf("%s: %w", x.loadName(), err)
 	}
 	x.mu.Lock()
 	x.agent = c
@@ -302,7 +319,7 @@ func (x *run) followAgent(ctx context.Context, recordsPath string) (<-chan struc
 		defer close(done)
 		// Logs follows until the agent exits; it uses a context that
 		// survives Ctrl-C so the agent's final records still arrive.
-		lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), x.spec.Load.Duration.D()+agentDrain+startTimeout+2*agentExitSlack)
+		lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), x.loadBound()+startTimeout+2*agentExitSlack)
 		defer cancel()
 		lerr := x.r.eng.Logs(lctx, x.agent.ID, true, pw, logf)
 		pw.CloseWithError(lerr)

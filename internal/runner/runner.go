@@ -21,6 +21,7 @@ import (
 const (
 	TargetImageName = "shutdownlab/target"
 	AgentImageName  = "shutdownlab/loadagent"
+	ProbeImageName  = "shutdownlab/probe"
 )
 
 // Options configure a Runner.
@@ -52,6 +53,10 @@ type Runner struct {
 	goVersion string
 	caddy     caddyBuild
 	node      nodeBuild
+	probe     nodeBuild // the probe image (version unused)
+	// shells caches shell-form images by base image, built on first use.
+	shellMu sync.Mutex
+	shells  map[string]string
 }
 
 // nodeBuild is the Node target image, built on first use.
@@ -62,22 +67,64 @@ type nodeBuild struct {
 	err     error
 }
 
-// targetImage returns the target image for a runtime and a label naming the
-// runtime and version for the record ("go", "node v20.20.2"). The Node image
-// (about 100 MB, built from a local node:* image or the host's node) is
-// built on first use only.
-func (r *Runner) targetImage(ctx context.Context, rt scenarios.Runtime) (ref, label string, err error) {
-	if rt != scenarios.RuntimeNode {
-		return r.target, "go " + r.goVersion, nil
+// targetImage returns the image a target runs and a label naming its
+// runtime for the record ("go go1.26", "node v20.20.2", "image NAME"). A
+// user image (target.image) must exist locally: it is never pulled. The
+// Node image (about 100 MB) and shell-form images (target.entrypoint shell)
+// are built on first use only.
+func (r *Runner) targetImage(ctx context.Context, t scenarios.Target) (ref, label string, err error) {
+	switch {
+	case t.Image != "":
+		ok, err := r.eng.ImageExists(ctx, t.Image)
+		if err != nil {
+			return "", "", fmt.Errorf("target image %s: %w", t.Image, err)
+		}
+		if !ok {
+			return "", "", fmt.Errorf("target image %s: not present on this Docker engine (shutdownlab never pulls; build or load it first)", t.Image)
+		}
+		ref, label = t.Image, "image "+t.Image
+	case t.Runtime == scenarios.RuntimeNode:
+		r.node.once.Do(func() {
+			r.opts.Progress.Logf("node target image: building or reusing %s", images.NodeImageName)
+			r.node.ref, r.node.version, r.node.err = images.BuildNodeTarget(ctx, r.eng, r.opts.ModuleDir, progressWriter{r.opts.Progress})
+		})
+		if r.node.err != nil {
+			return "", "", fmt.Errorf("node target image: %w", r.node.err)
+		}
+		ref, label = r.node.ref, "node "+r.node.version
+	default:
+		ref, label = r.target, "go "+r.goVersion
 	}
-	r.node.once.Do(func() {
-		r.opts.Progress.Logf("node target image: building or reusing %s", images.NodeImageName)
-		r.node.ref, r.node.version, r.node.err = images.BuildNodeTarget(ctx, r.eng, r.opts.ModuleDir, progressWriter{r.opts.Progress})
+	if t.Entrypoint != scenarios.EntrypointShell {
+		return ref, label, nil
+	}
+	r.shellMu.Lock()
+	defer r.shellMu.Unlock()
+	if sh, ok := r.shells[ref]; ok {
+		return sh, label + " behind /bin/sh -c", nil
+	}
+	sh, err := images.BuildShellTarget(ctx, r.eng, ref, progressWriter{r.opts.Progress})
+	if err != nil {
+		return "", "", err
+	}
+	if r.shells == nil {
+		r.shells = map[string]string{}
+	}
+	r.shells[ref] = sh
+	return sh, label + " behind /bin/sh -c", nil
+}
+
+// probeImage returns the raw-socket probe's image (./cmd/probe, built like
+// the load agent, cached by content hash), built on first use.
+func (r *Runner) probeImage(ctx context.Context) (string, error) {
+	r.probe.once.Do(func() {
+		r.probe.ref, _, r.probe.err = images.Build(ctx, r.eng, images.Spec{Name: ProbeImageName, Package: "./cmd/probe",
+			ModuleDir: r.opts.ModuleDir, Log: progressWriter{r.opts.Progress}})
 	})
-	if r.node.err != nil {
-		return "", "", fmt.Errorf("node target image: %w", r.node.err)
+	if r.probe.err != nil {
+		return "", fmt.Errorf("probe image: %w", r.probe.err)
 	}
-	return r.node.ref, "node " + r.node.version, nil
+	return r.probe.ref, nil
 }
 
 // New connects to the Docker engine and builds (or reuses, by content
@@ -185,8 +232,13 @@ func (r *Runner) RunScenario(ctx context.Context, sc *scenarios.Scenario) (Outco
 				return out, fmt.Errorf("caddy image: %w", err)
 			}
 		}
-		if _, _, err := r.targetImage(ctx, v.Spec.Target.Runtime); err != nil {
+		if _, _, err := r.targetImage(ctx, v.Spec.Target); err != nil {
 			return out, err
+		}
+		if v.Spec.Load.Kind == scenarios.LoadProbe {
+			if _, err := r.probeImage(ctx); err != nil {
+				return out, err
+			}
 		}
 	}
 	fp := r.fingerprint()

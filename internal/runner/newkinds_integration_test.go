@@ -1,0 +1,111 @@
+package runner_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/shutdownlab/shutdownlab/internal/runner"
+	"github.com/shutdownlab/shutdownlab/report"
+)
+
+// runOne runs a catalog scenario with sets and returns its only run,
+// which must be valid.
+func runOne(t *testing.T, r *runner.Runner, name string) report.Run {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	oc, err := r.RunScenario(ctx, find(t, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := report.Rebuild(oc.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if oc.Runs != 1 || len(res.Variants) != 1 || len(res.Variants[0].Runs) != 1 {
+		t.Fatalf("outcome %+v, want exactly one run", oc)
+	}
+	run := res.Variants[0].Runs[0]
+	if !run.Valid {
+		t.Fatalf("run invalid: %s", run.Reason)
+	}
+	return run
+}
+
+// TestProbeIdleSocketNode is P5 on the Node target: mode close, one idle
+// keep-alive socket, SIGTERM 2 s into the idle period. Node's close()
+// sweeps idle sockets once, so the server ends the socket shortly after
+// the signal.
+func TestProbeIdleSocketNode(t *testing.T) {
+	r := newRunner(t, "runs=1", "target.runtime=node")
+	run := runOne(t, r, "p5-idle-socket")
+	m := run.Metrics
+	if m.ProbeMetrics == nil {
+		t.Fatalf("no probe metrics: %+v", m)
+	}
+	if run.Meta.LoadKind != "probe" || run.Meta.Probe == nil {
+		t.Errorf("meta load_kind %q, probe line %d bytes", run.Meta.LoadKind, len(run.Meta.Probe))
+	}
+	if c := m.ProbeSocketClosedAfterSignalMs; c == nil || *c >= 1000 || !m.ProbeServerClosed {
+		t.Errorf("probe_socket_closed_after_signal_ms %v, server closed %v: want < 1000 ms, closed by the server",
+			fmtP(c), m.ProbeServerClosed)
+	} else {
+		t.Logf("idle socket closed %.1f ms after the signal (published: ~1 ms)", *c)
+	}
+}
+
+// TestShellFormSignalNotHandled: behind `/bin/sh -c` as PID 1 (no --init),
+// the shell gets the SIGTERM and does not forward it, so the app (mode full,
+// which logs a signal event when it gets one) never sees it.
+func TestShellFormSignalNotHandled(t *testing.T) {
+	r := newRunner(t, "runs=1", "target.entrypoint=shell", "target.init=false", "load.duration=3s", "observe.window=3s")
+	run := runOne(t, r, "signal-delivery")
+	m := run.Metrics
+	if m.SignalHandled {
+		t.Errorf("signal_handled true behind a shell; want false")
+	}
+	if m.ExitCode != nil && !m.Killed {
+		t.Errorf("exit code %d; want NEVER (or killed)", *m.ExitCode)
+	}
+	if rt := run.Meta.Replicas[0].Runtime; rt == "" {
+		t.Errorf("replica runtime label empty")
+	}
+}
+
+// TestImageFlagDirectInflight runs direct-inflight (mode full) against the
+// built Go target given as a user image (--image = --set target.image), so
+// the path that measures any image works end to end.
+func TestImageFlagDirectInflight(t *testing.T) {
+	r := newRunner(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	ref, _, err := runner.BuildImages(ctx, r.Engine(), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2 := newRunner(t, "runs=1", "target.mode=full", "load.duration=3s", "action.at=1500ms", "observe.window=5s",
+		"target.image="+ref)
+	run := runOne(t, r2, "direct-inflight")
+	m := run.Metrics
+	if img := run.Meta.Replicas[0].Image; img != ref {
+		t.Errorf("replica image %s, want %s", img, ref)
+	}
+	if m.Requests == 0 || m.DroppedInflight == nil || *m.DroppedInflight != 0 || m.ExitCode == nil || *m.ExitCode != 0 {
+		t.Errorf("requests %d dropped %v exit %v; want load, 0 dropped, exit 0", m.Requests, fmtIP(m.DroppedInflight), fmtIP(m.ExitCode))
+	}
+}
+
+func fmtP(p *float64) any {
+	if p == nil {
+		return "null"
+	}
+	return *p
+}
+
+func fmtIP(p *int) any {
+	if p == nil {
+		return "null"
+	}
+	return *p
+}

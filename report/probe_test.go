@@ -1,0 +1,67 @@
+package report
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/shutdownlab/shutdownlab/record"
+)
+
+// TestProbeMetrics: a probe run gets the probe_* metrics from its probe
+// line against SignalTime; an agent run's JSON has no probe keys.
+func TestProbeMetrics(t *testing.T) {
+	const s = int64(1_000_000_000_000)
+	const ms = int64(1_000_000)
+	line := `{"type":"probe","kind":"idle","response_end_ns":` + itoa(s-2000*ms) + `,"load_start_ns":` + itoa(s-2000*ms) +
+		`,"socket_closed_ns":` + itoa(s+ms) + `,"response_class":"ok","status":200,"conn_header":"keep-alive","closed":"eof"}`
+	meta := record.Meta{Valid: true, LoadKind: "probe", Probe: json.RawMessage(line),
+		Action: &record.Action{Kind: "signal", SentNs: s - 50*ms, ReturnedNs: s}, Replicas: []record.Replica{{Name: "replica-0"}}}
+	m := Compute(meta, nil)
+	if m.ProbeMetrics == nil || !m.AccountingOK || len(m.Notes) != 0 {
+		t.Fatalf("metrics %+v notes %v", m, m.Notes)
+	}
+	if v := m.ProbeSocketClosedAfterSignalMs; v == nil || *v != 1 {
+		t.Errorf("closed after signal %v, want 1", v)
+	}
+	if v := m.ProbeSocketClosedAfterResponseMs; v == nil || *v != 2001 {
+		t.Errorf("closed after response %v, want 2001", v)
+	}
+	if k := m.ProbeResponseKeepalive; k == nil || !*k || !m.ProbeServerClosed {
+		t.Errorf("keepalive %v server closed %v", k, m.ProbeServerClosed)
+	}
+	names := map[string]bool{}
+	for _, d := range Rows([]*Metrics{&m}) {
+		names[d.Name] = true
+	}
+	for _, d := range probeDefs {
+		if !names[d.Name] {
+			t.Errorf("row %s missing for a probe run", d.Name)
+		}
+	}
+	// never closed: the row stays, the value is null
+	meta.Probe = json.RawMessage(strings.Replace(line, `"closed":"eof"`, `"closed":"timeout"`, 1))
+	m2 := Compute(meta, nil)
+	b, _ := json.Marshal(m2)
+	if !strings.Contains(string(b), `"probe_socket_closed_after_signal_ms":null`) || m2.ProbeServerClosed {
+		t.Errorf("never closed: %s", b)
+	}
+	// missing probe line in a probe run: accounting fails
+	meta.Probe = nil
+	if m3 := Compute(meta, nil); m3.AccountingOK {
+		t.Errorf("probe run without a probe line counted")
+	}
+	// agent run: no probe keys, no probe rows
+	a := Compute(record.Meta{Valid: true}, nil)
+	b, _ = json.Marshal(a)
+	if strings.Contains(string(b), "probe_") {
+		t.Errorf("agent run JSON has probe keys: %s", b)
+	}
+	for _, d := range Rows([]*Metrics{&a}) {
+		if strings.HasPrefix(d.Name, "probe_") {
+			t.Errorf("agent run has row %s", d.Name)
+		}
+	}
+}
+
+func itoa(n int64) string { b, _ := json.Marshal(n); return string(b) }

@@ -1,0 +1,114 @@
+package scenarios
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// LoadKind is what drives the target during a run.
+type LoadKind string
+
+// The load kinds.
+const (
+	// LoadAgent runs the load agent (cmd/loadagent): many requests,
+	// every outcome recorded (default).
+	LoadAgent LoadKind = "agent"
+	// LoadProbe runs one raw-socket probe (cmd/probe, docs/probes.md):
+	// one keep-alive connection, one request, the socket watched until the
+	// server closes it.
+	LoadProbe LoadKind = "probe"
+)
+
+// ProbeKind is the kind of a raw-socket probe.
+type ProbeKind string
+
+// The probe kinds (see package probe).
+const (
+	// ProbeIdle: one finished request, then an idle keep-alive socket. The
+	// action is timed from the end of the response (P5).
+	ProbeIdle ProbeKind = "idle"
+	// ProbeInflight: one long request (GET /slow?ms=Ms) in flight; the
+	// action is timed from the moment it was written (P6).
+	ProbeInflight ProbeKind = "inflight"
+)
+
+// MaxProbeWait bounds load.probe.max_wait.
+const MaxProbeWait = 10 * time.Minute
+
+// ProbeLoad configures a load of kind probe.
+type ProbeLoad struct {
+	// Kind is idle or inflight (required).
+	Kind ProbeKind `yaml:"kind" json:"kind"`
+	// Ms is the duration of the probe's GET /slow?ms=N request; nil: 0 for
+	// idle, 4000 for inflight. 0..600000.
+	Ms *int `yaml:"ms" json:"ms,omitempty"`
+	// MaxWait bounds the wait for the server to close the socket, from
+	// the end of the response (default 30s, at most 10m).
+	MaxWait Duration `yaml:"max_wait" json:"max_wait"`
+}
+
+// RequestMs is the probe request's /slow duration in milliseconds.
+func (p *ProbeLoad) RequestMs() int {
+	switch {
+	case p.Ms != nil:
+		return *p.Ms
+	case p.Kind == ProbeInflight:
+		return 4000
+	}
+	return 0
+}
+
+// validateProbe checks load.kind and load.probe: a probe load has a probe
+// block and no agent-only settings the file asked for.
+func validateProbe(s *Spec, loc *locator, fail func(path, value, msg string)) {
+	l := &s.Load
+	switch l.Kind {
+	case LoadAgent:
+		if l.Probe != nil {
+			fail("load.probe", "", "only for load.kind probe")
+		}
+		return
+	case LoadProbe:
+	default:
+		fail("load.kind", string(l.Kind), "want agent or probe")
+		return
+	}
+	p := l.Probe
+	if p == nil {
+		fail("load.probe", "", "required for load.kind probe (kind: idle or inflight)")
+		return
+	}
+	switch p.Kind {
+	case ProbeIdle, ProbeInflight:
+	case "":
+		fail("load.probe.kind", "", "required: idle or inflight")
+	default:
+		fail("load.probe.kind", string(p.Kind), "want idle or inflight")
+	}
+	if p.Ms != nil && (*p.Ms < 0 || *p.Ms > 600000) {
+		fail("load.probe.ms", strconv.Itoa(*p.Ms), "must be 0..600000")
+	}
+	if p.MaxWait <= 0 || p.MaxWait.D() > MaxProbeWait {
+		fail("load.probe.max_wait", p.MaxWait.String(), "must be > 0 and at most 10m")
+	}
+	for _, f := range []string{"load.mix", "load.job", "load.shape", "load.clients", "load.rate", "load.max_requests", "load.fail_pause"} {
+		if loc.given(f) {
+			fail(f, "", "only for load.kind agent (a probe sends one request)")
+		}
+	}
+	if a := s.Action; a.Kind == ActionRoll || s.Topology != TopologyDirect {
+		fail("load.kind", string(l.Kind), "a probe talks to replica 0 directly: topology direct, action signal, stop or none")
+	}
+	if s.Action.Kind != ActionNone && p.MaxWait > 0 && s.Action.At >= p.MaxWait+Duration(time.Duration(p.RequestMs())*time.Millisecond) {
+		fail("action.at", s.Action.At.String(), fmt.Sprintf("must come while the probe watches its socket (before ms + max_wait = %s)",
+			(time.Duration(p.RequestMs())*time.Millisecond+p.MaxWait.D()).String()))
+	}
+}
+
+// UnmarshalYAML decodes a probe block onto its defaults (max_wait 30s).
+func (p *ProbeLoad) UnmarshalYAML(unmarshal func(any) error) error {
+	type plain ProbeLoad
+	*p = ProbeLoad{MaxWait: Seconds(30)}
+	return unmarshal((*plain)(p))
+}

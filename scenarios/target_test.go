@@ -1,0 +1,100 @@
+package scenarios
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestNewFieldErrors checks load.kind/probe, target.entrypoint, target.image
+// and target.protocol errors: each with file:line, field and value.
+func TestNewFieldErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		src  string
+		want []string
+	}{
+		{"bad entrypoint", "name: t\ntarget:\n  entrypoint: bash\n", []string{
+			`t.yaml:3: target.entrypoint: "bash": want exec or shell`,
+		}},
+		{"bad load kind", "name: t\nload:\n  kind: agnet\n", []string{
+			`t.yaml:3: load.kind: "agnet": want agent or probe`,
+		}},
+		{"probe block without kind probe", "name: t\nload:\n  probe: {kind: idle}\n", []string{
+			"t.yaml:3: load.probe: only for load.kind probe",
+		}},
+		{"probe kind missing block", "name: t\nload:\n  kind: probe\n", []string{
+			"t.yaml:2: load.probe: required for load.kind probe (kind: idle or inflight)",
+		}},
+		{"bad probe values", "name: t\nload:\n  kind: probe\n  probe:\n    kind: busy\n    ms: -1\n    max_wait: 0s\n", []string{
+			`t.yaml:5: load.probe.kind: "busy": want idle or inflight`,
+			`t.yaml:6: load.probe.ms: "-1": must be 0..600000`,
+			`t.yaml:7: load.probe.max_wait: "0s": must be > 0 and at most 10m`,
+		}},
+		{"probe with agent-only fields", "name: t\nload:\n  kind: probe\n  clients: 3\n  probe: {kind: idle}\n  mix:\n    - {path: /slow}\n", []string{
+			"t.yaml:4: load.clients: only for load.kind agent (a probe sends one request)",
+			"t.yaml:6: load.mix: only for load.kind agent (a probe sends one request)",
+		}},
+		{"probe action after the watch", "name: t\nload:\n  kind: probe\n  probe: {kind: idle, max_wait: 5s}\naction:\n  at: 6s\n", []string{
+			`t.yaml:6: action.at: "6s": must come while the probe watches its socket (before ms + max_wait = 5s)`,
+		}},
+		{"protocol without image: paths not checked", "name: t\ntarget:\n  protocol: {paths: [/x]}\n", nil},
+		{"image refuses an undeclared path", "name: t\ntarget:\n  image: my/app:1\n  protocol:\n    paths: [/slow]\nload:\n  mix:\n    - {path: \"/slow?ms=5\"}\n    - {method: POST, path: \"/write?ms=5\"}\n", []string{
+			`t.yaml:9: load.mix[1].path: "/write?ms=5": image my/app:1 does not declare path "/write" (target.protocol.paths: [/slow])`,
+		}},
+		{"image refuses the job and runtime", "name: t\ntarget:\n  image: my/app:1\n  runtime: node\n  protocol: {paths: [/slow]}\nload:\n  job: {steps: 1, step_ms: 1}\n", []string{
+			`t.yaml:4: target.runtime: "node": only for the built-in target (target.image is set)`,
+			`t.yaml:7: load.job: "/job": image my/app:1 does not declare path "/job" (target.protocol.paths: [/slow])`,
+		}},
+		{"bad protocol values", "name: t\ntarget:\n  image: x\n  protocol:\n    port: 0\n    ready_path: \"\"\n    paths: [slow]\n", []string{
+			`t.yaml:5: target.protocol.port: "0": must be 1..65535`,
+			"t.yaml:6: target.protocol.ready_path: required: the load waits for GET ready_path to answer 200 before it starts",
+			`t.yaml:7: target.protocol.paths[0]: "slow": must start with "/" and hold no query, spaces or control characters`,
+			// the default mix (GET /slow?ms=300) is checked too; a default has no line
+			`t.yaml: load.mix[0].path: "/slow?ms=300": image x does not declare path "/slow" (target.protocol.paths: [slow])`,
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := errLines(t, tc.src)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("got:\n%s\nwant:\n%s", join(got), join(tc.want))
+			}
+		})
+	}
+}
+
+func join(s []string) string {
+	out := ""
+	for _, l := range s {
+		out += l + "\n"
+	}
+	return out
+}
+
+// TestNewFieldDefaults checks the defaults and that the new fields can be
+// set and varied like the others.
+func TestNewFieldDefaults(t *testing.T) {
+	sc, err := parse("t.yaml", []byte("name: t\nload:\n  kind: probe\n  probe: {kind: inflight}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sc.Spec
+	if s.Target.Entrypoint != EntrypointExec || s.Target.Image != "" || s.Target.Protocol.Port != 8080 ||
+		s.Target.Protocol.ReadyPath != "/readyz" {
+		t.Errorf("target defaults %+v", s.Target)
+	}
+	if p := s.Load.Probe; p.RequestMs() != 4000 || p.MaxWait != Seconds(30) {
+		t.Errorf("probe defaults %+v", p)
+	}
+	vs, err := sc.Expand([]string{"target.entrypoint=shell", "load.probe.ms=100", "target.image=my/app:2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := vs[0].Spec; s.Target.Entrypoint != EntrypointShell || s.Load.Probe.RequestMs() != 100 || s.Target.Image != "my/app:2" {
+		t.Errorf("after --set: %+v %+v", s.Target, s.Load.Probe)
+	}
+	_, err = sc.Expand([]string{"target.entrypoint=sh"})
+	if want := `--set: target.entrypoint: "sh": want exec or shell`; err == nil || err.Error() != want {
+		t.Errorf("got %v, want %s", err, want)
+	}
+}
