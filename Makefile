@@ -4,7 +4,7 @@ SCENARIO  ?= direct-inflight
 RUNS      ?= 3
 TESTFLAGS ?= -count=1 -timeout 45m
 
-.PHONY: help build images run test test-unit gate bench clean vet
+.PHONY: help build images run reproduce test test-unit gate bench clean vet
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -17,6 +17,9 @@ images: ## build (or reuse, by content hash) the target and load-agent images
 
 run: ## run the main job: $(SCENARIO) with $(RUNS) runs per variant
 	$(GO) run ./cmd/shutdownlab run $(SCENARIO) --runs $(RUNS)
+
+reproduce: ## re-measure the published claims P1-P12 on node and go ($(RUNS) runs each; ~1 h at 3 runs)
+	$(GO) run ./cmd/shutdownlab reproduce --runs $(RUNS)
 
 test: ## all tests, Docker integration tests included (Docker must be reachable)
 	$(GO) vet ./...
