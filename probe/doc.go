@@ -20,7 +20,7 @@
 //     the server announced the close; the socket is then watched exactly as
 //     for an idle probe.
 //
-// Run performs one probe; WaitReady polls a readiness path first (on fresh
+// Run performs one probe; loadgen.WaitReady polls a readiness path first (on fresh
 // connections that are not part of the probe). The command cmd/probe wraps
 // both for use as a container on a scenario network.
 package probe

@@ -32,6 +32,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/shutdownlab/shutdownlab/internal/envflag"
 	"github.com/shutdownlab/shutdownlab/loadgen"
 	"github.com/shutdownlab/shutdownlab/record"
 )
@@ -84,27 +85,11 @@ func run(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) int {
 		fmt.Fprintf(stderr, "usage: loadagent -target host:port [flags]\n\nEvery flag also reads LOADAGENT_<NAME> from the environment.\n\n")
 		fs.PrintDefaults()
 	}
-	var envErr error
-	fs.VisitAll(func(f *flag.Flag) {
-		env := "LOADAGENT_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
-		if v, ok := os.LookupEnv(env); ok && envErr == nil {
-			if err := fs.Set(f.Name, v); err != nil {
-				envErr = fmt.Errorf("invalid %s=%q (flag -%s): %v", env, v, f.Name, err)
-			}
-		}
-	})
-	if envErr != nil {
-		fmt.Fprintln(stderr, "loadagent:", envErr)
-		return 2
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
+	if err := envflag.Parse(fs, "LOADAGENT", args, nil); err != nil {
+		if errors.Is(err, envflag.ErrHelp) {
 			return 0
 		}
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "loadagent: unexpected argument %q\n", fs.Arg(0))
+		fmt.Fprintln(stderr, "loadagent:", err)
 		return 2
 	}
 	bad := func(name, value, why string) int {
@@ -169,7 +154,7 @@ func run(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) int {
 			return bad("wait-ready", *waitReady, "must be a path starting with /")
 		}
 		t0 := time.Now()
-		if err := waitUntilReady(ctx, cfg.Target, cfg.Host, *waitReady, *waitTimeout); err != nil {
+		if err := loadgen.WaitReady(ctx, cfg.Target, cfg.Host, *waitReady, *waitTimeout); err != nil {
 			fmt.Fprintf(stderr, "loadagent: target %s not ready: %v\n", cfg.Target, err)
 			return 3
 		}

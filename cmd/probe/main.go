@@ -37,6 +37,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/shutdownlab/shutdownlab/internal/envflag"
+	"github.com/shutdownlab/shutdownlab/loadgen"
 	"github.com/shutdownlab/shutdownlab/probe"
 	"github.com/shutdownlab/shutdownlab/record"
 )
@@ -69,27 +71,11 @@ func run(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) int {
 		fmt.Fprintf(stderr, "usage: probe -kind idle|inflight -target host:port [flags]\n\nEvery flag also reads PROBE_<NAME> from the environment.\n\n")
 		fs.PrintDefaults()
 	}
-	var envErr error
-	fs.VisitAll(func(f *flag.Flag) {
-		env := "PROBE_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
-		if v, ok := os.LookupEnv(env); ok && envErr == nil {
-			if err := fs.Set(f.Name, v); err != nil {
-				envErr = fmt.Errorf("invalid %s=%q (flag -%s): %v", env, v, f.Name, err)
-			}
-		}
-	})
-	if envErr != nil {
-		fmt.Fprintln(stderr, "probe:", envErr)
-		return 2
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
+	if err := envflag.Parse(fs, "PROBE", args, nil); err != nil {
+		if errors.Is(err, envflag.ErrHelp) {
 			return 0
 		}
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "probe: unexpected argument %q\n", fs.Arg(0))
+		fmt.Fprintln(stderr, "probe:", err)
 		return 2
 	}
 	bad := func(name, value, why string) int {
@@ -137,7 +123,7 @@ func run(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) int {
 	}()
 	if *waitReady != "" {
 		t0 := time.Now()
-		if err := probe.WaitReady(ctx, cfg.Target, cfg.Host, *waitReady, *waitTimeout); err != nil {
+		if err := loadgen.WaitReady(ctx, cfg.Target, cfg.Host, *waitReady, *waitTimeout); err != nil {
 			if ctx.Err() != nil {
 				fmt.Fprintf(stderr, "probe: stopped before %s was ready\n", cfg.Target)
 				return 0

@@ -1,4 +1,4 @@
-package probe
+package loadgen
 
 import (
 	"bufio"
@@ -13,11 +13,8 @@ import (
 // WaitReady polls GET path on target every 20 ms, each poll on a new
 // connection with Connection: close, until one answers 200 or timeout
 // passes (or ctx ends); the error then wraps the last complete poll's
-// error. host is the Host header (default: target). Polls
-// are not part of any probe and are not recorded.
-//
-// It is the same helper cmd/loadagent carries privately (ready.go); the
-// load agent could use this one instead.
+// error. host is the Host header (default: target). Polls are not load:
+// they are not recorded. Both the load agent and the probe use it.
 func WaitReady(ctx context.Context, target, host, path string, timeout time.Duration) error {
 	if host == "" {
 		host = target
