@@ -300,7 +300,7 @@ func HostNodeFiles(ctx context.Context) (files []File, version, nodePath string,
 	for _, lib := range LddPaths(string(lddOut)) {
 		libFiles, err := libraryFiles(lib, seen)
 		if err != nil {
-			return nil, "", "", err
+			return nil, "", "", fmt.Errorf("node target: %w", err)
 		}
 		files = append(files, libFiles...)
 	}
@@ -316,15 +316,15 @@ func libraryFiles(lib string, seen map[string]bool) ([]File, error) {
 	}
 	resolved, err := filepath.EvalSymlinks(lib)
 	if err != nil {
-		return nil, fmt.Errorf("node target: library %s: %w", lib, err)
+		return nil, fmt.Errorf("library %s: %w", lib, err)
 	}
 	st, err := os.Stat(resolved)
 	if err != nil {
-		return nil, fmt.Errorf("node target: library %s: %w", lib, err)
+		return nil, fmt.Errorf("library %s: %w", lib, err)
 	}
 	data, err := os.ReadFile(resolved)
 	if err != nil {
-		return nil, fmt.Errorf("node target: library %s: %w", lib, err)
+		return nil, fmt.Errorf("library %s: %w", lib, err)
 	}
 	seen[p] = true
 	out := []File{{Path: p, Mode: int64(st.Mode().Perm()), Data: data}}
