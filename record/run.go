@@ -101,6 +101,22 @@ type Action struct {
 	ReturnedNs int64 `json:"returned_ns"`
 	// Error is the engine's error, if the call failed.
 	Error string `json:"error,omitempty"`
+	// Kills are the engine's "kill" events for the acted-on replica from
+	// just before the action until it was observed (the stop signal, then
+	// SIGKILL when a grace period ran out). The daemon emits each one after
+	// handing the signal to the process, so the first one is a measured
+	// upper bound on when the signal arrived. Empty when the engine's event
+	// stream was unavailable (KillsError says why).
+	Kills      []Kill `json:"kills,omitempty"`
+	KillsError string `json:"kills_error,omitempty"`
+}
+
+// Kill is one signal the engine reported delivering to a container.
+type Kill struct {
+	// TimeNs is the engine's timestamp of the event (Unix ns).
+	TimeNs int64 `json:"time_ns"`
+	// Signal is the signal number (15 SIGTERM, 9 SIGKILL, ...); 0 unknown.
+	Signal int `json:"signal"`
 }
 
 // Replica is one target container and how it ended.

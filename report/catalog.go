@@ -52,6 +52,32 @@ type MetricDef struct {
 type Value struct {
 	V    float64
 	Null bool
+	// Why, on a null value, overrides the metric's null word when the
+	// value is null for a reason of the run's own (e.g. "n/a (no lifecycle
+	// log)": the image does not log what the metric reads).
+	Why string
+}
+
+// NoLifecycleLog is the null word of the metrics that read the app's own
+// lifecycle log, for a run whose replica logged none.
+const NoLifecycleLog = "n/a (no lifecycle log)"
+
+// lifecycle wraps a getter of a metric read from the app's lifecycle log:
+// null with NoLifecycleLog when the run has none.
+func lifecycle(get func(*Metrics) Value) func(*Metrics) Value {
+	return func(m *Metrics) Value {
+		if !m.LifecycleLog {
+			return Value{Null: true, Why: NoLifecycleLog}
+		}
+		return get(m)
+	}
+}
+
+func boolP(p *bool) Value {
+	if p == nil {
+		return Value{Null: true}
+	}
+	return boolV(*p)
 }
 
 // ByClassPrefix prefixes the flattened names of the by_class counts
@@ -84,27 +110,33 @@ func floatP(p *float64) Value {
 var defs = []MetricDef{
 	{Name: "requests", Kind: KindCount, Doc: "request records (started, including not_sent)", get: func(m *Metrics) Value { return intV(m.Requests) }},
 	{Name: "ok", Kind: KindCount, Doc: "requests of class ok (2xx)", get: func(m *Metrics) Value { return intV(m.OK) }},
+	{Name: "failed_while_running", Kind: KindCount, Doc: "failed requests started before the acted-on replica exited (the headline)", get: func(m *Metrics) Value { return intP(m.FailedWhileRunning) }},
 	{Name: "failed", Kind: KindCount, Doc: "http_error + refused + reset + eof + timeout", get: func(m *Metrics) Value { return intV(m.Failed) }},
 	{Name: "accounting_ok", Kind: KindBool, Doc: "records agree with the agent summary", get: func(m *Metrics) Value { return boolV(m.AccountingOK) }},
-	{Name: "dropped_inflight", Kind: KindCount, Null: "n/a", Doc: "failed requests in flight at the signal time t", get: func(m *Metrics) Value { return intP(m.DroppedInflight) }},
-	{Name: "inflight_at_action", Kind: KindCount, Null: "n/a", Doc: "requests in flight at the action (any class)", get: func(m *Metrics) Value { return intP(m.InflightAtAction) }},
-	{Name: "served_after_signal", Kind: KindCount, Null: "n/a", Doc: "ok requests started at or after the action", get: func(m *Metrics) Value { return intP(m.ServedAfterSignal) }},
-	{Name: "failed_after_signal", Kind: KindCount, Null: "n/a", Doc: "failed requests started at or after the action", get: func(m *Metrics) Value { return intP(m.FailedAfterSignal) }},
-	{Name: "failed_before_signal", Kind: KindCount, Null: "n/a", Doc: "failed requests that ended before the action", get: func(m *Metrics) Value { return intP(m.FailedBeforeSignal) }},
+	{Name: "dropped_inflight", Kind: KindCount, Null: "n/a", Doc: "failed requests fully written before the action was sent and open at it", get: func(m *Metrics) Value { return intP(m.DroppedInflight) }},
+	{Name: "failed_in_delivery_window", Kind: KindCount, Null: "n/a", Doc: "failed requests written while the signal was on its way (T0..T1)", get: func(m *Metrics) Value { return intP(m.FailedInDeliveryWindow) }},
+	{Name: "idle_close_race", Kind: KindCount, Null: "n/a", Doc: "failed after the signal: eof/reset on a reused connection, no response byte", get: func(m *Metrics) Value { return intP(m.IdleCloseRace) }},
+	{Name: "inflight_at_action", Kind: KindCount, Null: "n/a", Doc: "requests open at the moment the action was sent (any class)", get: func(m *Metrics) Value { return intP(m.InflightAtAction) }},
+	{Name: "served_after_signal", Kind: KindCount, Null: "n/a", Doc: "ok requests sent after the signal had certainly arrived (T1)", get: func(m *Metrics) Value { return intP(m.ServedAfterSignal) }},
+	{Name: "failed_after_signal", Kind: KindCount, Null: "n/a", Doc: "failed requests sent after the signal had certainly arrived (T1)", get: func(m *Metrics) Value { return intP(m.FailedAfterSignal) }},
+	{Name: "failed_before_signal", Kind: KindCount, Null: "n/a", Doc: "failed requests that ended before the action was sent", get: func(m *Metrics) Value { return intP(m.FailedBeforeSignal) }},
 	{Name: "failed_after_exit", Kind: KindCount, Null: "n/a", Doc: "failed requests started after the acted-on replica exited", get: func(m *Metrics) Value { return intP(m.FailedAfterExit) }},
+	{Name: "delivery_window_ms", Kind: KindMs, Null: "n/a", Doc: "T1 - T0: how long the signal's arrival is uncertain", get: func(m *Metrics) Value { return floatP(m.DeliveryWindowMs) }},
 	{Name: "action_call_ms", Kind: KindMs, Null: "n/a", Doc: "duration of the engine call that sent the action", get: func(m *Metrics) Value { return floatP(m.ActionCallMs) }},
-	{Name: "signal_seen_ms", Kind: KindMs, Null: "n/a", Doc: "the app logged the signal this long after it was sent", get: func(m *Metrics) Value { return floatP(m.SignalSeenMs) }},
+	{Name: "signal_seen_ms", Kind: KindMs, Null: "n/a", Doc: "the app logged the signal this long after it was sent", get: lifecycle(func(m *Metrics) Value { return floatP(m.SignalSeenMs) })},
 	{Name: "exit_code", Kind: KindCode, Null: "NEVER", Doc: "exit code of the acted-on replica", get: func(m *Metrics) Value { return intP(m.ExitCode) }},
 	{Name: "exit_after_ms", Kind: KindMs, Null: "NEVER", Doc: "exit time minus the time the action was sent", get: func(m *Metrics) Value { return floatP(m.ExitAfterMs) }},
 	{Name: "killed", Kind: KindBool, Doc: "exited with code 137 (SIGKILL)", get: func(m *Metrics) Value { return boolV(m.Killed) }},
 	{Name: "oom_killed", Kind: KindBool, Doc: "the engine's OOMKilled flag", get: func(m *Metrics) Value { return boolV(m.OOMKilled) }},
 	{Name: "stop_timeout_s", Kind: KindSeconds, Null: "unset", Doc: "stop grace period in force", get: func(m *Metrics) Value { return intP(m.StopTimeoutS) }},
-	{Name: "drain_ms", Kind: KindMs, Null: "none", Doc: "the app's own drained-in time", get: func(m *Metrics) Value { return floatP(m.DrainMs) }},
-	{Name: "signal_handled", Kind: KindBool, Doc: "the app logged a signal event", get: func(m *Metrics) Value { return boolV(m.SignalHandled) }},
-	{Name: "deadline_hit", Kind: KindBool, Doc: "the app logged a deadline event", get: func(m *Metrics) Value { return boolV(m.DeadlineHit) }},
-	{Name: "abandoned_inflight", Kind: KindCount, Null: "none", Doc: "in-flight requests cut at the deadline", get: func(m *Metrics) Value { return intP(m.AbandonedInflight) }},
-	{Name: "job_steps", Kind: KindCount, Doc: "job.log lines starting with \"step \"", get: func(m *Metrics) Value { return intV(m.JobSteps) }},
-	{Name: "job_committed", Kind: KindBool, Doc: "job.log contains COMMIT", get: func(m *Metrics) Value { return boolV(m.JobCommitted) }},
+	{Name: "drain_observed_ms", Kind: KindMs, Null: "none", Doc: "action to the last ok response to work the replica had accepted (client side; direct topology)", get: func(m *Metrics) Value { return floatP(m.DrainObservedMs) }},
+	{Name: "lifecycle_log", Kind: KindBool, Doc: "the acted-on replica logged shutdownlab lifecycle events", get: func(m *Metrics) Value { return boolV(m.LifecycleLog) }},
+	{Name: "drain_ms", Kind: KindMs, Null: "none", Doc: "the app's own drained-in time", get: lifecycle(func(m *Metrics) Value { return floatP(m.DrainMs) })},
+	{Name: "signal_handled", Kind: KindBool, Null: "n/a", Doc: "the app logged a signal event", get: lifecycle(func(m *Metrics) Value { return boolP(m.SignalHandled) })},
+	{Name: "deadline_hit", Kind: KindBool, Null: "n/a", Doc: "the app logged a deadline event", get: lifecycle(func(m *Metrics) Value { return boolP(m.DeadlineHit) })},
+	{Name: "abandoned_inflight", Kind: KindCount, Null: "none", Doc: "in-flight requests cut at the deadline", get: lifecycle(func(m *Metrics) Value { return intP(m.AbandonedInflight) })},
+	{Name: "job_steps", Kind: KindCount, Null: "n/a", Doc: "job.log lines starting with \"step \"", get: lifecycle(func(m *Metrics) Value { return intP(m.JobSteps) })},
+	{Name: "job_committed", Kind: KindBool, Null: "n/a", Doc: "job.log contains COMMIT", get: lifecycle(func(m *Metrics) Value { return boolP(m.JobCommitted) })},
 	{Name: "writes", Kind: KindCount, Null: "n/a", Optional: true, Doc: "write requests (POST /write) reconciled with the ledgers", get: func(m *Metrics) Value { return intP(m.Writes) }},
 	{Name: "acked_writes", Kind: KindCount, Null: "n/a", Optional: true, Doc: "client saw 2xx, row written", get: func(m *Metrics) Value { return intP(m.AckedWrites) }},
 	{Name: "ghost_writes", Kind: KindCount, Null: "n/a", Optional: true, Doc: "row written, client saw a failure (a retry duplicates it)", get: func(m *Metrics) Value { return intP(m.GhostWrites) }},

@@ -46,9 +46,13 @@ func closedLoop(workers int, latMs, untilMs float64, classify func(w int, start,
 			if c == record.ClassNotSent {
 				end = s
 			}
-			out = append(out, record.Request{Type: "req", ID: fmt.Sprintf("w%d-%d", w, len(out)), Method: "GET",
+			r := record.Request{Type: "req", ID: fmt.Sprintf("w%d-%d", w, len(out)), Method: "GET",
 				Path: "/slow?ms=300", Worker: w, Conn: uint64(w + 1), Reused: s > float64(w*10),
-				Start: at(s), End: at(end), Status: status, Class: c})
+				Start: at(s), End: at(end), Status: status, Class: c}
+			if c != record.ClassNotSent && c != record.ClassRefused {
+				r.Written = at(s + 0.1) // the request's bytes left 0.1 ms after it started
+			}
+			out = append(out, r)
 		}
 	}
 	return out

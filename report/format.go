@@ -36,18 +36,25 @@ func Cell(d MetricDef, s Spread) string {
 		return "—"
 	}
 	null := d.Null
+	if s.NullWhy != "" {
+		null = s.NullWhy
+	}
 	if null == "" {
 		null = "null"
+	}
+	if s.Nulls == s.N {
+		return fmt.Sprintf("%s %d/%d", null, s.Nulls, s.N)
 	}
 	if d.Kind == KindBool {
 		t := 0
 		if s.True != nil {
 			t = *s.True
 		}
-		return fmt.Sprintf("%d/%d true", t, s.N)
-	}
-	if s.Nulls == s.N {
-		return fmt.Sprintf("%s %d/%d", null, s.Nulls, s.N)
+		out := fmt.Sprintf("%d/%d true", t, s.N-s.Nulls)
+		if s.Nulls > 0 {
+			out += fmt.Sprintf(" (%d %s)", s.Nulls, null)
+		}
+		return out
 	}
 	if d.Kind == KindCode {
 		if len(s.Codes) == 1 && s.Nulls == 0 {

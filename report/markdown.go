@@ -30,6 +30,14 @@ func writeMarkdown(w io.Writer, res *Result, plots *PlotSet) error {
 		"without a value; bools read `k/n true`; latencies are over ok requests only. " +
 		"Definitions: [docs/metrics.md](" + MetricsDocURL + ").\n\n")
 
+	b.WriteString("## What the clients saw\n\n")
+	writeMetricTable(&b, res, headlineDefs(res))
+	b.WriteString("\n`failed_while_running` counts failures that started before the acted-on replica exited; " +
+		"`dropped_inflight` requests fully written before the action was sent; `failed_in_delivery_window` " +
+		"requests written while the signal was on its way (they may be drops too); `idle_close_race` " +
+		"requests written onto a keep-alive connection the server was closing. Failures after the exit " +
+		"(`failed_after_exit`) and every other metric are in the table below.\n\n## All metrics\n\n")
+
 	rows := res.Rows()
 	spreads := make([]SpreadTable, len(res.Variants))
 	b.WriteString("| metric |")
@@ -98,34 +106,62 @@ func FingerprintLine(f record.Fingerprint) string {
 		or(f.CPU), f.Cores, or(f.OS), or(f.Kernel), or(f.DockerVersion), or(f.DockerAPI), or(f.GoVersion))
 }
 
-// headline is the metric list of the terminal table.
-var headline = []string{"requests", "failed", "dropped_inflight", "failed_after_signal", "failed_after_exit", "served_after_signal", "exit_code", "exit_after_ms", "drain_ms", "p99_ms"}
+// headline is what the service did to its clients, the metric list of the
+// terminal table and of report.md's first table: failures while the
+// acted-on replica still ran lead; failures after its exit are details.
+var headline = []string{"requests", "failed_while_running", "dropped_inflight", "failed_in_delivery_window", "idle_close_race",
+	"served_after_signal", "exit_code", "exit_after_ms", "drain_observed_ms", "drain_ms", "p99_ms"}
 
-// WriteTerminalTable writes the compact per-variant headline table (variant,
-// valid runs and the headline metrics: requests, failed, dropped_inflight,
-// failed_after_signal, failed_after_exit, served_after_signal, exit_code, exit_after_ms,
-// drain_ms, p99_ms) as aligned plain text, cells formatted as in report.md.
-func WriteTerminalTable(w io.Writer, res *Result) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	cols := headlineFor(res)
-	fmt.Fprint(tw, "variant\truns valid")
-	for _, h := range cols {
-		fmt.Fprint(tw, "\t"+h)
-	}
-	fmt.Fprintln(tw)
-	var defsByName = map[string]MetricDef{}
+// headlineDefs are the definitions of headlineFor(res), in order.
+func headlineDefs(res *Result) []MetricDef {
+	byName := map[string]MetricDef{}
 	for _, d := range defs {
-		defsByName[d.Name] = d
+		byName[d.Name] = d
 	}
 	var ds []MetricDef
-	for _, h := range cols {
-		ds = append(ds, defsByName[h])
+	for _, h := range headlineFor(res) {
+		ds = append(ds, byName[h])
 	}
+	return ds
+}
+
+// writeMetricTable writes a markdown table of the metrics ds, a row per
+// metric and a column per variant.
+func writeMetricTable(b *strings.Builder, res *Result, ds []MetricDef) {
+	b.WriteString("| metric |")
+	for i := range res.Variants {
+		fmt.Fprintf(b, " %s |", mdEscape(res.Variants[i].Label))
+	}
+	b.WriteString("\n|---|" + strings.Repeat("---|", len(res.Variants)) + "\n")
+	spreads := make([]SpreadTable, len(res.Variants))
+	for i := range res.Variants {
+		spreads[i] = res.Variants[i].Spreads(ds)
+	}
+	for j, d := range ds {
+		fmt.Fprintf(b, "| %s |", d.Name)
+		for i := range res.Variants {
+			fmt.Fprintf(b, " %s |", mdEscape(Cell(d, spreads[i][j])))
+		}
+		b.WriteString("\n")
+	}
+}
+
+// WriteTerminalTable writes the compact per-variant headline table (variant,
+// valid runs and the headline metrics) as aligned plain text, cells
+// formatted as in report.md.
+func WriteTerminalTable(w io.Writer, res *Result) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	ds := headlineDefs(res)
+	fmt.Fprint(tw, "variant\truns valid")
+	for _, d := range ds {
+		fmt.Fprint(tw, "\t"+d.Name)
+	}
+	fmt.Fprintln(tw)
 	for i := range res.Variants {
 		v := &res.Variants[i]
 		fmt.Fprintf(tw, "%s\t%s", v.Label, validRuns(v))
-		for _, s := range v.Spreads(ds) {
-			fmt.Fprint(tw, "\t"+Cell(defsByName[s.Metric], s))
+		for j, s := range v.Spreads(ds) {
+			fmt.Fprint(tw, "\t"+Cell(ds[j], s))
 		}
 		fmt.Fprintln(tw)
 	}

@@ -29,18 +29,38 @@ type Metrics struct {
 	// summary, or hold a request of an unknown class.
 	AccountingOK bool `json:"accounting_ok"`
 
-	// The phase metrics, null without an action that fired.
-	DroppedInflight    *int `json:"dropped_inflight"`
-	InflightAtAction   *int `json:"inflight_at_action"`
-	ServedAfterSignal  *int `json:"served_after_signal"`
-	FailedAfterSignal  *int `json:"failed_after_signal"`
-	FailedBeforeSignal *int `json:"failed_before_signal"`
+	// FailedWhileRunning counts failed requests started before the
+	// acted-on replica exited (all failed requests when it did not): what
+	// the service did to its clients, without the refusals that follow an
+	// exit on a direct topology.
+	FailedWhileRunning *int `json:"failed_while_running"`
+
+	// The phase metrics (see DeliveryWindow and PhaseOf), null without an
+	// action that fired. Every failed request is in exactly one of
+	// FailedBeforeSignal, DroppedInflight, FailedInDeliveryWindow and
+	// FailedAfterSignal.
+	DroppedInflight        *int `json:"dropped_inflight"`
+	FailedInDeliveryWindow *int `json:"failed_in_delivery_window"`
+	InflightAtAction       *int `json:"inflight_at_action"`
+	ServedAfterSignal      *int `json:"served_after_signal"`
+	FailedAfterSignal      *int `json:"failed_after_signal"`
+	FailedBeforeSignal     *int `json:"failed_before_signal"`
+	// IdleCloseRace counts the failed_after_signal requests with the
+	// idle-close signature (IsIdleCloseRace).
+	IdleCloseRace *int `json:"idle_close_race"`
+	// DeliveryWindowMs is T1 - T0 of the delivery window.
+	DeliveryWindowMs *float64 `json:"delivery_window_ms"`
+	// DrainObservedMs is the drain seen from the client side: from the
+	// action until the last ok response to a request the replica had
+	// accepted (see observedDrain); direct topology only.
+	DrainObservedMs *float64 `json:"drain_observed_ms"`
 	// FailedAfterExit counts failed requests started at or after the
 	// acted-on replica exited (nothing was there to serve them); null when
 	// it never exited or there was no action.
 	FailedAfterExit *int `json:"failed_after_exit"`
-	// SignalRef says which timestamp the phase metrics are measured from
-	// (see SignalTime): "app", "engine" or "sent"; empty without an action.
+	// SignalRef names the upper bound of the delivery window (see
+	// DeliveryWindow): "app", "engine_event", "engine", "stop_return",
+	// "exit" or "sent"; empty without an action.
 	SignalRef string `json:"signal_ref,omitempty"`
 	// ActionCallMs is how long the engine call of the action took
 	// (ReturnedNs - SentNs); for docker stop it includes the whole stop.
@@ -55,12 +75,17 @@ type Metrics struct {
 	Killed            bool     `json:"killed"`
 	OOMKilled         bool     `json:"oom_killed"`
 	StopTimeoutS      *int     `json:"stop_timeout_s"`
+
+	// LifecycleLog is true when the acted-on replica logged shutdownlab
+	// lifecycle events (the built-in targets do; a user's image usually
+	// does not). Without it the metrics below are null: not measured.
+	LifecycleLog      bool     `json:"lifecycle_log"`
 	DrainMs           *float64 `json:"drain_ms"`
-	SignalHandled     bool     `json:"signal_handled"`
-	DeadlineHit       bool     `json:"deadline_hit"`
+	SignalHandled     *bool    `json:"signal_handled"`
+	DeadlineHit       *bool    `json:"deadline_hit"`
 	AbandonedInflight *int     `json:"abandoned_inflight"`
-	JobSteps          int      `json:"job_steps"`
-	JobCommitted      bool     `json:"job_committed"`
+	JobSteps          *int     `json:"job_steps"`
+	JobCommitted      *bool    `json:"job_committed"`
 
 	// Latency of ok requests (End - Start), null without ok requests.
 	P50Ms *float64 `json:"p50_ms"`
@@ -205,119 +230,6 @@ func checkAccounting(m *Metrics, sum *record.Summary, base map[record.Class]int)
 	}
 }
 
-// Signal time references, in order of preference (see SignalTime).
-const (
-	SignalRefApp    = "app"    // the target's own "signal" lifecycle event
-	SignalRefEngine = "engine" // docker kill returned: the signal was delivered by then
-	SignalRefSent   = "sent"   // the moment the harness sent the action
-)
-
-// SignalTime returns the best estimate of when the stop signal reached the
-// acted-on replica, and which clock reading it is. The engine call itself
-// takes tens of milliseconds on a busy machine, so the send time alone can
-// misplace requests that end around the signal:
-//   - the replica's first "signal" lifecycle event, when it logged one (same
-//     kernel clock, taken in the handler);
-//   - else, for a "signal" action, the time docker kill returned (the
-//     signal has been delivered by then: an upper bound);
-//   - else the send time (docker stop returns only after the exit, so its
-//     return says nothing about delivery).
-//
-// It returns 0, "" when no action fired.
-func SignalTime(meta record.Meta) (int64, string) {
-	a := meta.Action
-	if a == nil || a.SentNs <= 0 {
-		return 0, ""
-	}
-	if i := ActedReplica(meta); i >= 0 {
-		for _, e := range meta.Replicas[i].Events {
-			if e.Event == "signal" && e.TimeNs > 0 {
-				return e.TimeNs, SignalRefApp
-			}
-		}
-	}
-	if a.Kind == "signal" && a.ReturnedNs >= a.SentNs {
-		return a.ReturnedNs, SignalRefEngine
-	}
-	return a.SentNs, SignalRefSent
-}
-
-// computePhases splits requests into three phases around the action. The
-// signal left the harness at t0 (SentNs) and reached the target at some
-// moment up to t (SignalTime); in between it is unknown. So:
-//   - before: End <= t0 (finished before the action was sent);
-//   - in flight at the action: Start < t and End > t0 (running at some
-//     moment while the signal was on its way);
-//   - after: Start >= t (started once the signal had arrived).
-//
-// Every request is in exactly one phase. When t == t0 this is the plain
-// "in flight at the instant of the action".
-func computePhases(m *Metrics, meta record.Meta, reqs []record.Request) {
-	a := meta.Action
-	t, ref := SignalTime(meta)
-	if t == 0 {
-		return
-	}
-	m.SignalRef = ref
-	t0 := a.SentNs
-	if a.ReturnedNs >= a.SentNs {
-		m.ActionCallMs = ptr(float64(a.ReturnedNs-a.SentNs) / 1e6)
-	}
-	if ref == SignalRefApp {
-		m.SignalSeenMs = ptr(float64(t-a.SentNs) / 1e6)
-	}
-	var exitedNs int64
-	if i := ActedReplica(meta); i >= 0 && meta.Replicas[i].Exited {
-		exitedNs = meta.Replicas[i].ExitedNs
-	}
-	var dropped, inflight, servedAfter, failedAfter, failedBefore, failedAfterExit int
-	for i := range reqs {
-		r := &reqs[i]
-		failed := IsFailed(r.Class)
-		if r.Start < t && r.End > t0 {
-			inflight++
-			if failed {
-				dropped++
-			}
-		}
-		if r.Start >= t {
-			if r.Class == record.ClassOK {
-				servedAfter++
-			}
-			if failed {
-				failedAfter++
-			}
-		}
-		if failed && r.End <= t0 {
-			failedBefore++
-		}
-		if failed && exitedNs > 0 && r.Start >= exitedNs {
-			failedAfterExit++
-		}
-	}
-	m.DroppedInflight = &dropped
-	m.InflightAtAction = &inflight
-	m.ServedAfterSignal = &servedAfter
-	m.FailedAfterSignal = &failedAfter
-	m.FailedBeforeSignal = &failedBefore
-	if exitedNs > 0 {
-		m.FailedAfterExit = &failedAfterExit
-	}
-}
-
-// ActedReplica returns the index of the replica the metrics describe:
-// Action.Replica when there is an action, else 0; -1 when out of range.
-func ActedReplica(meta record.Meta) int {
-	i := 0
-	if meta.Action != nil {
-		i = meta.Action.Replica
-	}
-	if i < 0 || i >= len(meta.Replicas) {
-		return -1
-	}
-	return i
-}
-
 // computeReplica fills the acted-on replica's metrics.
 func computeReplica(m *Metrics, meta record.Meta) {
 	i := ActedReplica(meta)
@@ -342,29 +254,36 @@ func computeReplica(m *Metrics, meta record.Meta) {
 	case rep.StopTimeoutS != nil:
 		m.StopTimeoutS = ptr(*rep.StopTimeoutS)
 	}
+	m.LifecycleLog = len(rep.Events) > 0
+	if !m.LifecycleLog {
+		return
+	}
+	handled, deadline, committed, steps := false, false, false, 0
 	for _, e := range rep.Events {
 		switch e.Event {
 		case "signal":
-			m.SignalHandled = true
+			handled = true
 		case "drained":
 			if m.DrainMs == nil && e.Ms != nil {
 				m.DrainMs = ptr(*e.Ms)
 			}
 		case "deadline":
-			if !m.DeadlineHit && e.Inflight != nil {
+			if !deadline && e.Inflight != nil {
 				m.AbandonedInflight = ptr(*e.Inflight)
 			}
-			m.DeadlineHit = true
+			deadline = true
 		}
 	}
 	for _, line := range rep.JobLog {
 		if strings.HasPrefix(line, "step ") {
-			m.JobSteps++
+			steps++
 		}
 		if strings.Contains(line, "COMMIT") {
-			m.JobCommitted = true
+			committed = true
 		}
 	}
+	m.SignalHandled, m.DeadlineHit = &handled, &deadline
+	m.JobSteps, m.JobCommitted = &steps, &committed
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -13,8 +13,14 @@ import (
 // ms converts milliseconds to the nanosecond timestamps records use.
 func ms(n float64) int64 { return int64(n * 1e6) }
 
+// req is a request of the given class over [start, end] ms; unless it was
+// refused or never sent, its last byte was written at start.
 func req(class record.Class, start, end float64) record.Request {
-	return record.Request{Type: "req", Class: class, Start: ms(start), End: ms(end)}
+	r := record.Request{Type: "req", Class: class, Start: ms(start), End: ms(end)}
+	if class != record.ClassRefused && class != record.ClassNotSent {
+		r.Written = r.Start
+	}
+	return r
 }
 
 func httpReq(status int, start, end float64) record.Request {
@@ -39,46 +45,6 @@ func phasesOf(m Metrics) phases {
 		return *p
 	}
 	return phases{v(m.DroppedInflight), v(m.InflightAtAction), v(m.ServedAfterSignal), v(m.FailedAfterSignal), v(m.FailedBeforeSignal)}
-}
-
-func TestPhases(t *testing.T) {
-	// The action fires at t = 1000 ms in every row.
-	tests := []struct {
-		name string
-		r    record.Request
-		want phases
-	}{
-		// An ok request over well before the action counts nowhere.
-		{"ok before", req(record.ClassOK, 0, 500), phases{0, 0, 0, 0, 0}},
-		// A reset spanning the action is a dropped in-flight request.
-		{"reset across", req(record.ClassReset, 900, 1100), phases{1, 1, 0, 0, 0}},
-		// An ok request spanning the action is in flight but not dropped.
-		{"ok across", req(record.ClassOK, 900, 1100), phases{0, 1, 0, 0, 0}},
-		// A 502 spanning the action is dropped.
-		{"502 across", httpReq(502, 900, 1100), phases{1, 1, 0, 0, 0}},
-		// not_sent spanning the action is in flight (any class) but never dropped.
-		{"not_sent across", req(record.ClassNotSent, 900, 1100), phases{0, 1, 0, 0, 0}},
-		// Start == t is "after the signal", not in flight.
-		{"reset starting at t", req(record.ClassReset, 1000, 1001), phases{0, 0, 0, 1, 0}},
-		// Start == t, ok: served after the signal.
-		{"ok starting at t", req(record.ClassOK, 1000, 1300), phases{0, 0, 1, 0, 0}},
-		// Ends exactly at t0: finished before the action was sent (the phases partition every request).
-		{"eof ending at t", req(record.ClassEOF, 500, 1000), phases{0, 0, 0, 0, 1}},
-		// A timeout that ended just before the action.
-		{"timeout before", req(record.ClassTimeout, 500, 999), phases{0, 0, 0, 0, 1}},
-		// A refused connect after the action.
-		{"refused after", req(record.ClassRefused, 1500, 1501), phases{0, 0, 0, 1, 0}},
-		// not_sent after the action is neither served nor failed.
-		{"not_sent after", req(record.ClassNotSent, 1500, 1500), phases{0, 0, 0, 0, 0}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			m := Compute(record.Meta{Action: actionAt(1000)}, []record.Request{tt.r})
-			if got := phasesOf(m); got != tt.want {
-				t.Errorf("phases = %+v, want %+v", got, tt.want)
-			}
-		})
-	}
 }
 
 func TestPhasesNullWithoutAction(t *testing.T) {
@@ -160,6 +126,7 @@ func floatp(f float64) *float64 { return &f }
 
 func TestReplicaMetrics(t *testing.T) {
 	sigterm := record.Event{Event: "signal", Signal: "SIGTERM"}
+	up := []record.Event{{Event: "up"}}
 	tests := []struct {
 		name  string
 		meta  record.Meta
@@ -199,25 +166,37 @@ func TestReplicaMetrics(t *testing.T) {
 		{"deadline", record.Meta{Action: actionAt(1000), Replicas: []record.Replica{{Events: []record.Event{
 			{Event: "up"}, sigterm, {Event: "drained", Ms: floatp(2002.5)}, {Event: "deadline", Inflight: intp(3)}, {Event: "deadline", Inflight: intp(9)},
 		}}}}, func(t *testing.T, m Metrics) {
-			if !m.SignalHandled || !m.DeadlineHit || *m.AbandonedInflight != 3 || *m.DrainMs != 2002.5 {
+			if !*m.SignalHandled || !*m.DeadlineHit || *m.AbandonedInflight != 3 || *m.DrainMs != 2002.5 || !m.LifecycleLog {
 				t.Errorf("got signal %v deadline %v abandoned %v drain %v", m.SignalHandled, m.DeadlineHit, m.AbandonedInflight, m.DrainMs)
 			}
 		}},
-		// No lifecycle events: nothing handled, drain and abandoned null.
-		{"silent", record.Meta{Action: actionAt(1000), Replicas: []record.Replica{{}}}, func(t *testing.T, m Metrics) {
-			if m.SignalHandled || m.DeadlineHit || m.AbandonedInflight != nil || m.DrainMs != nil {
+		// No lifecycle events at all (a user image that does not log):
+		// the lifecycle metrics are not measured (null), not false.
+		{"silent", record.Meta{Action: actionAt(1000), Replicas: []record.Replica{{JobLog: jobLog(3, false)}}}, func(t *testing.T, m Metrics) {
+			if m.LifecycleLog || m.SignalHandled != nil || m.DeadlineHit != nil || m.AbandonedInflight != nil || m.DrainMs != nil || m.JobSteps != nil || m.JobCommitted != nil {
+				t.Errorf("got %+v", m)
+			}
+			for _, name := range []string{"signal_handled", "deadline_hit", "drain_ms", "job_steps", "job_committed", "abandoned_inflight", "signal_seen_ms"} {
+				if v, _ := m.Value(name); !v.Null || v.Why != NoLifecycleLog {
+					t.Errorf("%s = %+v, want null %q", name, v, NoLifecycleLog)
+				}
+			}
+		}},
+		// A lifecycle log without a signal event: a measured negative.
+		{"no handler", record.Meta{Action: actionAt(1000), Replicas: []record.Replica{{Events: []record.Event{{Event: "up"}}}}}, func(t *testing.T, m Metrics) {
+			if !m.LifecycleLog || *m.SignalHandled || *m.DeadlineHit || m.DrainMs != nil || *m.JobSteps != 0 {
 				t.Errorf("got %+v", m)
 			}
 		}},
 		// A job cut after 23 steps, no COMMIT.
-		{"job cut", record.Meta{Replicas: []record.Replica{{JobLog: jobLog(23, false)}}}, func(t *testing.T, m Metrics) {
-			if m.JobSteps != 23 || m.JobCommitted {
+		{"job cut", record.Meta{Replicas: []record.Replica{{Events: up, JobLog: jobLog(23, false)}}}, func(t *testing.T, m Metrics) {
+			if *m.JobSteps != 23 || *m.JobCommitted {
 				t.Errorf("job = %d steps committed %v", m.JobSteps, m.JobCommitted)
 			}
 		}},
 		// A finished job.
-		{"job done", record.Meta{Replicas: []record.Replica{{JobLog: jobLog(30, true)}}}, func(t *testing.T, m Metrics) {
-			if m.JobSteps != 30 || !m.JobCommitted {
+		{"job done", record.Meta{Replicas: []record.Replica{{Events: up, JobLog: jobLog(30, true)}}}, func(t *testing.T, m Metrics) {
+			if *m.JobSteps != 30 || !*m.JobCommitted {
 				t.Errorf("job = %d steps committed %v", m.JobSteps, m.JobCommitted)
 			}
 		}},
@@ -303,78 +282,3 @@ func TestMetricsDocumented(t *testing.T) {
 	}
 }
 
-func TestSignalTime(t *testing.T) {
-	ev := func(name string, ts int64) record.Event { return record.Event{Event: name, TimeNs: ts} }
-	tests := []struct {
-		name    string
-		action  *record.Action
-		events  []record.Event
-		wantT   int64
-		wantRef string
-	}{
-		// No action: nothing to measure from.
-		{"no action", nil, nil, 0, ""},
-		// An action that never fired (SentNs 0) counts as none.
-		{"not fired", &record.Action{Kind: "signal"}, nil, 0, ""},
-		// The app's own signal event wins over the engine's timestamps.
-		{"app event", &record.Action{Kind: "signal", SentNs: 100, ReturnedNs: 300}, []record.Event{ev("up", 10), ev("signal", 250)}, 250, SignalRefApp},
-		// Only the first signal event counts (a second signal is ignored by the app).
-		{"first signal event", &record.Action{Kind: "stop", SentNs: 100, ReturnedNs: 9000}, []record.Event{ev("signal", 150), ev("signal", 5000)}, 150, SignalRefApp},
-		// No handler, docker kill: delivered by the time the call returned.
-		{"kill without handler", &record.Action{Kind: "signal", SentNs: 100, ReturnedNs: 157}, []record.Event{ev("up", 10)}, 157, SignalRefEngine},
-		// No handler, docker stop: its return is after the exit, so use the send time.
-		{"stop without handler", &record.Action{Kind: "stop", SentNs: 100, ReturnedNs: 10100}, nil, 100, SignalRefSent},
-		// A return time before the send time is corrupt: fall back to the send time.
-		{"bad return time", &record.Action{Kind: "signal", SentNs: 100, ReturnedNs: 50}, nil, 100, SignalRefSent},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			meta := record.Meta{Action: tt.action, Replicas: []record.Replica{{Name: "replica-0", Events: tt.events}}}
-			gotT, gotRef := SignalTime(meta)
-			if gotT != tt.wantT || gotRef != tt.wantRef {
-				t.Errorf("SignalTime = %d, %q; want %d, %q", gotT, gotRef, tt.wantT, tt.wantRef)
-			}
-		})
-	}
-}
-
-// TestPhasesUseSignalTime pins the window between sending the action (t0)
-// and its arrival (t): a request running at any moment of it was in flight
-// at the action. Measured here: docker kill takes 57-135 ms, and a process
-// without a handler dies before the call returns, so its in-flight requests
-// fail inside that window.
-func TestPhasesUseSignalTime(t *testing.T) {
-	meta := record.Meta{
-		Action:   &record.Action{Kind: "signal", SentNs: 1000, ReturnedNs: 1060},
-		Replicas: []record.Replica{{Name: "replica-0"}},
-	}
-	reqs := []record.Request{
-		{ID: "before", Start: 500, End: 1000, Class: record.ClassReset},        // ended at t0: before
-		{ID: "done-in-gap", Start: 700, End: 1030, Class: record.ClassOK},      // in flight, served
-		{ID: "died-in-gap", Start: 900, End: 1030, Class: record.ClassEOF},     // in flight, dropped (the none case)
-		{ID: "started-in-gap", Start: 1030, End: 1070, Class: record.ClassEOF}, // in flight, dropped
-		{ID: "after", Start: 1060, End: 1101, Class: record.ClassRefused},      // started at t: after
-	}
-	m := Compute(meta, reqs)
-	if m.SignalRef != SignalRefEngine {
-		t.Fatalf("signal_ref = %q", m.SignalRef)
-	}
-	if m.FailedAfterExit != nil {
-		t.Errorf("failed_after_exit = %d, want null (replica never exited)", *m.FailedAfterExit)
-	}
-	meta.Replicas[0].Exited, meta.Replicas[0].ExitedNs = true, 1080
-	if m2 := Compute(meta, reqs); m2.FailedAfterExit == nil || *m2.FailedAfterExit != 0 {
-		t.Errorf("failed_after_exit = %v, want 0 (the refused request started before the exit at 1080)", m2.FailedAfterExit)
-	}
-	meta.Replicas[0].ExitedNs = 1050
-	if m3 := Compute(meta, reqs); m3.FailedAfterExit == nil || *m3.FailedAfterExit != 1 {
-		t.Errorf("failed_after_exit = %v, want 1 (refused request started after the exit at 1050)", m3.FailedAfterExit)
-	}
-	if *m.InflightAtAction != 3 || *m.DroppedInflight != 2 || *m.FailedAfterSignal != 1 || *m.ServedAfterSignal != 0 || *m.FailedBeforeSignal != 1 {
-		t.Errorf("inflight=%d dropped=%d failed_after=%d served_after=%d failed_before=%d; want 3 2 1 0 1",
-			*m.InflightAtAction, *m.DroppedInflight, *m.FailedAfterSignal, *m.ServedAfterSignal, *m.FailedBeforeSignal)
-	}
-	if m.ActionCallMs == nil || *m.ActionCallMs != 60e-6 {
-		t.Errorf("action_call_ms = %v, want 6e-05", m.ActionCallMs)
-	}
-}

@@ -303,7 +303,10 @@ func signedMs(ms float64) string {
 }
 
 // failureMetrics are the bars of failures.png, per variant.
-var failureMetrics = []string{"dropped_inflight", "failed_after_signal", "failed_after_exit", "failed"}
+// Failures after the acted-on replica exited are left out: on a direct
+// topology they are refusals that say nothing about the service and would
+// dwarf the difference between modes.
+var failureMetrics = []string{"failed_while_running", "dropped_inflight", "failed_in_delivery_window", "idle_close_race"}
 
 // failureBars returns the metrics of failureMetrics the catalog knows and,
 // per metric, the median over each variant's valid runs (NaN when null or

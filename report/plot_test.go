@@ -128,12 +128,13 @@ func TestLatencyMarkers(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("markers:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	// docker stop without an app signal: t is t0, drawn once.
+	// docker stop without an app signal: t is the upper bound of the
+	// delivery window (here docker stop's return, before the exit).
 	m := lifecycleMeta()
 	m.Action.Kind = "stop"
 	m.Replicas[1].Events = nil
 	d = latencySeriesOf(m, nil, MaxLatencyPoints)
-	if len(d.Markers) != 2 || d.Markers[0].Name != "t0" || d.Markers[1].Name != PhaseExit {
+	if len(d.Markers) != 3 || d.Markers[0].Name != "t0" || d.Markers[1].Label != "t signal (stop_return) +30.0 ms" || d.Markers[2].Name != PhaseExit {
 		t.Errorf("stop without events: markers = %+v", d.Markers)
 	}
 	// No action: no markers.
@@ -171,16 +172,17 @@ func TestFailureBars(t *testing.T) {
 	}
 	// mode=full: dropped_inflight is 1 and 0 in its valid runs 1 and 3;
 	// the median is the lower middle value, as in report.md.
-	if got := vals[0][1]; got != 0 {
+	if got := vals[1][1]; got != 0 {
 		t.Errorf("mode=full dropped_inflight median = %v, want 0", got)
 	}
-	s, _ := res.Variants[1].Spreads(res.Rows()).Get("failed")
-	if got := vals[3][1]; got != *s.Median {
-		t.Errorf("mode=full failed = %v, want the spread's median %v", got, *s.Median)
+	s, _ := res.Variants[1].Spreads(res.Rows()).Get("failed_while_running")
+	if got := vals[0][1]; got != *s.Median {
+		t.Errorf("mode=full failed_while_running = %v, want the spread's median %v", got, *s.Median)
 	}
-	// mode=close never exited: failed_after_exit is null.
-	if got := vals[2][0]; !math.IsNaN(got) {
-		t.Errorf("mode=close failed_after_exit = %v, want NaN", got)
+	// A variant without a valid run has no bar value.
+	res.Variants[0].Runs = nil
+	if _, vals := failureBars(res); !math.IsNaN(vals[0][0]) {
+		t.Errorf("variant without runs: bar = %v, want NaN", vals[0][0])
 	}
 }
 

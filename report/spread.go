@@ -29,6 +29,10 @@ type Spread struct {
 	// valid runs considered (nulls included).
 	Nulls int `json:"nulls"`
 	N     int `json:"n"`
+	// NullWhy is the reason shared by every null value, when they all
+	// carry the same one (Value.Why); the table prints it instead of the
+	// metric's null word.
+	NullWhy string `json:"null_why,omitempty"`
 }
 
 // CodeCount is how many runs ended with one exit code.
@@ -42,12 +46,19 @@ type CodeCount struct {
 func SpreadOf(d MetricDef, vals []Value) Spread {
 	s := Spread{Metric: d.Name, Kind: d.Kind, N: len(vals)}
 	var xs []float64
+	whys := map[string]bool{}
 	for _, v := range vals {
 		if v.Null {
 			s.Nulls++
+			whys[v.Why] = true
 			continue
 		}
 		xs = append(xs, v.V)
+	}
+	if len(whys) == 1 {
+		for w := range whys {
+			s.NullWhy = w
+		}
 	}
 	if d.Kind == KindBool {
 		t := 0

@@ -25,11 +25,11 @@ func failedAfter(n int) set    { return func(m *report.Metrics) { m.FailedAfterS
 func failedAfterExit(n int) set {
 	return func(m *report.Metrics) { m.FailedAfterExit = ip(n) }
 }
-func drain(ms float64) set { return func(m *report.Metrics) { m.DrainMs = fp(ms) } }
-func handled(b bool) set   { return func(m *report.Metrics) { m.SignalHandled = b } }
-func abandoned(n int) set  { return func(m *report.Metrics) { m.AbandonedInflight = ip(n) } }
-func steps(n int) set      { return func(m *report.Metrics) { m.JobSteps = n } }
-func committed(b bool) set { return func(m *report.Metrics) { m.JobCommitted = b } }
+func drain(ms float64) set { return func(m *report.Metrics) { m.LifecycleLog, m.DrainMs = true, fp(ms) } }
+func handled(b bool) set   { return func(m *report.Metrics) { m.LifecycleLog, m.SignalHandled = true, &b } }
+func abandoned(n int) set  { return func(m *report.Metrics) { m.LifecycleLog, m.AbandonedInflight = true, ip(n) } }
+func steps(n int) set      { return func(m *report.Metrics) { m.LifecycleLog, m.JobSteps = true, ip(n) } }
+func committed(b bool) set { return func(m *report.Metrics) { m.LifecycleLog, m.JobCommitted = true, &b } }
 func ghosts(n int) set     { return func(m *report.Metrics) { m.GhostWrites, m.LostWrites = ip(n), ip(0) } }
 func lost(n int) set       { return func(m *report.Metrics) { m.LostWrites = ip(n) } }
 func p99Ratio(r float64) set {
@@ -100,7 +100,8 @@ func runs(n int, sets ...set) []report.Run {
 
 // mkRun makes one valid run.
 func mkRun(sets ...set) report.Run {
-	m := report.Metrics{ByClass: map[string]int{}, AccountingOK: true}
+	m := report.Metrics{ByClass: map[string]int{}, AccountingOK: true, LifecycleLog: true,
+		SignalHandled: new(bool), DeadlineHit: new(bool), JobSteps: new(int), JobCommitted: new(bool)}
 	for _, s := range sets {
 		s(&m)
 	}

@@ -30,6 +30,15 @@ func (x *run) act(ctx context.Context, loadStart time.Time) error {
 	if a.Kind == scenarios.ActionNone {
 		return nil
 	}
+	// Watch the engine's kill events from before the action: they bound,
+	// by measurement, when the signal reached the replica (docker stop's
+	// return says nothing about that).
+	if w, err := x.r.eng.WatchKills(ctx, x.replicas[a.Replica].ID); err != nil {
+		x.killsErr = err.Error()
+	} else {
+		x.kills = w
+		defer w.Stop(0)
+	}
 	if err := sleepUntil(ctx, loadStart.Add(a.At.D())); err != nil {
 		return err
 	}
@@ -37,6 +46,21 @@ func (x *run) act(ctx context.Context, loadStart time.Time) error {
 		return x.roll(ctx)
 	}
 	return x.fire(ctx, a.Kind)
+}
+
+// recordKills stores the engine's kill events seen so far in rec.
+func (x *run) recordKills(rec *record.Action) {
+	if x.kills == nil {
+		rec.KillsError = x.killsErr
+		return
+	}
+	kills, err := x.kills.Stop(killEventGrace)
+	for _, k := range kills {
+		rec.Kills = append(rec.Kills, record.Kill{TimeNs: k.TimeNs, Signal: k.Signal})
+	}
+	if err != nil {
+		rec.KillsError = err.Error()
+	}
 }
 
 // fire sends the stop action of the given kind (signal or stop) to the
@@ -95,6 +119,7 @@ func (x *run) fire(ctx context.Context, kind scenarios.ActionKind) error {
 		exited = false // ended after the window: NEVER within it
 	}
 	x.obs = observation{done: werr == nil, exited: exited, state: st}
+	x.recordKills(rec)
 	if stopped != nil {
 		select {
 		case res := <-stopped:

@@ -89,12 +89,12 @@ func TestDirectInflightShape(t *testing.T) {
 		switch {
 		case strings.Contains(v.Label, "none"):
 			// No handler: the process dies on the signal, in-flight work with it.
-			if *m.DroppedInflight < 1 || *m.ExitCode == 0 || m.SignalHandled {
+			if *m.DroppedInflight < 1 || *m.ExitCode == 0 || m.SignalHandled == nil || *m.SignalHandled {
 				t.Errorf("none: dropped_inflight=%d exit=%d handled=%v; want drops, non-zero exit, no handler",
 					*m.DroppedInflight, *m.ExitCode, m.SignalHandled)
 			}
 		default:
-			if *m.DroppedInflight != 0 || *m.ExitCode != 0 || !m.SignalHandled || *m.InflightAtAction < 1 {
+			if *m.DroppedInflight != 0 || *m.ExitCode != 0 || m.SignalHandled == nil || !*m.SignalHandled || *m.InflightAtAction < 1 {
 				t.Errorf("%s: dropped_inflight=%d inflight=%d exit=%d handled=%v; want 0 dropped of >=1 in flight, exit 0, handled",
 					v.Label, *m.DroppedInflight, *m.InflightAtAction, *m.ExitCode, m.SignalHandled)
 			}

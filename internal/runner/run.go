@@ -24,6 +24,7 @@ const (
 	agentDrain     = 10 * time.Second // agent waits this long for in-flight requests at the end
 	agentExitSlack = 15 * time.Second // beyond duration + drain before the agent is told to stop
 	cleanupTimeout = 60 * time.Second
+	killEventGrace = 50 * time.Millisecond // for kill events still in the engine's stream
 	targetPort     = 8080
 )
 
@@ -44,6 +45,10 @@ type run struct {
 	meta               record.Meta
 	stream             *agentStream
 	obs                observation
+	// kills watches the acted-on replica's engine kill events (nil when
+	// the event stream was unavailable: killsErr says why).
+	kills    *docker.KillWatch
+	killsErr string
 	mu                 sync.Mutex // guards replicas and agent while set-up runs in parallel
 }
 

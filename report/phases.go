@@ -1,0 +1,304 @@
+package report
+
+import (
+	"fmt"
+
+	"github.com/shutdownlab/shutdownlab/record"
+)
+
+// Signal references: which clock reading bounds the signal's arrival (see
+// DeliveryWindow and SignalTime).
+const (
+	SignalRefApp         = "app"          // the target's own "signal" lifecycle event
+	SignalRefEngineEvent = "engine_event" // the engine's "kill" event for the replica
+	SignalRefEngine      = "engine"       // docker kill returned: the signal was delivered by then
+	SignalRefStop        = "stop_return"  // docker stop returned (after the exit)
+	SignalRefExit        = "exit"         // the replica exited: it had the signal by then
+	SignalRefSent        = "sent"         // nothing bounds it: only the send time is known
+)
+
+// Window is the signal's delivery window for one run: the signal left the
+// harness at T0 and had reached the acted-on replica by T1 at the latest.
+// Every bound is a measurement (never an assumption): T1 is the earliest of
+// the upper bounds the run observed, and Ref names it.
+type Window struct {
+	T0, T1 int64
+	Ref    string
+}
+
+// DeliveryWindow returns the run's delivery window; ok is false when no
+// action fired. The upper bounds, each a moment by which the signal had
+// certainly arrived: the replica's own "signal" lifecycle event (logged by
+// its handler), the engine's first "kill" event for it (emitted after the
+// daemon handed the signal over), the return of docker kill, the return of
+// docker stop, and the replica's exit. With none of them, T1 = T0 and Ref
+// is "sent": the window is unknown and the phase metrics say so in a note.
+func DeliveryWindow(meta record.Meta) (w Window, ok bool) {
+	a := meta.Action
+	if a == nil || a.SentNs <= 0 {
+		return Window{}, false
+	}
+	w = Window{T0: a.SentNs}
+	consider := func(t int64, ref string) {
+		if t >= a.SentNs && (w.Ref == "" || t < w.T1) {
+			w.T1, w.Ref = t, ref
+		}
+	}
+	if t := appSignalNs(meta); t > 0 {
+		consider(t, SignalRefApp)
+	}
+	if len(a.Kills) > 0 {
+		consider(a.Kills[0].TimeNs, SignalRefEngineEvent)
+	}
+	if a.Error == "" && a.ReturnedNs > 0 {
+		switch a.Kind {
+		case "signal":
+			consider(a.ReturnedNs, SignalRefEngine)
+		case "stop":
+			consider(a.ReturnedNs, SignalRefStop)
+		}
+	}
+	if i := ActedReplica(meta); i >= 0 && meta.Replicas[i].Exited && meta.Replicas[i].ExitedNs > 0 {
+		consider(meta.Replicas[i].ExitedNs, SignalRefExit)
+	}
+	if w.Ref == "" {
+		w.T1, w.Ref = w.T0, SignalRefSent
+	}
+	return w, true
+}
+
+// appSignalNs is the time of the acted-on replica's first "signal" event at
+// or after the action was sent (0 when it logged none).
+func appSignalNs(meta record.Meta) int64 {
+	i := ActedReplica(meta)
+	if i < 0 || meta.Action == nil {
+		return 0
+	}
+	for _, e := range meta.Replicas[i].Events {
+		if e.Event == "signal" && e.TimeNs >= meta.Action.SentNs {
+			return e.TimeNs
+		}
+	}
+	return 0
+}
+
+// SignalTime returns the best single estimate of when the signal reached
+// the acted-on replica, for the metrics that need one instant (the probe's
+// times, the plot marker): the app's own signal event when it logged one,
+// else the upper end of the delivery window. It returns 0, "" when no
+// action fired.
+func SignalTime(meta record.Meta) (int64, string) {
+	w, ok := DeliveryWindow(meta)
+	if !ok {
+		return 0, ""
+	}
+	if t := appSignalNs(meta); t > 0 {
+		return t, SignalRefApp
+	}
+	return w.T1, w.Ref
+}
+
+// ActedReplica returns the index of the replica the metrics describe:
+// Action.Replica when there is an action, else 0; -1 when out of range.
+func ActedReplica(meta record.Meta) int {
+	i := 0
+	if meta.Action != nil {
+		i = meta.Action.Replica
+	}
+	if i < 0 || i >= len(meta.Replicas) {
+		return -1
+	}
+	return i
+}
+
+// Phase is where a request falls relative to the delivery window.
+type Phase int
+
+// The phases. Every request that is not not_sent is in exactly one.
+const (
+	// PhaseBefore: it ended at or before T0.
+	PhaseBefore Phase = iota
+	// PhaseInflight: fully written before T0 and still open at T0: the
+	// server may have held it when the signal arrived.
+	PhaseInflight
+	// PhaseWindow: written (or, never fully written, started) in [T0, T1):
+	// the signal may or may not have arrived first.
+	PhaseWindow
+	// PhaseAfter: written (or started) at or after T1: the signal had
+	// certainly arrived.
+	PhaseAfter
+)
+
+// PhaseOf places r relative to w. A request's "sent" moment is when its
+// last byte was written; one never fully written (refused, reset while
+// writing) counts from its start and is never in flight, since the server
+// cannot have held a request it never fully received.
+func PhaseOf(r *record.Request, w Window) Phase {
+	switch sent := sentAt(r); {
+	case r.End <= w.T0:
+		return PhaseBefore
+	case r.Written > 0 && r.Written < w.T0:
+		return PhaseInflight
+	case sent < w.T1:
+		return PhaseWindow
+	default:
+		return PhaseAfter
+	}
+}
+
+func sentAt(r *record.Request) int64 {
+	if r.Written > 0 {
+		return r.Written
+	}
+	return r.Start
+}
+
+// IsIdleCloseRace reports whether a failed request has the idle-close
+// signature: the connection had carried a request before, and it ended in
+// eof or reset with no response byte. The server closed a keep-alive
+// connection it considered idle as the client wrote onto it; HTTP lets a
+// client retry an idempotent request that failed this way.
+func IsIdleCloseRace(r *record.Request) bool {
+	return r.Reused && r.FirstByte == 0 && (r.Class == record.ClassEOF || r.Class == record.ClassReset)
+}
+
+// phaseCounts are the phase metrics of one run.
+type phaseCounts struct {
+	dropped, window, after, before, idleRace, inflight, servedAfter int
+	afterExit, whileRunning                                         int
+}
+
+// computePhases fills the phase metrics: every failed request of a run with
+// an action is in exactly one of failed_before_signal, dropped_inflight,
+// failed_in_delivery_window and failed_after_signal (see docs/metrics.md).
+func computePhases(m *Metrics, meta record.Meta, reqs []record.Request) {
+	exitedNs := actedExitNs(meta)
+	w, ok := DeliveryWindow(meta)
+	if !ok {
+		n := 0
+		for i := range reqs {
+			if IsFailed(reqs[i].Class) && (exitedNs == 0 || reqs[i].Start < exitedNs) {
+				n++
+			}
+		}
+		m.FailedWhileRunning = &n
+		return
+	}
+	var c phaseCounts
+	for i := range reqs {
+		c.add(&reqs[i], w, exitedNs)
+	}
+	m.SignalRef = w.Ref
+	m.DeliveryWindowMs = ptr(float64(w.T1-w.T0) / 1e6)
+	if a := meta.Action; a.ReturnedNs >= a.SentNs {
+		m.ActionCallMs = ptr(float64(a.ReturnedNs-a.SentNs) / 1e6)
+	}
+	if t := appSignalNs(meta); t > 0 {
+		m.SignalSeenMs = ptr(float64(t-w.T0) / 1e6)
+	}
+	m.DroppedInflight, m.FailedInDeliveryWindow = &c.dropped, &c.window
+	m.FailedAfterSignal, m.FailedBeforeSignal = &c.after, &c.before
+	m.IdleCloseRace, m.InflightAtAction, m.ServedAfterSignal = &c.idleRace, &c.inflight, &c.servedAfter
+	m.FailedWhileRunning = &c.whileRunning
+	if exitedNs > 0 {
+		m.FailedAfterExit = &c.afterExit
+	}
+	if w.Ref == SignalRefSent {
+		m.Notes = append(m.Notes, "signal delivery not bounded by any measurement (no app signal event, engine event, return or exit): the delivery window is empty")
+	}
+	if meta.Topology == "" {
+		observedDrain(m, w, reqs)
+	}
+}
+
+// add counts one request into c.
+func (c *phaseCounts) add(r *record.Request, w Window, exitedNs int64) {
+	if r.Class == record.ClassNotSent {
+		return
+	}
+	if r.Start < w.T0 && r.End > w.T0 {
+		c.inflight++
+	}
+	failed := IsFailed(r.Class)
+	if failed && (exitedNs == 0 || r.Start < exitedNs) {
+		c.whileRunning++
+	}
+	if failed && exitedNs > 0 && r.Start >= exitedNs {
+		c.afterExit++
+	}
+	switch PhaseOf(r, w) {
+	case PhaseBefore:
+		if failed {
+			c.before++
+		}
+	case PhaseInflight:
+		if failed {
+			c.dropped++
+		}
+	case PhaseWindow:
+		if failed {
+			c.window++
+		}
+	case PhaseAfter:
+		switch {
+		case r.Class == record.ClassOK:
+			c.servedAfter++
+		case failed:
+			c.after++
+			if IsIdleCloseRace(r) {
+				c.idleRace++
+			}
+		}
+	}
+}
+
+// actedExitNs is the acted-on replica's exit time (0: it did not exit).
+func actedExitNs(meta record.Meta) int64 {
+	if i := ActedReplica(meta); i >= 0 && meta.Replicas[i].Exited {
+		return meta.Replicas[i].ExitedNs
+	}
+	return 0
+}
+
+// observedDrain measures the drain from the outside, for any image: from T0
+// to the last complete response to work the replica had accepted — a request
+// written before T1 and still open at T0 that ended ok. It also notes which
+// request that was, so a long drain can be traced to one client and
+// connection. Direct topology only: behind a proxy the serving replica of a
+// request is unknown.
+func observedDrain(m *Metrics, w Window, reqs []record.Request) {
+	var last *record.Request
+	for i := range reqs {
+		r := &reqs[i]
+		if r.Class != record.ClassOK || r.End <= w.T0 {
+			continue
+		}
+		if p := PhaseOf(r, w); p != PhaseInflight && p != PhaseWindow {
+			continue
+		}
+		if last == nil || r.End > last.End {
+			last = r
+		}
+	}
+	if last == nil {
+		return
+	}
+	m.DrainObservedMs = ptr(float64(last.End-w.T0) / 1e6)
+	m.Notes = append(m.Notes, fmt.Sprintf("drain_observed_ms: last accepted request answered %s ms after the action: worker %d, conn %d, %s %s, written %s ms %s the action",
+		FormatNumber(KindMs, *m.DrainObservedMs), last.Worker, last.Conn, last.Method, last.Path,
+		FormatNumber(KindMs, absMs(last.Written-w.T0)), beforeAfter(last.Written-w.T0)))
+}
+
+func absMs(ns int64) float64 {
+	if ns < 0 {
+		ns = -ns
+	}
+	return float64(ns) / 1e6
+}
+
+func beforeAfter(ns int64) string {
+	if ns < 0 {
+		return "before"
+	}
+	return "after"
+}

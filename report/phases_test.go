@@ -1,0 +1,225 @@
+package report
+
+import (
+	"testing"
+
+	"github.com/shutdownlab/shutdownlab/record"
+)
+
+// window is the phase metrics of one run, -1 for null.
+type window struct {
+	before, dropped, inWindow, after, idleRace, inflight, servedAfter int
+}
+
+func windowOf(m Metrics) window {
+	v := func(p *int) int {
+		if p == nil {
+			return -1
+		}
+		return *p
+	}
+	return window{v(m.FailedBeforeSignal), v(m.DroppedInflight), v(m.FailedInDeliveryWindow), v(m.FailedAfterSignal),
+		v(m.IdleCloseRace), v(m.InflightAtAction), v(m.ServedAfterSignal)}
+}
+
+// rq builds a request over [start, end] ms written at written ms (0: never
+// fully written).
+func rq(class record.Class, start, written, end float64) record.Request {
+	return record.Request{Type: "req", Class: class, Start: ms(start), Written: ms(written), End: ms(end)}
+}
+
+// reused marks r as sent on a keep-alive connection that had carried a
+// request before.
+func reused(r record.Request) record.Request { r.Reused = true; return r }
+
+// TestPhaseClassification pins the partition of failed requests around the
+// delivery window. In every row the action is sent at T0 = 1000 ms and
+// docker kill returns at 1050 ms, so T1 = 1050 ms (no app or engine event).
+func TestPhaseClassification(t *testing.T) {
+	tests := []struct {
+		name string
+		r    record.Request
+		want window
+	}{
+		// An ok request over well before the action counts nowhere.
+		{"ok before", rq(record.ClassOK, 0, 1, 500), window{}},
+		// A failure that ended at T0 is before the signal (Start < T0 < End is required to be open).
+		{"eof ending at T0", rq(record.ClassEOF, 500, 501, 1000), window{before: 1}},
+		// Written before T0, reset after it: the server may have held it: dropped.
+		{"reset across", rq(record.ClassReset, 900, 901, 1100), window{dropped: 1, inflight: 1}},
+		// The false pass that was reported: a request written 3 ms after the
+		// stop was sent, dropped when the process died. It is in the window,
+		// never moved to "after the signal".
+		{"written just after T0", rq(record.ClassEOF, 999, 1003, 1040), window{inWindow: 1, inflight: 1}},
+		// Same, on a reused connection with no response byte: still the
+		// window (the idle-close race is only named after T1).
+		{"race shape inside window", reused(rq(record.ClassEOF, 1001, 1002, 1003)), window{inWindow: 1}},
+		// Started before T0 but not fully written until after T1: after.
+		{"slow write", rq(record.ClassReset, 990, 1060, 1070), window{after: 1, inflight: 1}},
+		// A refused connect spanning T0: never written, counted from its start: window.
+		{"refused across", rq(record.ClassRefused, 995, 0, 1010), window{inWindow: 1, inflight: 1}},
+		// Refused after T1: after.
+		{"refused after", rq(record.ClassRefused, 1500, 0, 1501), window{after: 1}},
+		// The idle-close race: reused connection, eof, no response byte, after T1.
+		{"idle close race", reused(rq(record.ClassEOF, 1200, 1200, 1201)), window{after: 1, idleRace: 1}},
+		// A reset after a response byte is not the race.
+		{"reset mid-response", func() record.Request {
+			r := reused(rq(record.ClassReset, 1200, 1200, 1300))
+			r.FirstByte = ms(1250)
+			return r
+		}(), window{after: 1}},
+		// A fresh connection closed without a response is not the race either.
+		{"eof on new conn", rq(record.ClassEOF, 1200, 1200, 1201), window{after: 1}},
+		// A 503 written after T1 is a failure after the signal.
+		{"503 after", func() record.Request {
+			r := rq(record.ClassHTTPError, 1100, 1100, 1101)
+			r.Status = 503
+			return r
+		}(), window{after: 1}},
+		// An ok request spanning T0 is in flight, not dropped.
+		{"ok across", rq(record.ClassOK, 900, 901, 1100), window{inflight: 1}},
+		// Ok, written after T1: served after the signal.
+		{"served after", rq(record.ClassOK, 1050, 1050, 1350), window{servedAfter: 1}},
+		// Ok, written inside the window: neither served after nor failed.
+		{"ok in window", rq(record.ClassOK, 1010, 1010, 1310), window{}},
+		// not_sent is never in flight, served or failed.
+		{"not_sent across", rq(record.ClassNotSent, 900, 0, 1100), window{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			meta := record.Meta{Action: &record.Action{Kind: "signal", SentNs: ms(1000), ReturnedNs: ms(1050)},
+				Replicas: []record.Replica{{Name: "replica-0"}}}
+			m := Compute(meta, []record.Request{tt.r})
+			if got := windowOf(m); got != tt.want {
+				t.Errorf("phases = %+v, want %+v", got, tt.want)
+			}
+			// The four failure phases partition the failed requests.
+			if sum := *m.FailedBeforeSignal + *m.DroppedInflight + *m.FailedInDeliveryWindow + *m.FailedAfterSignal; sum != m.Failed {
+				t.Errorf("phases sum to %d, failed = %d", sum, m.Failed)
+			}
+		})
+	}
+}
+
+// TestDeliveryWindow pins which measurement bounds the signal's arrival:
+// the earliest upper bound the run observed.
+func TestDeliveryWindow(t *testing.T) {
+	ev := func(name string, ts int64) record.Event { return record.Event{Event: name, TimeNs: ts} }
+	kill := func(ts int64) []record.Kill { return []record.Kill{{TimeNs: ts, Signal: 15}} }
+	tests := []struct {
+		name    string
+		action  *record.Action
+		events  []record.Event
+		exitNs  int64
+		wantT1  int64
+		wantRef string
+	}{
+		// The app's own signal event, when it is the earliest bound.
+		{"app event", &record.Action{Kind: "signal", SentNs: 100, ReturnedNs: 300}, []record.Event{ev("up", 10), ev("signal", 250)}, 0, 250, SignalRefApp},
+		// The engine's kill event can be earlier than the app's log line.
+		{"engine event first", &record.Action{Kind: "stop", SentNs: 100, ReturnedNs: 9000, Kills: kill(120)}, []record.Event{ev("signal", 150)}, 0, 120, SignalRefEngineEvent},
+		// No handler, docker kill: delivered by the time the call returned.
+		{"kill return", &record.Action{Kind: "signal", SentNs: 100, ReturnedNs: 157}, []record.Event{ev("up", 10)}, 0, 157, SignalRefEngine},
+		// docker stop without events: bounded by the engine's kill event.
+		{"stop with engine event", &record.Action{Kind: "stop", SentNs: 100, ReturnedNs: 10100, Kills: kill(112)}, nil, 10090, 112, SignalRefEngineEvent},
+		// docker stop, no event stream: the exit bounds it.
+		{"stop exit", &record.Action{Kind: "stop", SentNs: 100, ReturnedNs: 10100}, nil, 400, 400, SignalRefExit},
+		// docker stop, no event, never exited: its return.
+		{"stop return", &record.Action{Kind: "stop", SentNs: 100, ReturnedNs: 10100}, nil, 0, 10100, SignalRefStop},
+		// A failed call bounds nothing; a corrupt return time is ignored.
+		{"unbounded", &record.Action{Kind: "signal", SentNs: 100, ReturnedNs: 50, Error: "boom"}, nil, 0, 100, SignalRefSent},
+		// A signal event from before the action (another signal) is ignored.
+		{"old app event", &record.Action{Kind: "signal", SentNs: 100, ReturnedNs: 160}, []record.Event{ev("signal", 90)}, 0, 160, SignalRefEngine},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rep := record.Replica{Name: "replica-0", Events: tt.events}
+			if tt.exitNs > 0 {
+				rep.Exited, rep.ExitedNs, rep.ExitCode = true, tt.exitNs, new(int)
+			}
+			w, ok := DeliveryWindow(record.Meta{Action: tt.action, Replicas: []record.Replica{rep}})
+			if !ok || w.T0 != tt.action.SentNs || w.T1 != tt.wantT1 || w.Ref != tt.wantRef {
+				t.Errorf("DeliveryWindow = %+v, %v; want T1 %d ref %q", w, ok, tt.wantT1, tt.wantRef)
+			}
+		})
+	}
+	if _, ok := DeliveryWindow(record.Meta{Action: &record.Action{Kind: "signal"}}); ok {
+		t.Error("an action that never fired has a window")
+	}
+}
+
+// TestLockstepVersusStaggered is the false pass, in records: 20 clients,
+// 300 ms requests, a server that drops everything in flight when the signal
+// arrives 30 ms after docker stop was sent. Whatever the phase of the
+// clients, the drops stay visible: either in dropped_inflight (written before
+// T0) or in failed_in_delivery_window; never in failed_after_signal.
+func TestLockstepVersusStaggered(t *testing.T) {
+	for _, offset := range []float64{0, 1, 3, 10, 29, 150} {
+		var reqs []record.Request
+		for c := 0; c < 20; c++ {
+			// Client c's request was written offset ms (lockstep) or
+			// spread over one period (staggered) before... or after T0.
+			w := 1000 - 300 + offset + float64(c)*15
+			if w >= 1000+30 {
+				w -= 300
+			}
+			reqs = append(reqs, rq(record.ClassEOF, w, w, 1030))
+		}
+		meta := record.Meta{Action: &record.Action{Kind: "stop", SentNs: ms(1000), Kills: []record.Kill{{TimeNs: ms(1030), Signal: 15}}},
+			Replicas: []record.Replica{{Exited: true, ExitCode: new(int), ExitedNs: ms(1030)}}}
+		m := Compute(meta, reqs)
+		if got := *m.DroppedInflight + *m.FailedInDeliveryWindow; got != 20 || *m.FailedAfterSignal != 0 {
+			t.Errorf("offset %v: dropped %d + window %d, after %d; want 20 lost, 0 after", offset, *m.DroppedInflight, *m.FailedInDeliveryWindow, *m.FailedAfterSignal)
+		}
+		if *m.InflightAtAction > 20 {
+			t.Errorf("offset %v: inflight_at_action %d > 20 clients", offset, *m.InflightAtAction)
+		}
+	}
+}
+
+// TestObservedDrain measures the drain from the client side: the last ok
+// response to a request the replica had accepted (written before T1).
+func TestObservedDrain(t *testing.T) {
+	meta := record.Meta{Action: &record.Action{Kind: "signal", SentNs: ms(1000), ReturnedNs: ms(1020)},
+		Replicas: []record.Replica{{Name: "replica-0"}}}
+	reqs := []record.Request{
+		rq(record.ClassOK, 800, 800, 1100),   // accepted before T0, answered 100 ms after it
+		rq(record.ClassOK, 1010, 1010, 1290), // written in the window, answered 290 ms after T0
+		rq(record.ClassOK, 1100, 1100, 1400), // written after T1: not part of the drain
+		rq(record.ClassEOF, 900, 900, 1500),  // dropped: not a response
+	}
+	m := Compute(meta, reqs)
+	if m.DrainObservedMs == nil || *m.DrainObservedMs != 290 {
+		t.Errorf("drain_observed_ms = %v, want 290", m.DrainObservedMs)
+	}
+	meta.Topology = "caddy"
+	if m := Compute(meta, reqs); m.DrainObservedMs != nil {
+		t.Errorf("behind a proxy drain_observed_ms = %v, want null", *m.DrainObservedMs)
+	}
+	if m := Compute(meta, reqs[3:]); m.DrainObservedMs != nil {
+		t.Errorf("nothing answered: drain_observed_ms = %v, want null", *m.DrainObservedMs)
+	}
+}
+
+// TestFailedWhileRunning excludes only the failures that started after the
+// acted-on replica exited.
+func TestFailedWhileRunning(t *testing.T) {
+	meta := record.Meta{Action: &record.Action{Kind: "signal", SentNs: ms(1000), ReturnedNs: ms(1010)},
+		Replicas: []record.Replica{{Exited: true, ExitCode: new(int), ExitedNs: ms(1200)}}}
+	reqs := []record.Request{
+		rq(record.ClassReset, 500, 500, 600),   // before the signal
+		rq(record.ClassReset, 900, 900, 1100),  // dropped
+		rq(record.ClassRefused, 1100, 0, 1101), // listener closed, process still running
+		rq(record.ClassRefused, 1300, 0, 1301), // after the exit
+		rq(record.ClassOK, 1000, 1000, 1100),
+	}
+	m := Compute(meta, reqs)
+	if *m.FailedWhileRunning != 3 || *m.FailedAfterExit != 1 || m.Failed != 4 {
+		t.Errorf("while running %d after exit %d failed %d; want 3 1 4", *m.FailedWhileRunning, *m.FailedAfterExit, m.Failed)
+	}
+	meta.Action = nil
+	meta.Replicas[0].Exited = false
+	if m := Compute(meta, reqs); *m.FailedWhileRunning != 4 {
+		t.Errorf("no action, never exited: failed_while_running %d, want 4", *m.FailedWhileRunning)
+	}
+}
