@@ -104,6 +104,13 @@ type Config struct {
 	// it can dial, a number that measures the client, not the service.
 	// The failed request is still recorded as failed, never retried.
 	FailPause time.Duration
+	// Stagger spreads the closed-loop clients' first requests evenly over
+	// this span: client w starts at w*Stagger/Clients after load start
+	// (default 0: all at once). Clients with identical requests started
+	// together stay in lockstep, so an action lands on a request boundary
+	// and the outcome depends on timing luck; one request period of
+	// stagger puts the in-flight requests at every stage of completion.
+	Stagger time.Duration
 	// Mix is the weighted request mix (default: GET / with weight 1).
 	Mix []MixEntry
 	// IDPrefix starts every X-Request-Id: "<IDPrefix>-<seq>", seq from 1.
@@ -268,6 +275,9 @@ func (c Config) Validate() error {
 	}
 	if c.DialTimeout < 0 {
 		return invalid("DialTimeout", durStr(c.DialTimeout), "must be > 0")
+	}
+	if c.Stagger < 0 || c.Stagger > c.Duration {
+		return invalid("Stagger", durStr(c.Stagger), "must be in 0..Duration")
 	}
 	if c.FailPause < 0 {
 		return invalid("FailPause", durStr(c.FailPause), "must not be negative")

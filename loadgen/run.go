@@ -274,6 +274,9 @@ func (r *runner) pick(rng *rand.Rand) *preparedEntry {
 // ended, until the load stops or the count bound is reached.
 func (r *runner) closedLoop(c *client) {
 	defer c.closeConn()
+	if !r.staggerStart(c.worker) {
+		return
+	}
 	rng := r.rng(c.worker)
 	var rec record.Request
 	var think *time.Timer
@@ -304,5 +307,22 @@ func (r *runner) closedLoop(c *client) {
 				return
 			}
 		}
+	}
+}
+
+// staggerStart delays closed-loop client w by its share of Stagger
+// (w*Stagger/Clients); false when the load stopped meanwhile.
+func (r *runner) staggerStart(w int) bool {
+	d := r.cfg.Stagger * time.Duration(w) / time.Duration(r.cfg.Clients)
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.stopCh:
+		return false
 	}
 }

@@ -92,7 +92,7 @@ func validateProbe(s *Spec, loc *locator, fail func(path, value, msg string)) {
 	if p.MaxWait <= 0 || p.MaxWait.D() > MaxProbeWait {
 		fail("load.probe.max_wait", p.MaxWait.String(), "must be > 0 and at most 10m")
 	}
-	for _, f := range []string{"load.mix", "load.job", "load.shape", "load.clients", "load.rate", "load.max_requests", "load.fail_pause"} {
+	for _, f := range []string{"load.mix", "load.job", "load.shape", "load.clients", "load.rate", "load.max_requests", "load.fail_pause", "load.stagger"} {
 		if loc.given(f) {
 			fail(f, "", "only for load.kind agent (a probe sends one request)")
 		}

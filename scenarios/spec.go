@@ -166,6 +166,14 @@ type LoadSpec struct {
 	// refusals as fast as it can dial (a number that would measure the
 	// client, not the service). Set 0 for a client that hammers.
 	FailPause Duration `yaml:"fail_pause" json:"fail_pause"`
+	// Stagger spreads the closed-loop clients' first requests evenly over
+	// this span, 0..duration (default: one request period of the mix, see
+	// LoadSpec.StaggerSpan). Clients with identical requests started
+	// together stay in lockstep, so an action lands on a request boundary
+	// and the verdict depends on timing luck; staggered, the requests in
+	// flight at the action are at every stage of completion. 0s restores
+	// lockstep.
+	Stagger *Duration `yaml:"stagger" json:"stagger,omitempty"`
 	// Mix is the weighted request mix (default: GET /slow?ms=300, weight 1).
 	Mix []Request `yaml:"mix" json:"mix"`
 	// Job, when set, starts one background job (GET /job) at Job.At after

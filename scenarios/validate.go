@@ -145,6 +145,9 @@ func validate(s *Spec, loc *locator) ValidationErrors {
 	if l.FailPause < 0 || l.FailPause.D() > time.Minute {
 		fail("load.fail_pause", l.FailPause.String(), "must be in 0..1m")
 	}
+	if l.Stagger != nil && (*l.Stagger < 0 || *l.Stagger > l.Duration) {
+		fail("load.stagger", l.Stagger.String(), "must be in 0..load.duration")
+	}
 	if len(l.Mix) == 0 {
 		fail("load.mix", "", "want at least one request")
 	}

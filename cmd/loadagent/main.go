@@ -49,7 +49,7 @@ var flagOf = map[string]string{
 	"Rate": "rate", "Workers": "workers", "MaxLateness": "max-lateness",
 	"Duration": "duration", "MaxRequests": "max-requests", "Timeout": "timeout",
 	"Drain": "drain", "Think": "think", "IDPrefix": "id-prefix", "Seed": "seed",
-	"DialTimeout": "dial-timeout", "FailPause": "fail-pause",
+	"DialTimeout": "dial-timeout", "FailPause": "fail-pause", "Stagger": "stagger",
 }
 
 // run is main without the process: it parses args, runs the load and returns
@@ -73,6 +73,7 @@ func run(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) int {
 		think       = fs.Duration("think", 0, "closed loop: pause between a client's requests")
 		failPause   = fs.Duration("fail-pause", 0, "closed loop: pause after a request that did not end ok (it is still recorded, never retried)")
 		dialTimeout = fs.Duration("dial-timeout", d.DialTimeout, "bound on establishing a connection (within -timeout); a failed connect is refused")
+		stagger     = fs.Duration("stagger", 0, "closed loop: spread the clients' first requests evenly over this span (one request period unlocks them)")
 		once        = fs.String("once", "", "one-off requests at load start + offset: 'METHOD PATH @OFFSET' entries separated by ';'")
 		waitReady   = fs.String("wait-ready", "", "before the load, poll GET PATH on the target until it answers 200 (e.g. /readyz)")
 		waitTimeout = fs.Duration("wait-timeout", 30*time.Second, "how long -wait-ready may take")
@@ -108,7 +109,7 @@ func run(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) int {
 		Target: *target, Host: *host, Shape: loadgen.Shape(*shape), Clients: *clients,
 		Rate: *rate, Workers: *workers, MaxLateness: *maxLate, Duration: *duration,
 		MaxRequests: *maxRequests, Timeout: *timeout, Drain: *drain, Think: *think,
-		DialTimeout: *dialTimeout, FailPause: *failPause, Once: onceReqs,
+		DialTimeout: *dialTimeout, FailPause: *failPause, Stagger: *stagger, Once: onceReqs,
 		Mix: entries, IDPrefix: *idPrefix, Seed: *seed,
 	}
 	if *startAt != 0 {

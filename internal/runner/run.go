@@ -255,6 +255,7 @@ func (x *run) agentArgs() []string {
 		"-timeout", l.Timeout.String(),
 		"-drain", agentDrain.String(),
 		"-fail-pause", l.FailPause.String(),
+		"-stagger", l.StaggerSpan().String(),
 		"-wait-ready", x.spec.Target.Protocol.ReadyPath,
 		"-wait-timeout", readyTimeout.String(),
 		"-mix", mixFlag(l.Mix),
