@@ -177,6 +177,7 @@ func (s *Scenario) build(ovs []override) (Spec, *locator, ValidationErrors) {
 	if err != nil {
 		return spec, loc, err.(ValidationErrors)
 	}
+	dropOverridden(root, ovs)
 	c := &checker{loc: loc}
 	for _, o := range ovs {
 		if o.set {

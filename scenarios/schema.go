@@ -34,7 +34,7 @@ func newLocator(file string) *locator {
 
 // errAt builds a ValidationError for the field at path.
 func (l *locator) errAt(path, value, msg string) *ValidationError {
-	if l.fromSet[path] {
+	if base, _, _ := strings.Cut(path, "["); l.fromSet[path] || l.fromSet[base] {
 		return &ValidationError{File: SetSource, Field: path, Value: value, Msg: msg}
 	}
 	return &ValidationError{File: l.file, Line: l.line(path), Field: path, Value: value, Msg: msg}

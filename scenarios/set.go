@@ -37,7 +37,7 @@ func parseSets(sets []string) ([]override, ValidationErrors) {
 			errs = append(errs, &ValidationError{File: SetSource, Value: arg, Msg: "want key=value, e.g. load.duration=2s"})
 			continue
 		}
-		if _, err := resolve(key); err != nil {
+		if _, err := resolveSet(key); err != nil {
 			errs = append(errs, &ValidationError{File: SetSource, Field: key, Value: value, Msg: err.Error()})
 			continue
 		}
@@ -48,7 +48,7 @@ func parseSets(sets []string) ([]override, ValidationErrors) {
 
 // apply writes o into the mapping root.
 func (o override) apply(root *ast.MappingNode) error {
-	t, err := resolve(o.path)
+	t, err := resolveSet(o.path)
 	if err != nil {
 		return err
 	}
@@ -60,6 +60,9 @@ func (o override) apply(root *ast.MappingNode) error {
 // the scalar YAML makes of the text (true, 20, 6s).
 func valueNode(t reflect.Type, text string, line int) ast.Node {
 	pos := &token.Position{Line: line}
+	if t.Kind() == reflect.Slice {
+		return listNode(text, line)
+	}
 	if t.Kind() == reflect.String {
 		return ast.String(token.String(text, strconv.Quote(text), pos))
 	}

@@ -35,8 +35,9 @@ type Protocol struct {
 	// /readyz); required.
 	ReadyPath string `yaml:"ready_path" json:"ready_path"`
 	// Paths are the request paths (without query) the image serves; a
-	// load mix, job or probe using any other path is refused before
-	// anything starts (default: /slow, /write, /job).
+	// load mix, job or probe using any other path (or the ready path) is
+	// refused before anything starts. Default for the built-in targets:
+	// /slow, /write, /job; for a user image: none (see declareImagePaths).
 	Paths []string `yaml:"paths" json:"paths"`
 }
 
@@ -101,10 +102,8 @@ func validateTarget(s *Spec, loc *locator, fail func(path, value, msg string)) {
 	if s.Topology == TopologyCaddy && p.Port != DefaultProtocol().Port {
 		fail("target.protocol.port", strconv.Itoa(p.Port), "topology caddy proxies to port 8080 only")
 	}
-	refuse := func(field, path string) {
-		fail(field, path, fmt.Sprintf("image %s does not declare path %q (target.protocol.paths: [%s])",
-			t.Image, strings.SplitN(path, "?", 2)[0], strings.Join(p.Paths, ", ")))
-	}
+	declareImagePaths(s, loc)
+	refuse := func(field, path string) { fail(field, path, undeclaredPath(*t, path)) }
 	if s.Load.Kind == LoadProbe {
 		if !p.Serves("/slow") {
 			refuse("load.probe.kind", "/slow")

@@ -39,18 +39,18 @@ func TestNewFieldErrors(t *testing.T) {
 		}},
 		{"protocol without image: paths not checked", "name: t\ntarget:\n  protocol: {paths: [/x]}\n", nil},
 		{"image refuses an undeclared path", "name: t\ntarget:\n  image: my/app:1\n  protocol:\n    paths: [/slow]\nload:\n  mix:\n    - {path: \"/slow?ms=5\"}\n    - {method: POST, path: \"/write?ms=5\"}\n", []string{
-			`t.yaml:9: load.mix[1].path: "/write?ms=5": image my/app:1 does not declare path "/write" (target.protocol.paths: [/slow])`,
+			`t.yaml:9: load.mix[1].path: "/write?ms=5": image my/app:1 does not declare path "/write" (declared: ready path /readyz, target.protocol.paths [/slow]); if it serves /write: --set target.protocol.paths=/slow,/write (or target.protocol.paths in a scenario file)`,
 		}},
 		{"image refuses the job and runtime", "name: t\ntarget:\n  image: my/app:1\n  runtime: node\n  protocol: {paths: [/slow]}\nload:\n  job: {steps: 1, step_ms: 1}\n", []string{
 			`t.yaml:4: target.runtime: "node": only for the built-in target (target.image is set)`,
-			`t.yaml:7: load.job: "/job": image my/app:1 does not declare path "/job" (target.protocol.paths: [/slow])`,
+			`t.yaml:7: load.job: "/job": image my/app:1 does not declare path "/job" (declared: ready path /readyz, target.protocol.paths [/slow]); if it serves /job: --set target.protocol.paths=/slow,/job (or target.protocol.paths in a scenario file)`,
 		}},
 		{"bad protocol values", "name: t\ntarget:\n  image: x\n  protocol:\n    port: 0\n    ready_path: \"\"\n    paths: [slow]\n", []string{
 			`t.yaml:5: target.protocol.port: "0": must be 1..65535`,
 			"t.yaml:6: target.protocol.ready_path: required: the load waits for GET ready_path to answer 200 before it starts",
 			`t.yaml:7: target.protocol.paths[0]: "slow": must start with "/" and hold no query, spaces or control characters`,
 			// the default mix (GET /slow?ms=300) is checked too; a default has no line
-			`t.yaml: load.mix[0].path: "/slow?ms=300": image x does not declare path "/slow" (target.protocol.paths: [slow])`,
+			`t.yaml: load.mix[0].path: "/slow?ms=300": image x does not declare path "/slow" (declared: ready path , target.protocol.paths [slow]); if it serves /slow: --set target.protocol.paths=slow,/slow (or target.protocol.paths in a scenario file)`,
 		}},
 	}
 	for _, tc := range tests {
@@ -86,7 +86,7 @@ func TestNewFieldDefaults(t *testing.T) {
 	if p := s.Load.Probe; p.RequestMs() != 4000 || p.MaxWait != Seconds(30) {
 		t.Errorf("probe defaults %+v", p)
 	}
-	vs, err := sc.Expand([]string{"target.entrypoint=shell", "load.probe.ms=100", "target.image=my/app:2"})
+	vs, err := sc.Expand([]string{"target.entrypoint=shell", "load.probe.ms=100", "target.image=my/app:2", "target.protocol.paths=/slow"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -116,7 +116,7 @@ func parseAxes(file string, mv *ast.MappingValueNode) ([]Axis, ValidationErrors)
 // returned together as ValidationErrors.
 func (s *Scenario) Expand(sets []string) ([]Variant, error) {
 	ovs, setErrs := parseSets(sets)
-	axes := narrow(s.Axes, ovs)
+	axes, _ := s.collapseForImage(narrow(s.Axes, ovs), ovs)
 	n := 1
 	for _, ax := range axes {
 		n *= len(ax.Values)
