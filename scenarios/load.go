@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"embed"
 	"fmt"
-	"os"
 	"path"
 	"sort"
 	"strings"
@@ -43,12 +42,13 @@ func (s *Scenario) Name() string { return s.Spec.Name }
 func (s *Scenario) Raw() []byte { return bytes.Clone(s.raw) }
 
 // Load reads, decodes and validates the scenario file at path, including
-// every variant of its matrix. An invalid file yields ValidationErrors
+// every variant of its matrix. A file larger than MaxFileBytes is refused
+// unread. An invalid file yields ValidationErrors
 // listing every problem found, each with file:line, field and value.
 func Load(path string) (*Scenario, error) {
-	data, err := os.ReadFile(path)
+	data, err := readLimited(path)
 	if err != nil {
-		return nil, fmt.Errorf("scenario: %w", err)
+		return nil, err
 	}
 	return parse(path, data)
 }
@@ -113,6 +113,9 @@ func Find(nameOrPath string) (*Scenario, error) {
 
 // parse builds and validates a Scenario from a file's text.
 func parse(file string, data []byte) (*Scenario, error) {
+	if len(data) > MaxFileBytes {
+		return nil, tooLarge(file, int64(len(data)))
+	}
 	sc := &Scenario{File: file, raw: bytes.Clone(data)}
 	_, variants, err := sc.tree()
 	if err != nil {
