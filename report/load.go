@@ -42,6 +42,11 @@ type Result struct {
 	// ScenarioYAML is the scenario file as run (scenario.yaml in the
 	// result directory; empty when absent).
 	ScenarioYAML string
+	// Unreadable lists the run directories Load could not read
+	// ("mode-full/run-002: events.json: ..."). Each is kept in its variant
+	// as a run that does not count, with the error as its reason, so
+	// report.md lists it among the runs not counted.
+	Unreadable []string
 }
 
 // Variant is one variant of a scenario and its repetitions.
@@ -82,10 +87,13 @@ type VariantRef struct {
 func RunValidity(meta record.Meta, m *Metrics) (bool, string) {
 	switch {
 	case !meta.Valid:
-		if meta.Invalid != "" {
+		switch {
+		case meta.Invalid != "":
 			return false, meta.Invalid
+		case meta.Agent == nil && meta.Probe == nil:
+			return false, "not marked valid, and no agent summary line: the run did not finish"
 		}
-		return false, "marked invalid by the runner"
+		return false, "marked invalid by the runner (no reason recorded)"
 	case meta.Incomplete:
 		return false, "incomplete: interrupted"
 	case !m.AccountingOK:
@@ -118,7 +126,14 @@ func Load(dir string) (*Result, error) {
 			}
 			run, err := loadRun(rd)
 			if err != nil {
-				return nil, err
+				// One broken run must not hide the others: keep it as a
+				// run that does not count, saying why.
+				rel := filepath.ToSlash(filepath.Join(ref.Slug, filepath.Base(rd)))
+				res.Unreadable = append(res.Unreadable, fmt.Sprintf("%s: %v", rel, err))
+				run = Run{Name: filepath.Base(rd), Metrics: Metrics{ByClass: map[string]int{}},
+					Reason: fmt.Sprintf("unreadable, skipped: %v", err)}
+				fmt.Sscanf(run.Name, "run-%d", &run.Meta.Run)
+				run.Meta.Variant = ref.Label
 			}
 			if v.Label == "" {
 				v.Label = run.Meta.Variant
@@ -194,22 +209,16 @@ func variantRefs(dir string) ([]VariantRef, error) {
 }
 
 // loadRun reads one run directory and computes its metrics. A missing
-// events.json or records file makes the run invalid rather than an error;
-// malformed content is an error naming the file (and line).
+// events.json or records file makes the run invalid rather than an error,
+// with a reason that says what is missing; malformed content is an error
+// naming the file (and line).
 func loadRun(rd string) (Run, error) {
 	run := Run{Name: filepath.Base(rd)}
 	meta, reqs, err := LoadRun(rd)
 	var missing string
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		missing = "missing file"
-		if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
-			base := filepath.Base(pe.Path)
-			if strings.HasPrefix(base, "records.jsonl") {
-				base = "records.jsonl[.gz]"
-			}
-			missing += " " + base
-		}
+		missing = missingReason(rd, err)
 	case err != nil:
 		return run, err
 	}
@@ -219,13 +228,40 @@ func loadRun(rd string) (Run, error) {
 	run.Meta = meta
 	run.Metrics = Compute(meta, reqs)
 	run.Valid, run.Reason = RunValidity(meta, &run.Metrics)
-	// A run the runner already marked invalid keeps its own reason: its
-	// records may be missing precisely because it never got to load.
-	if missing != "" && run.Valid {
+	// A run the runner marked invalid keeps its own reason (its records
+	// may be missing precisely because it never got to load); otherwise
+	// what is missing is the reason, never "marked invalid by the runner"
+	// for a runner that never wrote a verdict.
+	if missing != "" && (run.Valid || meta.Invalid == "") {
 		run.Valid = false
 		run.Reason = missing
 	}
 	return run, nil
+}
+
+// missingReason says which file of run directory rd is missing, and what
+// that means: without events.json the run never finished (the harness was
+// killed: SIGKILL, power loss, a full disk).
+func missingReason(rd string, err error) string {
+	base := ""
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+		base = filepath.Base(pe.Path)
+	}
+	switch {
+	case base == "events.json":
+		what := "no records.jsonl either"
+		if _, rerr := os.Stat(filepath.Join(rd, "records.jsonl")); rerr == nil {
+			what = "records.jsonl is there, without a verdict"
+		} else if _, rerr := os.Stat(filepath.Join(rd, "records.jsonl.gz")); rerr == nil {
+			what = "records.jsonl.gz is there, without a verdict"
+		}
+		return "missing events.json: the run never finished (the harness was killed before it wrote one; " + what + ")"
+	case strings.HasPrefix(base, "records.jsonl"):
+		return "missing records.jsonl[.gz]: no request records were saved"
+	case base != "":
+		return "missing file " + base
+	}
+	return "missing file"
 }
 
 // LoadRun reads one run directory: events.json and records.jsonl (or
