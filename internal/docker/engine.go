@@ -3,9 +3,12 @@
 // containers, signals and stops them, reads their state, logs and files, and
 // builds images from in-memory tar contexts with the legacy builder.
 //
-// Every object it creates carries the label [LabelManaged]=1 and
-// [LabelSession]=<session id>, so [Engine.Clean] can remove leftovers of runs
-// that were killed. The package knows nothing about shutdown experiments.
+// Every object it creates carries the label [LabelManaged]=1,
+// [LabelSession]=<session id> and its owner (host, pid and start time of the
+// creating process: [LabelOwnerHost], [LabelOwnerPID], [LabelOwnerStart]), so
+// [Engine.CleanOrphans] can remove the leftovers of runs that were killed
+// without touching those of runs still going. The package knows nothing
+// about shutdown experiments.
 package docker
 
 import (
@@ -15,7 +18,9 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
 	"runtime"
+	"time"
 
 	"github.com/moby/moby/client"
 )
@@ -41,9 +46,20 @@ var ErrNotFound = errors.New("not found")
 // Engine is a connection to one Docker daemon, tagged with a session id.
 // It is safe for concurrent use.
 type Engine struct {
-	cli     *client.Client
-	session string
+	cli         *client.Client
+	session     string
+	owner       Owner
+	pingTimeout time.Duration
 }
+
+// DefaultPingTimeout bounds the first call to the daemon in [New]: a socket
+// that accepts connections and never answers fails after this long instead
+// of hanging. TimeoutEnv overrides it.
+const DefaultPingTimeout = 10 * time.Second
+
+// TimeoutEnv is the environment variable that overrides
+// DefaultPingTimeout, as a Go duration ("30s").
+const TimeoutEnv = "SHUTDOWNLAB_DOCKER_TIMEOUT"
 
 // Option configures [New].
 type Option func(*Engine)
@@ -58,24 +74,57 @@ func WithSession(id string) Option {
 	}
 }
 
+// WithOwner sets the owner stamped on every created object (default:
+// CurrentOwner). Tests use it to make objects of a process that is gone.
+func WithOwner(o Owner) Option { return func(e *Engine) { e.owner = o } }
+
+// WithPingTimeout bounds the ping in New (default DefaultPingTimeout, or
+// TimeoutEnv); d <= 0 keeps the default.
+func WithPingTimeout(d time.Duration) Option {
+	return func(e *Engine) {
+		if d > 0 {
+			e.pingTimeout = d
+		}
+	}
+}
+
 // New connects to the daemon described by the environment (DOCKER_HOST,
 // DOCKER_TLS_VERIFY, DOCKER_CERT_PATH, DOCKER_API_VERSION), negotiates the
-// API version with it and pings it. When the daemon cannot be reached the
-// error reads "Docker daemon unreachable at <host>: <err>".
+// API version with it and pings it, waiting at most the ping timeout. When
+// the daemon cannot be reached the error reads "Docker daemon unreachable
+// at <host>: <err>"; when it does not answer in time, "Docker daemon at
+// <host> did not answer within <d> (...)", naming DOCKER_HOST.
 func New(ctx context.Context, opts ...Option) (*Engine, error) {
 	cli, err := client.New(client.FromEnv)
 	if err != nil {
 		return nil, fmt.Errorf("docker client: %w", err)
 	}
-	e := &Engine{cli: cli, session: randomID()}
+	e := &Engine{cli: cli, session: randomID(), owner: CurrentOwner(), pingTimeout: DefaultPingTimeout}
+	if d, err := time.ParseDuration(os.Getenv(TimeoutEnv)); err == nil && d > 0 {
+		e.pingTimeout = d
+	}
 	for _, o := range opts {
 		o(e)
 	}
-	if _, err := cli.Ping(ctx, client.PingOptions{NegotiateAPIVersion: true}); err != nil {
+	pctx, cancel := context.WithTimeout(ctx, e.pingTimeout)
+	defer cancel()
+	if _, err := cli.Ping(pctx, client.PingOptions{NegotiateAPIVersion: true}); err != nil {
 		_ = cli.Close()
+		if ctx.Err() == nil && errors.Is(pctx.Err(), context.DeadlineExceeded) {
+			return nil, fmt.Errorf("Docker daemon at %s did not answer within %v (%s; %s=DURATION waits longer)",
+				cli.DaemonHost(), e.pingTimeout, hostSource(), TimeoutEnv)
+		}
 		return nil, fmt.Errorf("Docker daemon unreachable at %s: %w", cli.DaemonHost(), err)
 	}
 	return e, nil
+}
+
+// hostSource says where the daemon address came from.
+func hostSource() string {
+	if h, ok := os.LookupEnv("DOCKER_HOST"); ok && h != "" {
+		return "DOCKER_HOST=" + h
+	}
+	return "DOCKER_HOST is unset: the default socket"
 }
 
 func randomID() string {
@@ -98,13 +147,18 @@ func (e *Engine) Host() string { return e.cli.DaemonHost() }
 // Session returns the session id stamped on created objects.
 func (e *Engine) Session() string { return e.session }
 
-// Labels returns the labels for a new object: extra, then LabelManaged=1 and
-// LabelSession=<session> (which extra cannot override).
+// Owner returns the owner stamped on created objects.
+func (e *Engine) Owner() Owner { return e.owner }
+
+// Labels returns the labels for a new object: extra, then LabelManaged=1,
+// LabelSession=<session> and the owner labels (which extra cannot
+// override).
 func (e *Engine) Labels(extra map[string]string) map[string]string {
-	l := make(map[string]string, len(extra)+2)
+	l := make(map[string]string, len(extra)+5)
 	maps.Copy(l, extra)
 	l[LabelManaged] = "1"
 	l[LabelSession] = e.session
+	maps.Copy(l, e.owner.labels())
 	return l
 }
 

@@ -70,67 +70,95 @@ func (e *Engine) Leftovers(ctx context.Context, match map[string]string) (Remove
 	return out, nil
 }
 
-// Sweep force-removes every container, then every network and volume, that
-// carries LabelManaged=1 and every label in match (an empty value matches any
-// value). It returns what it removed; failures are joined with errors.Join
-// and do not stop the sweep. Objects that vanish meanwhile are not errors.
-func (e *Engine) Sweep(ctx context.Context, match map[string]string) (Removed, error) {
+// object is one container, network or volume found by a label filter.
+type object struct {
+	kind   string // "container", "network" or "volume"
+	id     string
+	name   string
+	labels map[string]string
+}
+
+// managed lists the containers, then networks, then volumes that carry
+// LabelManaged=1 and every label in match. A failed list is an error in the
+// returned slice; the other lists still run.
+func (e *Engine) managed(ctx context.Context, match map[string]string) ([]object, []error) {
 	labels := map[string]string{LabelManaged: "1"}
 	maps.Copy(labels, match)
 	f := labelFilters(labels)
-	var out Removed
+	var out []object
 	var errs []error
-
 	cs, err := e.cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: f})
 	if err != nil {
 		errs = append(errs, fmt.Errorf("container list: %w", err))
 	}
 	for _, c := range cs.Items {
-		name := containerName(c.Names, c.ID)
-		_, err := e.cli.ContainerRemove(ctx, c.ID, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
-		switch {
-		case err == nil:
-			out.Containers = append(out.Containers, name)
-		case cerrdefs.IsNotFound(err) || isRemovalInProgress(err):
-		default:
-			errs = append(errs, fmt.Errorf("container remove %s: %w", name, err))
-		}
+		out = append(out, object{kind: "container", id: c.ID, name: containerName(c.Names, c.ID), labels: c.Labels})
 	}
-
 	ns, err := e.cli.NetworkList(ctx, client.NetworkListOptions{Filters: f})
 	if err != nil {
 		errs = append(errs, fmt.Errorf("network list: %w", err))
 	}
 	for _, n := range ns.Items {
-		_, err := e.cli.NetworkRemove(ctx, n.ID, client.NetworkRemoveOptions{})
-		switch {
-		case err == nil:
-			out.Networks = append(out.Networks, n.Name)
-		case cerrdefs.IsNotFound(err):
-		default:
-			errs = append(errs, fmt.Errorf("network remove %s: %w", n.Name, err))
-		}
+		out = append(out, object{kind: "network", id: n.ID, name: n.Name, labels: n.Labels})
 	}
-
 	vs, err := e.cli.VolumeList(ctx, client.VolumeListOptions{Filters: f})
 	if err != nil {
 		errs = append(errs, fmt.Errorf("volume list: %w", err))
 	}
 	for _, v := range vs.Items {
-		_, err := e.cli.VolumeRemove(ctx, v.Name, client.VolumeRemoveOptions{Force: true})
-		switch {
-		case err == nil:
-			out.Volumes = append(out.Volumes, v.Name)
-		case cerrdefs.IsNotFound(err):
-		default:
-			errs = append(errs, fmt.Errorf("volume remove %s: %w", v.Name, err))
+		out = append(out, object{kind: "volume", id: v.Name, name: v.Name, labels: v.Labels})
+	}
+	return out, errs
+}
+
+// remove force-removes one object and records it in r; an object that
+// vanished meanwhile (or is being removed by another client) is not an
+// error.
+func (e *Engine) remove(ctx context.Context, o object, r *Removed) error {
+	var err error
+	switch o.kind {
+	case "container":
+		_, err = e.cli.ContainerRemove(ctx, o.id, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
+	case "network":
+		_, err = e.cli.NetworkRemove(ctx, o.id, client.NetworkRemoveOptions{})
+	case "volume":
+		_, err = e.cli.VolumeRemove(ctx, o.id, client.VolumeRemoveOptions{Force: true})
+	}
+	switch {
+	case err == nil:
+		switch o.kind {
+		case "container":
+			r.Containers = append(r.Containers, o.name)
+		case "network":
+			r.Networks = append(r.Networks, o.name)
+		case "volume":
+			r.Volumes = append(r.Volumes, o.name)
+		}
+		return nil
+	case cerrdefs.IsNotFound(err) || (o.kind == "container" && isRemovalInProgress(err)):
+		return nil
+	}
+	return fmt.Errorf("%s remove %s: %w", o.kind, o.name, err)
+}
+
+// Sweep force-removes every container, then every network and volume, that
+// carries LabelManaged=1 and every label in match (an empty value matches any
+// value). It returns what it removed; failures are joined with errors.Join
+// and do not stop the sweep. Objects that vanish meanwhile are not errors.
+func (e *Engine) Sweep(ctx context.Context, match map[string]string) (Removed, error) {
+	objs, errs := e.managed(ctx, match)
+	var out Removed
+	for _, o := range objs {
+		if err := e.remove(ctx, o, &out); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	return out, errors.Join(errs...)
 }
 
 // Clean removes every container, network and volume labelled LabelManaged=1,
-// from any session (leftovers of killed runs). Images are kept.
+// from any session, live runs' included. Images are kept. Prefer
+// CleanOrphans, which spares the objects of runs still going.
 func (e *Engine) Clean(ctx context.Context) (Removed, error) { return e.Sweep(ctx, nil) }
 
 // CleanSession removes the objects of this Engine's session only.
