@@ -123,7 +123,7 @@ func TestWriteComparison(t *testing.T) {
 	newRes.Variants = newRes.Variants[:2]
 	rs := Compare(newRes, oldRes, DefaultTolerance())
 	var b bytes.Buffer
-	if err := WriteComparison(&b, rs); err != nil {
+	if err := WriteComparison(&b, NewInfo(newRes, oldRes, DefaultTolerance()), rs); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "comparison.md", b.Bytes())

@@ -1,0 +1,90 @@
+package gate
+
+import (
+	"strings"
+
+	"github.com/shutdownlab/shutdownlab/report"
+)
+
+// Requirement is what a scenario must have for an optional metric
+// (report.MetricDef.Optional) to exist at all.
+type Requirement string
+
+// The requirements of the optional metrics.
+const (
+	// NeedsWrites: the write reconciliation (writes, ghost_writes, ...)
+	// exists only when load.mix has a POST /write.
+	NeedsWrites Requirement = "a POST /write in load.mix"
+	// NeedsProbe: the probe_* metrics exist only with load.kind probe.
+	NeedsProbe Requirement = "load.kind probe"
+	// NeedsBaseline: baseline_p99_ms and p99_vs_baseline exist only in a
+	// scenario with a baseline variant (baseline: true).
+	NeedsBaseline Requirement = "a baseline variant (baseline: true)"
+)
+
+// writeMetrics are the metrics of the write reconciliation.
+var writeMetrics = []string{"writes", "acked_writes", "ghost_writes", "clean_failures", "lost_writes", "unknown_writes", "duplicate_writes"}
+
+// Requires returns what a scenario needs for metric name to exist, or ""
+// when every run has it.
+func Requires(name string) Requirement {
+	switch {
+	case strings.HasPrefix(name, "probe_"):
+		return NeedsProbe
+	case name == "baseline_p99_ms" || name == "p99_vs_baseline":
+		return NeedsBaseline
+	}
+	for _, w := range writeMetrics {
+		if name == w {
+			return NeedsWrites
+		}
+	}
+	return ""
+}
+
+// Capabilities say which optional metrics a scenario can produce (in at
+// least one of its variants).
+type Capabilities struct {
+	Writes, Probe, Baseline bool
+}
+
+// has reports whether c meets r.
+func (c Capabilities) has(r Requirement) bool {
+	switch r {
+	case NeedsWrites:
+		return c.Writes
+	case NeedsProbe:
+		return c.Probe
+	case NeedsBaseline:
+		return c.Baseline
+	}
+	return true
+}
+
+// CheckAvailable reports, as an *Error at its column, the first metric of
+// e (baseline.NAME included) that a scenario with capabilities c can never
+// produce: such an expectation could only fail on null, after the whole
+// run time was spent, so it is refused before anything starts.
+func (e *Expectation) CheckAvailable(c Capabilities) error {
+	for _, r := range e.refs {
+		if req := Requires(r.name); req != "" && !c.has(req) {
+			return errAt(e.Source, r.p, "metric %q cannot exist in this scenario: it needs %s", r.name, req)
+		}
+	}
+	return nil
+}
+
+// CapabilitiesOf reads the capabilities of a saved result from its runs:
+// a run with write metrics, a probe run, a baseline variant.
+func CapabilitiesOf(res *report.Result) Capabilities {
+	var c Capabilities
+	for i := range res.Variants {
+		for j := range res.Variants[i].Runs {
+			r := &res.Variants[i].Runs[j]
+			c.Writes = c.Writes || r.Metrics.Writes != nil
+			c.Probe = c.Probe || r.Metrics.ProbeMetrics != nil || r.Meta.LoadKind == "probe"
+			c.Baseline = c.Baseline || r.Meta.Baseline
+		}
+	}
+	return c
+}

@@ -1,0 +1,53 @@
+package gate
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/shutdownlab/shutdownlab/report"
+)
+
+// Every optional metric of the catalog must say what it needs to exist;
+// otherwise CheckAvailable would let an expectation on it through to fail
+// on null after the run time was spent. A new optional metric in
+// report/catalog.go needs a case in Requires.
+func TestEveryOptionalMetricHasARequirement(t *testing.T) {
+	for _, d := range report.Defs() {
+		if d.Optional && Requires(d.Name) == "" {
+			t.Errorf("optional metric %q: Requires says nothing; add it to gate/available.go", d.Name)
+		}
+		if !d.Optional && Requires(d.Name) != "" {
+			t.Errorf("metric %q exists in every run but Requires says %q", d.Name, Requires(d.Name))
+		}
+	}
+}
+
+func TestCheckAvailable(t *testing.T) {
+	tests := []struct {
+		expr string
+		caps Capabilities
+		want string // "" = accepted
+	}{
+		// ghost_writes needs a POST /write in the mix.
+		{"ghost_writes == 0", Capabilities{}, `col 1: metric "ghost_writes" cannot exist in this scenario: it needs a POST /write in load.mix`},
+		{"ghost_writes == 0", Capabilities{Writes: true}, ""},
+		// probe metrics need load.kind probe, wherever they appear.
+		{"failed == 0 && probe_server_closed == true", Capabilities{Writes: true}, `col 16: metric "probe_server_closed"`},
+		{"probe_server_closed == true", Capabilities{Probe: true}, ""},
+		// baseline metrics need a baseline variant.
+		{"p99_vs_baseline < 2", Capabilities{}, "baseline: true"},
+		// baseline.NAME of a write metric needs writes too.
+		{"failed <= baseline.lost_writes", Capabilities{}, `"lost_writes"`},
+		// metrics every run has are always available.
+		{"dropped_inflight == 0 && p99_ms < 1.3 * baseline.p99_ms", Capabilities{}, ""},
+	}
+	for _, tt := range tests {
+		err := mustParse(tt.expr).CheckAvailable(tt.caps)
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%s with %+v: %v", tt.expr, tt.caps, err)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("%s with %+v: %v, want %q", tt.expr, tt.caps, err, tt.want)
+		}
+	}
+}

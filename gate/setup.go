@@ -1,0 +1,200 @@
+package gate
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/shutdownlab/shutdownlab/record"
+	"github.com/shutdownlab/shutdownlab/report"
+)
+
+// Setup is what a result was measured under, variant by variant: variant
+// label → field ("load.clients", "action.at", ...) → value as text. Two
+// results are comparable only when every field both record agrees.
+type Setup map[string]map[string]string
+
+// SetupFields are the fields Comparable compares, in the order it reports
+// them: the load (kind, shape, clients, duration, rate, request limit,
+// mix, probe), the action (kind, when, signal, stop grace), the topology
+// and the number of replicas. RecordedSetup fills the action, topology,
+// replicas and load.kind from events.json; the caller adds the load
+// parameters from the spec it ran.
+var SetupFields = []string{
+	"load.kind", "load.shape", "load.clients", "load.duration", "load.rate", "load.max_requests", "load.mix", "load.probe",
+	"action.kind", "action.at", "action.signal", "action.timeout", "topology", "replicas",
+}
+
+// Set records one field of one variant.
+func (s Setup) Set(variant, field, value string) {
+	if s[variant] == nil {
+		s[variant] = map[string]string{}
+	}
+	s[variant][field] = value
+}
+
+// Merge adds o's fields to s, keeping s's value where both have one.
+func (s Setup) Merge(o Setup) {
+	for v, fs := range o {
+		for f, val := range fs {
+			if _, ok := s[v][f]; !ok {
+				s.Set(v, f, val)
+			}
+		}
+	}
+}
+
+// RecordedSetup reads, from the first run of each variant that has an
+// events.json, what the runner recorded of how it ran: the action kind,
+// signal, planned time and stop grace, the topology, the number of
+// replicas and the load kind. These are effective values (after --set).
+func RecordedSetup(res *report.Result) Setup {
+	s := Setup{}
+	for i := range res.Variants {
+		v := &res.Variants[i]
+		for j := range v.Runs {
+			m := v.Runs[j].Meta
+			if m.Scenario == "" || len(m.Replicas) == 0 {
+				continue // no events.json, or a run that never started a replica
+			}
+			kind := m.LoadKind
+			if kind == "" {
+				kind = "agent"
+			}
+			s.Set(v.Label, "load.kind", kind)
+			topo := m.Topology
+			if topo == "" {
+				topo = "direct"
+			}
+			s.Set(v.Label, "topology", topo)
+			n := len(m.Replicas)
+			if m.Replacement != nil {
+				n--
+			}
+			s.Set(v.Label, "replicas", strconv.Itoa(n))
+			recordedAction(s, v.Label, m.Action, m.Baseline)
+			break
+		}
+	}
+	return s
+}
+
+// recordedAction records the action fields of one variant's events.json.
+func recordedAction(s Setup, variant string, a *record.Action, baseline bool) {
+	if a == nil {
+		if baseline {
+			s.Set(variant, "action.kind", "none")
+		}
+		return
+	}
+	kind := a.Kind
+	if a.Roll {
+		kind = "roll via " + a.Kind
+	}
+	s.Set(variant, "action.kind", kind)
+	s.Set(variant, "action.at", report.FormatNumber(report.KindMs, a.AfterMs)+" ms")
+	if a.Signal != "" {
+		s.Set(variant, "action.signal", a.Signal)
+	}
+	if a.StopTimeoutS != nil {
+		s.Set(variant, "action.timeout", strconv.Itoa(*a.StopTimeoutS)+"s")
+	}
+}
+
+// Comparable returns why newRes cannot be compared with oldRes (nil when
+// it can): a different scenario, a different set of variants, a baseline
+// without a valid run (in all, or in a variant), or a field of
+// SetupFields recorded on both sides with different values. Each reason
+// names the field and both values.
+func Comparable(newRes, oldRes *report.Result, newSetup, oldSetup Setup) []string {
+	var out []string
+	if newRes.Scenario != oldRes.Scenario {
+		out = append(out, fmt.Sprintf("scenario: new %q, baseline %q", newRes.Scenario, oldRes.Scenario))
+	}
+	nl, ol := labels(newRes), labels(oldRes)
+	if !slices.Equal(slices.Sorted(slices.Values(nl)), slices.Sorted(slices.Values(ol))) {
+		out = append(out, fmt.Sprintf("variants: new [%s], baseline [%s]", strings.Join(nl, ", "), strings.Join(ol, ", ")))
+	}
+	if valid, total := validRuns(oldRes); valid == 0 {
+		out = append(out, fmt.Sprintf("the baseline has no valid run (%d runs, none counts: %s)", total, invalidReasons(oldRes)))
+	} else {
+		for i := range oldRes.Variants {
+			ov := &oldRes.Variants[i]
+			if len(ov.ValidMetrics()) == 0 && slices.Contains(nl, ov.Label) {
+				out = append(out, fmt.Sprintf("variant %s: no valid run in the baseline (%d runs)", ov.Label, len(ov.Runs)))
+			}
+		}
+	}
+	for _, v := range nl {
+		if !slices.Contains(ol, v) {
+			continue
+		}
+		for _, f := range SetupFields {
+			nv, nok := newSetup[v][f]
+			ov, ook := oldSetup[v][f]
+			if nok && ook && nv != ov {
+				out = append(out, fmt.Sprintf("variant %s: %s: new %s, baseline %s", v, f, nv, ov))
+			}
+		}
+	}
+	return out
+}
+
+// Unrecorded lists the fields of SetupFields recorded on one side only (a
+// result written before they were saved), as notes for the output.
+func Unrecorded(newSetup, oldSetup Setup) []string {
+	missing := map[string][]string{}
+	for _, side := range []struct {
+		name     string
+		has, not Setup
+	}{{"baseline", newSetup, oldSetup}, {"new", oldSetup, newSetup}} {
+		for v, fs := range side.has {
+			for f := range fs {
+				if _, ok := side.not[v][f]; !ok {
+					missing[side.name] = append(missing[side.name], f)
+				}
+			}
+		}
+	}
+	var out []string
+	for _, side := range slices.Sorted(maps.Keys(missing)) {
+		fs := slices.Compact(slices.Sorted(slices.Values(missing[side])))
+		out = append(out, fmt.Sprintf("the %s result does not record %s: not compared", side, strings.Join(fs, ", ")))
+	}
+	return out
+}
+
+func labels(res *report.Result) []string {
+	var out []string
+	for _, v := range res.Variants {
+		out = append(out, v.Label)
+	}
+	return out
+}
+
+// validRuns counts the valid runs of res, and all its runs.
+func validRuns(res *report.Result) (valid, total int) {
+	for i := range res.Variants {
+		valid += len(res.Variants[i].ValidMetrics())
+		total += len(res.Variants[i].Runs)
+	}
+	return valid, total
+}
+
+// invalidReasons lists the distinct reasons runs of res do not count.
+func invalidReasons(res *report.Result) string {
+	var rs []string
+	for _, v := range res.Variants {
+		for _, r := range v.Runs {
+			if !r.Valid && !slices.Contains(rs, r.Reason) {
+				rs = append(rs, r.Reason)
+			}
+		}
+	}
+	if len(rs) == 0 {
+		return "no runs"
+	}
+	return strings.Join(rs, "; ")
+}
