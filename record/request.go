@@ -5,7 +5,7 @@ package record
 // started = sum over all classes, always.
 type Class string
 
-// The outcome classes. See MISSION.md, "Outcome accounting".
+// The outcome classes. See docs/protocol.md, "Outcome accounting".
 const (
 	// ClassOK is a complete response with a 2xx status.
 	ClassOK Class = "ok"

@@ -9,7 +9,7 @@ import (
 )
 
 // SourceRig is the machine the published measurements were taken on
-// (MISSION.md, "Published measurements to reproduce").
+// (docs/claims.md, "P1–P12: HTTP shutdown").
 const SourceRig = "Apple M3, Docker Desktop 29.5.2, Node v23.11.1 (`node:23-alpine`), Caddy v2.11.4; " +
 	"every figure is the spread of three runs; load 20 concurrent keep-alive clients issuing 300 ms requests unless stated"
 

@@ -12,7 +12,7 @@ import "time"
 // Mode is the shutdown behaviour of the built-in Go target.
 type Mode string
 
-// The target modes (see MISSION.md, "The five-step graceful shutdown").
+// The target modes (see docs/protocol.md, "Shutdown modes").
 const (
 	// ModeNone installs no SIGTERM handler at all.
 	ModeNone Mode = "none"
@@ -63,7 +63,7 @@ type Spec struct {
 	Name string `yaml:"name" json:"name"`
 	// Description is one paragraph, shown by `shutdownlab list`.
 	Description string `yaml:"description" json:"description,omitempty"`
-	// Reproduces lists the published claims (P1..P12 in MISSION.md) that
+	// Reproduces lists the published claims (P1..P12 in docs/claims.md) that
 	// this scenario measures.
 	Reproduces []string `yaml:"reproduces" json:"reproduces,omitempty"`
 	// Runs is the number of repetitions per variant, 1..100 (default 3).

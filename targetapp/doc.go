@@ -1,5 +1,5 @@
 // Package targetapp is shutdownlab's Go target app: an HTTP/1.1 server that
-// speaks the target protocol (see MISSION.md, "The target protocol") and shuts
+// speaks the target protocol (see docs/protocol.md) and shuts
 // down in exactly one of three declared modes, so the harness can measure
 // what each mode does to clients.
 //

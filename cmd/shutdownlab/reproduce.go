@@ -13,7 +13,7 @@ import (
 
 const reproduceUsage = `Usage: shutdownlab reproduce [--runs 3] [--runtime node,go] [--only P1,P5] [--out DIR]
 
-Re-measures the published claims P1-P12 (MISSION.md) on this machine: runs
+Re-measures the published claims P1-P12 (docs/claims.md) on this machine: runs
 every scenario they need once per runtime, judges each claim by its rule
 (shapes and orders of magnitude, not exact milliseconds) and writes
 DIR/<timestamp>-reproduce/REPRODUCTION.md and reproduction.csv, with a
