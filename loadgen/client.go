@@ -187,6 +187,7 @@ func (c *client) do(rec *record.Request, e *preparedEntry, seq uint64, sched int
 		return
 	}
 	rec.Status = resp.StatusCode
+	rec.Upstream = resp.Header.Get(record.UpstreamHeader)
 	if v := resp.Header.Get("Connection"); v != "" {
 		rec.ConnHeader = strings.ToLower(v)
 	} else if resp.Close && resp.ProtoAtLeast(1, 1) {

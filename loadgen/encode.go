@@ -126,6 +126,10 @@ func AppendRequestJSON(b []byte, r *record.Request) []byte {
 		b = append(b, `,"conn_header":`...)
 		b = appendString(b, r.ConnHeader)
 	}
+	if r.Upstream != "" {
+		b = append(b, `,"upstream":`...)
+		b = appendString(b, r.Upstream)
+	}
 	if r.Error != "" {
 		b = append(b, `,"error":`...)
 		b = appendString(b, r.Error)

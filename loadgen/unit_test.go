@@ -97,7 +97,7 @@ func TestAppendRequestJSONMatchesEncodingJSON(t *testing.T) {
 			Worker: int(randInt()), Conn: rng.Uint64() * uint64(rng.IntN(2)), Reused: rng.IntN(2) == 0,
 			Scheduled: randInt(), Start: randInt(), Connected: randInt(), Written: randInt(),
 			FirstByte: randInt(), End: randInt(), Status: int(randInt()),
-			Class: record.Class(randStr()), ConnHeader: randStr(), Error: randStr(),
+			Class: record.Class(randStr()), ConnHeader: randStr(), Upstream: randStr(), Error: randStr(),
 		})
 	}
 	for _, r := range cases {

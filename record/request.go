@@ -77,9 +77,17 @@ type Request struct {
 	// ConnHeader is the response's Connection header ("close",
 	// "keep-alive" or empty).
 	ConnHeader string `json:"conn_header,omitempty"`
+	// Upstream is the response's UpstreamHeader: which replica a proxy
+	// forwarded the request to (topology caddy); empty without it.
+	Upstream string `json:"upstream,omitempty"`
 	// Error is the error text for failed requests.
 	Error string `json:"error,omitempty"`
 }
+
+// UpstreamHeader is the response header in which the proxy of topology
+// caddy names the upstream (host:port) that served a request, so requests
+// can be counted per replica.
+const UpstreamHeader = "X-Shutdownlab-Upstream"
 
 // LatencyNs is End - Start, the latency the client saw.
 func (r *Request) LatencyNs() int64 { return r.End - r.Start }

@@ -2,6 +2,9 @@ package report
 
 import (
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 
 	"github.com/shutdownlab/shutdownlab/record"
 )
@@ -206,9 +209,59 @@ func computePhases(m *Metrics, meta record.Meta, reqs []record.Request) {
 	if w.Ref == SignalRefSent {
 		m.Notes = append(m.Notes, "signal delivery not bounded by any measurement (no app signal event, engine event, return or exit): the delivery window is empty")
 	}
+	observedDrain(m, w, reqs, servedBy(meta))
+	noteUpstreams(m, meta, reqs)
+}
+
+// servedBy returns the test "this request was served by the acted-on
+// replica": every request on a direct topology; behind a proxy, the ones
+// whose response named the replica as its upstream (nil when the replica
+// is unknown).
+func servedBy(meta record.Meta) func(*record.Request) bool {
 	if meta.Topology == "" {
-		observedDrain(m, w, reqs)
+		return func(*record.Request) bool { return true }
 	}
+	i := ActedReplica(meta)
+	if i < 0 {
+		return nil
+	}
+	prefix := meta.Replicas[i].Name + ":"
+	return func(r *record.Request) bool { return strings.HasPrefix(r.Upstream, prefix) }
+}
+
+// noteUpstreams adds, behind a proxy, a note with the requests each
+// upstream answered (ok / other statuses), so an outlier run can be traced
+// to an uneven split.
+func noteUpstreams(m *Metrics, meta record.Meta, reqs []record.Request) {
+	if meta.Topology == "" {
+		return
+	}
+	type split struct{ ok, other int }
+	by := map[string]*split{}
+	for i := range reqs {
+		r := &reqs[i]
+		if r.Upstream == "" {
+			continue
+		}
+		s := by[r.Upstream]
+		if s == nil {
+			s = &split{}
+			by[r.Upstream] = s
+		}
+		if r.Class == record.ClassOK {
+			s.ok++
+		} else {
+			s.other++
+		}
+	}
+	if len(by) == 0 {
+		return
+	}
+	var parts []string
+	for _, u := range slices.Sorted(maps.Keys(by)) {
+		parts = append(parts, fmt.Sprintf("%s %d ok, %d other", u, by[u].ok, by[u].other))
+	}
+	m.Notes = append(m.Notes, "requests per upstream: "+strings.Join(parts, "; "))
 }
 
 // add counts one request into c.
@@ -262,15 +315,18 @@ func actedExitNs(meta record.Meta) int64 {
 
 // observedDrain measures the drain from the outside, for any image: from T0
 // to the last complete response to work the replica had accepted — a request
-// written before T1 and still open at T0 that ended ok. It also notes which
-// request that was, so a long drain can be traced to one client and
-// connection. Direct topology only: behind a proxy the serving replica of a
-// request is unknown.
-func observedDrain(m *Metrics, w Window, reqs []record.Request) {
+// written before T1 and still open at T0 that ended ok, served by the
+// acted-on replica (behind a proxy: the upstream its response named). It
+// also notes which request that was, so a long drain can be traced to one
+// client and connection.
+func observedDrain(m *Metrics, w Window, reqs []record.Request, served func(*record.Request) bool) {
+	if served == nil {
+		return
+	}
 	var last *record.Request
 	for i := range reqs {
 		r := &reqs[i]
-		if r.Class != record.ClassOK || r.End <= w.T0 {
+		if r.Class != record.ClassOK || r.End <= w.T0 || !served(r) {
 			continue
 		}
 		if p := PhaseOf(r, w); p != PhaseInflight && p != PhaseWindow {

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/shutdownlab/shutdownlab/record"
@@ -192,9 +193,19 @@ func TestObservedDrain(t *testing.T) {
 	if m.DrainObservedMs == nil || *m.DrainObservedMs != 290 {
 		t.Errorf("drain_observed_ms = %v, want 290", m.DrainObservedMs)
 	}
+	// Behind a proxy only the responses that name the acted-on replica as
+	// their upstream count; the note counts requests per upstream.
 	meta.Topology = "caddy"
 	if m := Compute(meta, reqs); m.DrainObservedMs != nil {
-		t.Errorf("behind a proxy drain_observed_ms = %v, want null", *m.DrainObservedMs)
+		t.Errorf("behind a proxy, no upstream named: drain_observed_ms = %v, want null", *m.DrainObservedMs)
+	}
+	reqs[0].Upstream, reqs[1].Upstream, reqs[2].Upstream = "replica-0:8080", "replica-1:8080", "replica-0:8080"
+	m = Compute(meta, reqs)
+	if m.DrainObservedMs == nil || *m.DrainObservedMs != 100 {
+		t.Errorf("behind a proxy drain_observed_ms = %v, want 100 (replica-0's last accepted request)", m.DrainObservedMs)
+	}
+	if !strings.Contains(strings.Join(m.Notes, "\n"), "requests per upstream: replica-0:8080 2 ok, 0 other; replica-1:8080 1 ok, 0 other") {
+		t.Errorf("notes = %q", m.Notes)
 	}
 	if m := Compute(meta, reqs[3:]); m.DrainObservedMs != nil {
 		t.Errorf("nothing answered: drain_observed_ms = %v, want null", *m.DrainObservedMs)

@@ -8,7 +8,8 @@
 // automatic HTTPS, the admin endpoint disabled (and no autosaved config),
 // logs as JSON on stdout, one reverse_proxy handler with the scenario's selection policy, active health
 // checks (health_uri, health_interval, health_timeout), passive health
-// checks when fail_duration > 0, and retries (try_duration, try_interval,
+// checks when fail_duration > 0, a response header naming the upstream that
+// served each request (record.UpstreamHeader), and retries (try_duration, try_interval,
 // retry_match by method) when try_duration > 0. With try_duration 0 Caddy
 // makes exactly one attempt per request.
 package proxy
@@ -19,6 +20,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
@@ -69,6 +71,11 @@ func Config(p scenarios.Proxy, upstreams []string) ([]byte, error) {
 		{"handler", "reverse_proxy"},
 		{"upstreams", ups},
 		{"load_balancing", lb},
+		// Name the upstream that served each response, so the report can
+		// count requests per replica and time the rolled one's drain.
+		{"headers", obj{{"response", obj{{"set", obj{
+			{record.UpstreamHeader, []string{"{http.reverse_proxy.upstream.hostport}"}},
+		}}}}}},
 	}
 	if len(hc) > 0 {
 		handler = append(handler, kv{"health_checks", hc})
