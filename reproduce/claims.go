@@ -103,9 +103,10 @@ func Claims() []Claim {
 		{ID: "P7", Setup: "`full` against a client that ignores readiness and keeps writing",
 			Published: "0 in-progress requests lost, but in 1 of 3 runs 1918 *new* requests failed, written onto sockets the sweep had just closed",
 			Scenario:  "hammer-sweep", Variants: []string{"default"},
-			Metrics: []string{"dropped_inflight", "failed_after_signal", "failed_after_exit"},
+			Metrics: []string{"dropped_inflight", "failed_in_delivery_window", "failed_after_signal", "idle_close_race", "failed_after_exit"},
 			Rule: "every run drops 0 in-flight requests, and in at least one run new requests fail while the process " +
-				"still runs (failed_after_signal − failed_after_exit ≥ 1; published: 1 of 3 runs, so it is intermittent)",
+				"still runs (failed_after_signal − failed_after_exit ≥ 1; published: 1 of 3 runs, so it is intermittent; " +
+				"idle_close_race counts those written onto a socket the sweep closed)",
 			rule: ruleP7},
 		{ID: "P8", Setup: "`full`, one request that never returns (10 min)",
 			Published: "`DRAIN_MS=0`: still running at 60 s, 3/3. `DRAIN_MS=5000`: exits at 5226–5270 ms with code 1, logging the abandoned in-flight count",
