@@ -1,26 +1,84 @@
 package main
 
 import (
+	"bufio"
 	"context"
-	"flag"
 	"fmt"
 	"io"
+	"os"
+	"strings"
 
-	"github.com/shutdownlab/shutdownlab/internal/runner"
+	"golang.org/x/term"
+
+	"github.com/shutdownlab/shutdownlab/internal/docker"
 )
 
-func cmdClean(ctx context.Context, args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("clean", flag.ContinueOnError)
-	fs.SetOutput(stdout)
-	fs.Usage = func() {
-		fmt.Fprintln(stdout, "Usage: shutdownlab clean\n\nRemoves every container, network and volume labelled shutdownlab=1 (leftovers of killed runs). Images are kept.")
+const cleanUsage = `Usage: shutdownlab clean [--all [--yes]]
+
+Removes orphaned containers, networks and volumes labelled shutdownlab=1:
+those whose owner process (recorded in their labels: host, pid, start time)
+is gone. Objects of a run still going on this host, of another host, or made
+by an older shutdownlab without owner labels are listed and kept.
+--all removes every object labelled shutdownlab=1, live runs' included; it
+asks for confirmation on a terminal and needs --yes otherwise.
+Images are kept.
+`
+
+// stdin is where clean --all reads its confirmation; stdinIsTerminal tells
+// whether a person is there to answer. Tests replace both.
+var (
+	stdin           io.Reader = os.Stdin
+	stdinIsTerminal           = func() bool { return term.IsTerminal(int(os.Stdin.Fd())) }
+)
+
+func cmdClean(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	c := newCommand("clean", cleanUsage)
+	all := c.fs.Bool("all", false, "remove every object labelled shutdownlab=1, live runs' included (asks first)")
+	yes := c.fs.Bool("yes", false, "with --all: do not ask (required when stdin is not a terminal)")
+	pos, err := c.parse(args, stdout)
+	if err != nil {
+		return err
 	}
-	if err := fs.Parse(args); err != nil {
-		return &usageError{err.Error()}
+	if err := noArgs("clean", pos); err != nil {
+		return err
 	}
-	msg, err := runner.Clean(ctx)
-	if msg != "" {
-		fmt.Fprintln(stdout, msg)
+	if *yes && !*all {
+		return usagef("clean: --yes only goes with --all")
 	}
+	if *all && !*yes && !stdinIsTerminal() {
+		return usagef("clean --all removes the containers of runs still going; stdin is not a terminal, so confirm with --yes")
+	}
+	eng, err := docker.New(ctx)
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	if *all && !*yes {
+		ok, err := confirmAll(ctx, eng, stdout)
+		if err != nil || !ok {
+			return err
+		}
+	}
+	rep, err := eng.CleanOrphans(ctx, docker.CleanOptions{All: *all})
+	fmt.Fprintln(stdout, rep)
 	return err
+}
+
+// confirmAll lists what --all would remove and asks y/N on the terminal.
+func confirmAll(ctx context.Context, eng *docker.Engine, stdout io.Writer) (bool, error) {
+	left, err := eng.Leftovers(ctx, nil)
+	if err != nil {
+		return false, err
+	}
+	if left.Empty() {
+		return true, nil
+	}
+	fmt.Fprintf(stdout, "clean --all removes %s labelled shutdownlab, including those of runs still going:\n  %s\nRemove them? [y/N] ",
+		left, strings.Join(append(left.Containers, left.Networks...), "\n  "))
+	line, _ := bufio.NewReader(stdin).ReadString('\n')
+	if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
+		fmt.Fprintln(stdout, "nothing removed")
+		return false, nil
+	}
+	return true, nil
 }

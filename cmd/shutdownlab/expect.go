@@ -35,12 +35,7 @@ func (e *expectFlags) parse() error {
 	}
 	exps, err := gate.ParseAll(e.exprs)
 	if err != nil {
-		msg := err.Error()
-		var ge *gate.Error
-		if errors.As(err, &ge) {
-			msg += "\n" + ge.Caret()
-		}
-		return &usageError{msg}
+		return &usageError{msg: caretMsg(err), err: err}
 	}
 	e.parsed = exps
 	return nil
@@ -83,6 +78,9 @@ func (e *expectFlags) judge(w io.Writer, res *report.Result, exps []*gate.Expect
 		if scenarios > 1 {
 			ext := filepath.Ext(path)
 			path = strings.TrimSuffix(path, ext) + "-" + res.Scenario + ext
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return exitInvalid, fmt.Errorf("junit: %w", err)
 		}
 		f, err := os.Create(path)
 		if err != nil {

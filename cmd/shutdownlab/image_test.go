@@ -19,7 +19,7 @@ func TestRunImageRefusesUndeclaredPath(t *testing.T) {
 	}
 	code, _, stderr := runMain(t, context.Background(), "run", p, "--image", "my/svc:1")
 	want := p + `:8: load.mix[1].path: "/write?ms=10": image my/svc:1 does not declare path "/write" (declared: ready path /readyz, target.protocol.paths [/slow]); if it serves /write: --set target.protocol.paths=/slow,/write (or target.protocol.paths in a scenario file)`
-	if code != exitInvalid || !strings.Contains(stderr, want) {
-		t.Errorf("exit %d, stderr %q; want exit 2 and %q", code, stderr, want)
+	if code != exitUsage || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d, stderr %q; want exit 64 and %q", code, stderr, want)
 	}
 }

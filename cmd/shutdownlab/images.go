@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 
@@ -12,18 +11,17 @@ import (
 )
 
 func cmdImages(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("images", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	print := fs.String("print", "", "print only this image's reference: target, loadagent or caddy")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: shutdownlab images [--print target|loadagent|caddy]\n\nBuilds the target and load-agent images from this source tree (FROM scratch, tagged by a content hash of their inputs; an existing tag is reused). --print caddy builds (or reuses) the Caddy proxy image instead: a cold build takes minutes.")
-		fs.PrintDefaults()
+	c := newCommand("images", "Usage: shutdownlab images [--print target|loadagent|caddy]\n\nBuilds the target and load-agent images from this source tree (FROM scratch, tagged by a content hash of their inputs; an existing tag is reused). --print caddy builds (or reuses) the Caddy proxy image instead: a cold build takes minutes.\n")
+	print := c.fs.String("print", "", "print only this image's reference: target, loadagent or caddy")
+	pos, err := c.parse(args, stdout)
+	if err != nil {
+		return err
 	}
-	if err := fs.Parse(args); err != nil {
-		return &usageError{err.Error()}
+	if err := noArgs("images", pos); err != nil {
+		return err
 	}
 	if *print != "" && *print != "target" && *print != "loadagent" && *print != "caddy" {
-		return &usageError{fmt.Sprintf("--print: %q is not target, loadagent or caddy", *print)}
+		return usagef("--print: %q is not target, loadagent or caddy", *print)
 	}
 	eng, err := docker.New(ctx)
 	if err != nil {

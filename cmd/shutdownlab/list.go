@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -11,11 +10,13 @@ import (
 )
 
 func cmdList(args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("list", flag.ContinueOnError)
-	fs.SetOutput(stdout)
-	fs.Usage = func() { fmt.Fprintln(stdout, "Usage: shutdownlab list\n\nLists the embedded scenario catalog.") }
-	if err := fs.Parse(args); err != nil {
-		return &usageError{err.Error()}
+	c := newCommand("list", "Usage: shutdownlab list\n\nLists the embedded scenario catalog.\n")
+	pos, err := c.parse(args, stdout)
+	if err != nil {
+		return err
+	}
+	if err := noArgs("list", pos); err != nil {
+		return err
 	}
 	cat, err := scenarios.Catalog()
 	if err != nil {

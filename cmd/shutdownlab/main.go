@@ -11,10 +11,23 @@
 //	shutdownlab report DIR [--expect EXPR]... [--junit FILE]
 //	shutdownlab gate NEW --baseline OLD [--ratio R] [--abs N] [--min-ms M]
 //	shutdownlab images [--print target|loadagent]
-//	shutdownlab clean
+//	shutdownlab clean [--all [--yes]]
+//	shutdownlab version
 //
-// Exit codes: 0 success; 1 an expectation failed or gate found a regression;
-// 2 an invalid run, a harness failure or bad usage (2 wins over 1).
+// -h or --help, at the top level or after a command, prints the usage to
+// stdout and exits 0. Errors go to stderr.
+//
+// Exit codes (defined once, in cli.go):
+//
+//	0   success: every run valid, every expectation held, no regression
+//	1   an expectation failed, or gate found a regression (valid runs only)
+//	2   could not measure: an invalid or incomplete run, a harness failure
+//	    (Docker unreachable, build failed), or gate results not comparable;
+//	    2 wins over 1
+//	64  bad usage or bad input (unknown command or flag, bad value, a
+//	    scenario or expectation that does not check, a missing image, an
+//	    unwritable path), refused before anything started
+//	130 a second interrupt quit at once, without cleaning up
 package main
 
 import (
@@ -27,18 +40,6 @@ import (
 	"syscall"
 )
 
-// Exit codes.
-const (
-	exitOK      = 0
-	exitFailed  = 1 // an expectation failed or gate found a regression
-	exitInvalid = 2 // a run could not be measured, the harness failed, or bad usage
-)
-
-// usageError is bad command-line input: exit 2 after printing usage hints.
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
-
 const usage = `shutdownlab — measure what a service does to its clients when it is told to stop
 
 Usage:
@@ -48,27 +49,40 @@ Usage:
   shutdownlab report DIR [--expect EXPR]...      rebuild report.md / CSV / plots from a saved result dir
   shutdownlab gate NEW --baseline OLD            compare two result dirs metric by metric
   shutdownlab images [--print target|loadagent]  build (or reuse) the project's images
-  shutdownlab clean                              remove leftover containers and networks
+  shutdownlab clean [--all [--yes]]              remove orphaned containers and networks
+  shutdownlab version                            print the version (also --version)
 
 Run 'shutdownlab COMMAND -h' for a command's flags.
-`
+
+` + exitCodesText
+
+// shutdownSignals stop a run: the first cancels it (load stops, containers
+// are removed), the second quits at once.
+var shutdownSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
 
 func main() {
 	ctx, cancel := context.WithCancel(context.Background())
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	go interrupts(sigs, cancel, os.Stderr, func() { os.Exit(130) })
+	watchSignals(cancel, os.Stderr, func() { os.Exit(exitInterrupted) })
 	os.Exit(Main(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// watchSignals calls cancel on the first of shutdownSignals and exit on the
+// second. The returned function stops watching.
+func watchSignals(cancel func(), w io.Writer, exit func()) (stop func()) {
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, shutdownSignals...)
+	go interrupts(sigs, cancel, w, exit)
+	return func() { signal.Stop(sigs) }
 }
 
 // interrupts cancels the run on the first signal and calls exit on the
 // second, so a stuck cleanup can always be abandoned.
 func interrupts(sigs <-chan os.Signal, cancel func(), w io.Writer, exit func()) {
-	<-sigs
-	fmt.Fprintln(w, "\ninterrupted: stopping load and removing containers (again to quit at once)")
+	s := <-sigs
+	fmt.Fprintf(w, "\n%v: stopping load and removing containers (again to quit at once)\n", s)
 	cancel()
-	<-sigs
-	fmt.Fprintln(w, "interrupted twice: exiting now; run `shutdownlab clean` to remove leftovers")
+	s = <-sigs
+	fmt.Fprintf(w, "%v again: exiting now; run `shutdownlab clean` to remove leftovers\n", s)
 	exit()
 }
 
@@ -76,7 +90,7 @@ func interrupts(sigs <-chan os.Signal, cancel func(), w io.Writer, exit func()) 
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
-		return exitInvalid
+		return exitUsage
 	}
 	var err error
 	code := exitOK
@@ -88,27 +102,41 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "reproduce":
 		code, err = cmdReproduce(ctx, args[1:], stdout, stderr)
 	case "report":
-		code, err = cmdReport(args[1:], stdout)
+		code, err = cmdReport(args[1:], stdout, stderr)
 	case "gate":
-		code, err = cmdGate(args[1:], stdout)
+		code, err = cmdGate(args[1:], stdout, stderr)
 	case "images":
 		err = cmdImages(ctx, args[1:], stdout, stderr)
 	case "clean":
-		err = cmdClean(ctx, args[1:], stdout)
-	case "help", "-h", "--help":
+		err = cmdClean(ctx, args[1:], stdout, stderr)
+	case "version", "--version", "-version":
+		fmt.Fprintln(stdout, version())
+		return exitOK
+	case "help", "-h", "--help", "-help":
+		if len(args) > 1 && args[1] != "help" && args[0] == "help" {
+			return Main(ctx, []string{args[1], "-h"}, stdout, stderr)
+		}
 		fmt.Fprint(stdout, usage)
 		return exitOK
 	default:
-		err = &usageError{fmt.Sprintf("unknown command %q", args[0])}
+		err = usagef("unknown command %q", args[0])
 	}
-	if err != nil {
-		var ue *usageError
-		if errors.As(err, &ue) {
-			fmt.Fprintf(stderr, "shutdownlab: %v\n\n%s", err, usage)
-		} else {
-			fmt.Fprintf(stderr, "shutdownlab: %v\n", err)
-		}
-		return exitInvalid
+	return exitCode(code, err, stderr)
+}
+
+// exitCode prints err (if any) to stderr and maps it to the exit code: 0
+// for -h, exitUsage for a usage error, exitInvalid for any other error.
+func exitCode(code int, err error, stderr io.Writer) int {
+	var ue *usageError
+	switch {
+	case err == nil:
+		return code
+	case errors.Is(err, errHelp):
+		return exitOK
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "shutdownlab: %v\nRun 'shutdownlab -h' or 'shutdownlab COMMAND -h' for usage.\n", err)
+		return exitUsage
 	}
-	return code
+	fmt.Fprintf(stderr, "shutdownlab: %v\n", err)
+	return exitInvalid
 }

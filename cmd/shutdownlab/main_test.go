@@ -19,7 +19,8 @@ func runMain(t *testing.T, ctx context.Context, args ...string) (int, string, st
 	return code, out.String(), errb.String()
 }
 
-// Usage and input errors exit 2 before anything starts, naming the problem.
+// Usage and input errors exit 64 before anything starts, naming the problem
+// on stderr.
 func TestMainUsageErrors(t *testing.T) {
 	tests := []struct {
 		name string
@@ -33,6 +34,12 @@ func TestMainUsageErrors(t *testing.T) {
 		{"bad --set value", []string{"run", "direct-inflight", "--set", "load.duration=3q"}, `load.duration: "3q": invalid duration`},
 		{"bad --set key", []string{"run", "direct-inflight", "--set", "load.nope=1"}, "load.nope"},
 		{"runs out of range", []string{"run", "direct-inflight", "--runs", "101"}, "--runs: 101"},
+		{"runs zero", []string{"run", "direct-inflight", "--runs", "0"}, "--runs: 0 is out of range 1..100"},
+		{"unknown flag", []string{"run", "direct-inflight", "--bogus"}, "flag provided but not defined: -bogus"},
+		{"clean with an argument", []string{"clean", "everything"}, `clean takes no arguments, got "everything"`},
+		{"clean unknown flag", []string{"clean", "--force"}, "-force"},
+		{"clean --yes alone", []string{"clean", "--yes"}, "--yes only goes with --all"},
+		{"list with an argument", []string{"list", "x"}, "list takes no arguments"},
 		{"report needs a dir", []string{"report"}, "exactly one result directory"},
 		{"report of a missing dir", []string{"report", "/nonexistent/dir"}, "/nonexistent/dir"},
 		{"images bad print", []string{"images", "--print", "x"}, `--print: "x"`},
@@ -40,8 +47,8 @@ func TestMainUsageErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			code, _, stderr := runMain(t, context.Background(), tt.args...)
-			if code != exitInvalid || !strings.Contains(stderr, tt.want) {
-				t.Errorf("exit %d, stderr %q; want exit 2 and %q", code, stderr, tt.want)
+			if code != exitUsage || !strings.Contains(stderr, tt.want) {
+				t.Errorf("exit %d, stderr %q; want exit %d and %q", code, stderr, exitUsage, tt.want)
 			}
 		})
 	}
@@ -189,7 +196,7 @@ func TestReportExpectExitCodes(t *testing.T) {
 	}
 }
 
-// Expectation errors are usage errors before anything is read or run.
+// Expectation errors are usage errors (64) before anything is read or run.
 func TestExpectUsageErrors(t *testing.T) {
 	tests := []struct {
 		args []string
@@ -202,8 +209,8 @@ func TestExpectUsageErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		code, _, stderr := runMain(t, context.Background(), tt.args...)
-		if code != exitInvalid || !strings.Contains(stderr, tt.want) {
-			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tt.args, code, stderr, tt.want)
+		if code != exitUsage || !strings.Contains(stderr, tt.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tt.args, code, stderr, exitUsage, tt.want)
 		}
 	}
 }
@@ -246,7 +253,7 @@ func TestGateCommand(t *testing.T) {
 	if code, _, _ := runMain(t, context.Background(), "gate", withInvalid, "--baseline", old); code != exitInvalid {
 		t.Errorf("new result with invalid runs: exit %d, want 2", code)
 	}
-	if code, _, stderr := runMain(t, context.Background(), "gate", old); code != exitInvalid || !strings.Contains(stderr, "--baseline") {
+	if code, _, stderr := runMain(t, context.Background(), "gate", old); code != exitUsage || !strings.Contains(stderr, "--baseline") {
 		t.Errorf("missing --baseline: exit %d %q", code, stderr)
 	}
 }
@@ -258,7 +265,7 @@ func TestScenarioExpectChecked(t *testing.T) {
 	p := filepath.Join(dir, "mine.yaml")
 	os.WriteFile(p, []byte("name: mine\nexpect: [\"dropped_inflight == 0\", \"p99 < 400\"]\n"), 0o644)
 	code, _, stderr := runMain(t, context.Background(), "run", p)
-	if code != exitInvalid || !strings.Contains(stderr, p) || !strings.Contains(stderr, "p99_ms") {
-		t.Errorf("exit %d, stderr %q; want 2 naming %s and suggesting p99_ms", code, stderr, p)
+	if code != exitUsage || !strings.Contains(stderr, p) || !strings.Contains(stderr, "p99_ms") {
+		t.Errorf("exit %d, stderr %q; want 64 naming %s and suggesting p99_ms", code, stderr, p)
 	}
 }

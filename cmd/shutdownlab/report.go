@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 
@@ -9,37 +8,50 @@ import (
 	"github.com/shutdownlab/shutdownlab/report"
 )
 
-func cmdReport(args []string, stdout io.Writer) (int, error) {
-	fs := flag.NewFlagSet("report", flag.ContinueOnError)
-	fs.SetOutput(stdout)
+const reportUsage = `Usage: shutdownlab report DIR [--expect EXPR]... [--junit FILE]
+
+Rebuilds summary.json, report.md, report.csv, spread.csv and the plots from the runs saved in DIR,
+and judges expectations against them. Needs no Docker. A run directory that cannot be read
+(broken events.json or records) is skipped with a note, in report.md and on stderr, and counts
+as not valid. Exit codes as for run.
+`
+
+func cmdReport(args []string, stdout, stderr io.Writer) (int, error) {
+	c := newCommand("report", reportUsage)
 	var exp expectFlags
-	exp.register(fs)
-	fs.Usage = func() {
-		fmt.Fprintln(stdout, "Usage: shutdownlab report DIR [--expect EXPR]... [--junit FILE]\n\nRebuilds summary.json, report.md, report.csv, spread.csv and the plots from the runs saved in DIR,\nand judges expectations against them. Needs no Docker. Exit codes as for run.\n\nFlags:")
-		fs.PrintDefaults()
-	}
-	pos, err := parseInterspersed(fs, args)
+	exp.register(c.fs)
+	pos, err := c.parse(args, stdout)
 	if err != nil {
-		return exitInvalid, &usageError{err.Error()}
+		return exitUsage, err
 	}
 	if len(pos) != 1 {
-		return exitInvalid, &usageError{"report needs exactly one result directory"}
+		return exitUsage, usagef("report needs exactly one result directory")
 	}
 	if err := exp.parse(); err != nil {
-		return exitInvalid, err
+		return exitUsage, err
 	}
 	if (exp.junit != "" || exp.baseline != "") && len(exp.parsed) == 0 {
-		return exitInvalid, &usageError{"--junit and --baseline-variant need at least one --expect"}
+		return exitUsage, usagef("--junit and --baseline-variant need at least one --expect")
 	}
 	dir := pos[0]
+	if err := resultDirExists(dir); err != nil {
+		return exitUsage, err
+	}
+	if err := checkWritableFile("--junit", exp.junit); exp.junit != "" && err != nil {
+		return exitUsage, err
+	}
 	res, err := report.Rebuild(dir)
 	if err != nil {
 		return exitInvalid, err
 	}
+	noteUnreadable(stderr, res)
 	if err := report.WriteTerminalTable(stdout, res); err != nil {
 		return exitInvalid, err
 	}
 	fmt.Fprintf(stdout, "\nwrote %s/{report.md,report.csv,spread.csv,summary.json} and plots\n", dir)
+	if err := checkExpectations("result "+dir, exp.parsed, resultCapabilities(dir, res), exp.baseline, labels(res)); err != nil {
+		return exitUsage, err
+	}
 	invalid := gate.InvalidRuns(res)
 	code, err := exp.judge(stdout, res, exp.parsed, invalid, 1)
 	if err != nil {
@@ -49,4 +61,31 @@ func cmdReport(args []string, stdout io.Writer) (int, error) {
 		code = exitInvalid
 	}
 	return code, nil
+}
+
+// noteUnreadable prints one line per run directory Load could not read.
+func noteUnreadable(stderr io.Writer, res *report.Result) {
+	for _, u := range res.Unreadable {
+		fmt.Fprintf(stderr, "shutdownlab: skipped unreadable run %s\n", u)
+	}
+}
+
+// resultCapabilities says which optional metrics a saved result can have:
+// from its runs, and from the specs it was run with.
+func resultCapabilities(dir string, res *report.Result) gate.Capabilities {
+	c := gate.CapabilitiesOf(res)
+	specs, _ := resultSpecs(dir)
+	for _, sp := range specs {
+		sc := capabilitiesOfSpec(sp)
+		c.Writes, c.Probe = c.Writes || sc.Writes, c.Probe || sc.Probe
+	}
+	return c
+}
+
+func labels(res *report.Result) []string {
+	var out []string
+	for _, v := range res.Variants {
+		out = append(out, v.Label)
+	}
+	return out
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -23,42 +22,37 @@ Duration: all twelve claims take up to about 35 minutes per runtime at 3
 runs (about 70 minutes for node,go; a third of that with --runs 1), plus
 image builds; the estimate for the chosen claims is printed at the start.
 Exit 0: the report was written (claims may differ); 2: a scenario failed to
-run or had invalid runs (its claims are "not run"), or bad usage.
-
-Flags:
+run or had invalid runs (its claims are "not run"); 64: bad usage.
 `
 
 func cmdReproduce(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
-	fs := flag.NewFlagSet("reproduce", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	c := newCommand("reproduce", reproduceUsage)
+	fs := c.fs
 	runs := fs.Int("runs", 3, "repetitions per variant (the published figures are spreads of 3)")
 	rts := fs.String("runtime", strings.Join(reproduce.DefaultRuntimes, ","), "target runtimes to measure, comma-separated: node, go")
 	only := fs.String("only", "", "claims to reproduce, comma-separated (e.g. P1,P5); default all")
 	out := fs.String("out", "results/runs", "root directory for the reproduction directory")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, reproduceUsage)
-		fs.PrintDefaults()
+	pos, err := c.parse(args, stdout)
+	if err != nil {
+		return exitUsage, err
 	}
-	if err := fs.Parse(args); err != nil {
-		return exitInvalid, &usageError{err.Error()}
-	}
-	if fs.NArg() > 0 {
-		return exitInvalid, &usageError{fmt.Sprintf("reproduce takes no arguments, got %q", fs.Arg(0))}
+	if err := noArgs("reproduce", pos); err != nil {
+		return exitUsage, err
 	}
 	if *runs < 1 || *runs > 100 {
-		return exitInvalid, &usageError{fmt.Sprintf("--runs: %d is out of range 1..100", *runs)}
+		return exitUsage, usagef("--runs: %d is out of range 1..100", *runs)
 	}
 	opts := reproduce.Options{Runs: *runs, Runtimes: splitList(*rts), Only: splitList(*only), Out: *out, Log: stderr}
 	if len(opts.Runtimes) == 0 {
-		return exitInvalid, &usageError{"--runtime: need node, go or both"}
+		return exitUsage, usagef("--runtime: need node, go or both")
 	}
 	// Check the claims and runtimes before touching Docker.
 	claims, err := reproduce.Select(opts.Only)
 	if err != nil {
-		return exitInvalid, &usageError{"--only: " + err.Error()}
+		return exitUsage, usagef("--only: %v", err)
 	}
 	if _, err := reproduce.Plan(claims, opts.Runtimes, opts.Runs, nil); err != nil {
-		return exitInvalid, &usageError{"--runtime: " + err.Error()}
+		return exitUsage, usagef("--runtime: %v", err)
 	}
 	dr := reproduce.NewDockerRunner(runner.NewProgress(stderr))
 	defer dr.Close()

@@ -2,9 +2,9 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 
@@ -14,98 +14,68 @@ import (
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
+const runUsage = `Usage: shutdownlab run SCENARIO... [--runs N] [--out DIR] [--set key=value]... [--image NAME] [--expect EXPR]... [--junit FILE]
+
+SCENARIO is a catalog name (see 'shutdownlab list') or a path to a .yaml file.
+Each scenario's runs are written to DIR/<timestamp>-<scenario>/ with report.md and CSVs.
+Everything is checked before anything starts (scenario files, --set values,
+expectations and the metrics they name, --baseline-variant, --image, and
+that --out and --junit can be written); a refusal exits 64 and writes nothing.
+Exit 0: all runs valid and every expectation held; 1: an expectation failed;
+2: a run was invalid or the harness failed; 64: bad usage or input.
+`
+
 // setFlags collects repeated --set key=value flags.
 type setFlags []string
 
 func (s *setFlags) String() string     { return strings.Join(*s, ",") }
 func (s *setFlags) Set(v string) error { *s = append(*s, v); return nil }
 
+// runPlan is a checked run command: every scenario loaded, expanded and
+// paired with its expectations.
+type runPlan struct {
+	scs  []*scenarios.Scenario
+	vars map[*scenarios.Scenario][]scenarios.Variant
+	exps map[*scenarios.Scenario][]*gate.Expectation
+	exp  expectFlags
+	sets []string
+	out  string
+	// onReport, when set, is called with each scenario's result directory
+	// and report after its table (check prints its verdict there).
+	onReport func(dir string, res *report.Result, stdout io.Writer)
+}
+
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	runs := fs.Int("runs", 0, "repetitions per variant (default: the scenario's runs)")
-	out := fs.String("out", "results/runs", "root directory for result directories")
-	var exp expectFlags
-	exp.register(fs)
-	var sets setFlags
-	fs.Var(&sets, "set", "override a scenario field by dotted path, e.g. --set load.duration=4s (repeatable)")
-	image := fs.String("image", "", "run this local image instead of the built-in target (= --set target.image=NAME; never pulled)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: shutdownlab run SCENARIO... [--runs N] [--out DIR] [--set key=value]... [--image NAME] [--expect EXPR]... [--junit FILE]\n\nSCENARIO is a catalog name (see `shutdownlab list`) or a path to a .yaml file.\nEach scenario's runs are written to DIR/<timestamp>-<scenario>/ with report.md and CSVs.\nExit 0: all runs valid and every expectation held; 1: an expectation failed; 2: a run was invalid or the harness failed.\n\nFlags:")
-		fs.PrintDefaults()
-	}
-	// Accept flags after the scenario names too: run x --runs 1.
-	names, err := parseInterspersed(fs, args)
+	p, err := planRun(ctx, args, stdout, stderr)
 	if err != nil {
-		return exitInvalid, &usageError{err.Error()}
+		return exitUsage, err
 	}
-	if len(names) == 0 {
-		return exitInvalid, &usageError{"run needs at least one scenario (see `shutdownlab list`)"}
-	}
-	if *runs < 0 || *runs > 100 {
-		return exitInvalid, &usageError{fmt.Sprintf("--runs: %d is out of range 1..100", *runs)}
-	}
-	if err := exp.parse(); err != nil {
-		return exitInvalid, err
-	}
-	if *runs > 0 {
-		sets = append(setFlags{"runs=" + strconv.Itoa(*runs)}, sets...)
-	}
-	if *image != "" {
-		sets = append(sets, "target.image="+*image)
-	}
-	// Load and validate everything before starting anything.
-	var scs []*scenarios.Scenario
-	exps := map[*scenarios.Scenario][]*gate.Expectation{}
-	for _, n := range names {
-		sc, err := scenarios.Find(n)
-		if err != nil {
-			return exitInvalid, err
-		}
-		if _, err := sc.Expand(sets); err != nil {
-			return exitInvalid, err
-		}
-		if exps[sc], err = exp.withScenario(sc.File, sc.Spec.Expect); err != nil {
-			return exitInvalid, err
-		}
-		scs = append(scs, sc)
-	}
-	if exp.junit != "" || exp.baseline != "" {
-		any := false
-		for _, e := range exps {
-			any = any || len(e) > 0
-		}
-		if !any {
-			return exitInvalid, &usageError{"--junit and --baseline-variant need an expectation (--expect, or expect: in the scenario)"}
-		}
-	}
-	r, err := runner.New(ctx, runner.Options{Out: *out, Sets: sets, Progress: runner.NewProgress(stderr)})
+	return p.execute(ctx, stdout, stderr)
+}
+
+// execute runs every scenario of a checked plan (run's, or check's), writes
+// the reports and judges the expectations; it returns the exit code.
+func (p *runPlan) execute(ctx context.Context, stdout, stderr io.Writer) (int, error) {
+	r, err := runner.New(ctx, runner.Options{Out: p.out, Sets: p.sets, Progress: runner.NewProgress(stderr)})
 	if err != nil {
 		return exitInvalid, err
 	}
 	defer r.Close()
 	code := exitOK
-	for _, sc := range scs {
+	for _, sc := range p.scs {
 		oc, err := r.RunScenario(ctx, sc)
-		if oc.Dir != "" {
-			res, rerr := report.Rebuild(oc.Dir)
-			if rerr != nil {
-				fmt.Fprintf(stderr, "shutdownlab: report %s: %v\n", oc.Dir, rerr)
-				code = exitInvalid
-			} else {
-				fmt.Fprintln(stdout)
-				_ = report.WriteTerminalTable(stdout, res)
-				fmt.Fprintf(stdout, "\n%s: %d runs (%d invalid, %d incomplete) -> %s/report.md\n", sc.Name(), oc.Runs, oc.Invalid, oc.Incomplete, oc.Dir)
-				failures := oc.Invalid + oc.Incomplete
-				if err != nil {
-					failures++
-				}
-				ecode, jerr := exp.judge(stdout, res, exps[sc], failures, len(scs))
-				if jerr != nil {
-					fmt.Fprintf(stderr, "shutdownlab: %v\n", jerr)
-				}
-				code = max(code, ecode)
+		if oc.Dir != "" && oc.Runs == 0 {
+			// Nothing was measured: leave no empty result directory behind.
+			if rerr := os.RemoveAll(oc.Dir); rerr == nil {
+				fmt.Fprintf(stderr, "shutdownlab: %s: no run started; removed %s\n", sc.Name(), oc.Dir)
 			}
+			oc.Dir = ""
+		}
+		if oc.Dir != "" {
+			if werr := writeEffective(oc.Dir, p.sets, p.vars[sc]); werr != nil {
+				fmt.Fprintf(stderr, "shutdownlab: %s: %v\n", oc.Dir, werr)
+			}
+			code = max(code, p.reportScenario(sc, oc, err != nil, stdout, stderr))
 		}
 		if err != nil {
 			return exitInvalid, err
@@ -121,22 +91,142 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	return code, nil
 }
 
-// parseInterspersed parses flags that may come before, between or after
-// positional arguments, returning the positional ones.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return pos, nil
-		}
-		if args[0] == "--" {
-			return append(pos, args[1:]...), nil
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
+// reportScenario writes one scenario's report and judges its
+// expectations, returning the exit code they give.
+func (p *runPlan) reportScenario(sc *scenarios.Scenario, oc runner.Outcome, failed bool, stdout, stderr io.Writer) int {
+	res, err := report.Rebuild(oc.Dir)
+	if err != nil {
+		fmt.Fprintf(stderr, "shutdownlab: report %s: %v\n", oc.Dir, err)
+		return exitInvalid
 	}
+	noteUnreadable(stderr, res)
+	fmt.Fprintln(stdout)
+	_ = report.WriteTerminalTable(stdout, res)
+	fmt.Fprintf(stdout, "\n%s: %d runs (%d invalid, %d incomplete) -> %s/report.md\n", sc.Name(), oc.Runs, oc.Invalid, oc.Incomplete, oc.Dir)
+	if p.onReport != nil {
+		p.onReport(oc.Dir, res, stdout)
+	}
+	failures := oc.Invalid + oc.Incomplete
+	if failed {
+		failures++
+	}
+	code, err := p.exp.judge(stdout, res, p.exps[sc], failures, len(p.scs))
+	if err != nil {
+		fmt.Fprintf(stderr, "shutdownlab: %v\n", err)
+	}
+	return code
+}
+
+// planRun parses the command line and checks everything that can be
+// checked before a container starts or a directory is written.
+func planRun(ctx context.Context, args []string, stdout, stderr io.Writer) (*runPlan, error) {
+	c := newCommand("run", runUsage)
+	runs := c.fs.Int("runs", 0, "repetitions per variant, 1..100 (default: the scenario's runs)")
+	out := c.fs.String("out", "results/runs", "root directory for result directories")
+	p := &runPlan{vars: map[*scenarios.Scenario][]scenarios.Variant{}, exps: map[*scenarios.Scenario][]*gate.Expectation{}}
+	p.exp.register(c.fs)
+	var sets setFlags
+	c.fs.Var(&sets, "set", "override a scenario field by dotted path, e.g. --set load.duration=4s (repeatable; value at most 64 KiB)")
+	image := c.fs.String("image", "", "run this local image instead of the built-in target (= --set target.image=NAME; never pulled)")
+	names, err := c.parse(args, stdout)
+	if err != nil {
+		return nil, err
+	}
+	if len(names) == 0 {
+		return nil, usagef("run needs at least one scenario (see 'shutdownlab list')")
+	}
+	if c.isSet("runs") && (*runs < 1 || *runs > 100) {
+		return nil, usagef("--runs: %d is out of range 1..100", *runs)
+	}
+	if err := p.exp.parse(); err != nil {
+		return nil, err
+	}
+	if *runs > 0 {
+		sets = append(setFlags{"runs=" + strconv.Itoa(*runs)}, sets...)
+	}
+	if *image != "" {
+		sets = append(sets, "target.image="+*image)
+	}
+	if err := scenarios.CheckSets(sets); err != nil {
+		return nil, badInput(err)
+	}
+	p.sets, p.out = sets, *out
+	if err := p.loadScenarios(names, stderr); err != nil {
+		return nil, err
+	}
+	if err := p.checkOutputs(); err != nil {
+		return nil, err
+	}
+	var all []scenarios.Variant
+	for _, sc := range p.scs {
+		all = append(all, p.vars[sc]...)
+	}
+	return p, checkImages(ctx, all)
+}
+
+// loadScenarios loads, expands and checks every scenario and its
+// expectations.
+func (p *runPlan) loadScenarios(names []string, stderr io.Writer) error {
+	for _, n := range names {
+		sc, err := scenarios.Find(n)
+		if err != nil {
+			return badInput(err)
+		}
+		if err := p.addScenario(sc, stderr); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addScenario expands a loaded scenario with the plan's --set values,
+// checks its expectations and adds it to the plan.
+func (p *runPlan) addScenario(sc *scenarios.Scenario, stderr io.Writer) error {
+	vs, err := sc.Expand(p.sets)
+	if err != nil {
+		return badInput(err)
+	}
+	for _, note := range sc.ImageNotes(p.sets) {
+		fmt.Fprintln(stderr, "note: "+note)
+	}
+	exps, err := p.exp.withScenario(sc.File, sc.Spec.Expect)
+	if err != nil {
+		return badInput(err)
+	}
+	var labels []string
+	for _, v := range vs {
+		labels = append(labels, v.Label)
+	}
+	if err := checkExpectations(describe(sc), exps, capabilities(vs), p.exp.baseline, labels); err != nil {
+		return err
+	}
+	p.scs, p.vars[sc], p.exps[sc] = append(p.scs, sc), vs, exps
+	return nil
+}
+
+// checkOutputs refuses --junit / --baseline-variant without expectations
+// and an --out or --junit that cannot be written.
+func (p *runPlan) checkOutputs() error {
+	if p.exp.junit != "" || p.exp.baseline != "" {
+		any := false
+		for _, e := range p.exps {
+			any = any || len(e) > 0
+		}
+		if !any {
+			return usagef("--junit and --baseline-variant need an expectation (--expect, or expect: in the scenario)")
+		}
+	}
+	if err := checkWritableDir("--out", p.out, p.out); err != nil {
+		return err
+	}
+	var names []string
+	for _, sc := range p.scs {
+		names = append(names, sc.Name())
+	}
+	for _, path := range junitPaths(p.exp.junit, names) {
+		if err := checkWritableFile("--junit", path); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -1,0 +1,180 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"strings"
+
+	"github.com/shutdownlab/shutdownlab/gate"
+)
+
+// Exit codes of every command. They are defined here once; the package doc,
+// the usage text, README.md ("Exit codes") and docs/reliability.md quote
+// them, and TestReliabilityDoc checks the latter against these constants.
+const (
+	// exitOK: success; every run valid, every expectation held, no
+	// regression.
+	exitOK = gate.ExitPass
+	// exitFailed: an expectation failed or gate found a regression, on
+	// valid runs only.
+	exitFailed = gate.ExitFail
+	// exitInvalid: the harness could not measure: an invalid or incomplete
+	// run, a harness failure (Docker unreachable, build failed), or two
+	// results that are not comparable. Wins over exitFailed.
+	exitInvalid = gate.ExitHarness
+	// exitUsage: bad usage or bad input, refused before anything started:
+	// an unknown command or flag, a bad flag value, a scenario file or
+	// expectation that does not check, a path or image that does not
+	// exist or cannot be written. (EX_USAGE of sysexits.h.)
+	exitUsage = 64
+	// exitInterrupted: a second interrupt (SIGINT, SIGTERM, SIGHUP) quit
+	// at once, without cleaning up (128 + SIGINT).
+	exitInterrupted = 130
+)
+
+// exitCodesText is the exit code table of the usage text.
+const exitCodesText = `Exit codes:
+  0   success: every run valid, every expectation held, no regression
+  1   an expectation failed, or gate found a regression
+  2   could not measure: an invalid or incomplete run, a harness failure
+      (Docker unreachable, build failed), or gate results not comparable
+  64  bad usage or bad input, refused before anything started
+  130 interrupted twice: quit without cleaning up (run 'shutdownlab clean')
+`
+
+// usageError is bad command-line usage or bad input found before anything
+// started: exit 64, the message on stderr with a pointer to -h.
+type usageError struct {
+	msg string
+	err error // the wrapped error, if any
+}
+
+func (e *usageError) Error() string { return e.msg }
+func (e *usageError) Unwrap() error { return e.err }
+
+// usagef returns a usage error with a formatted message.
+func usagef(format string, args ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, args...)}
+}
+
+// badInput marks err (a scenario that does not load, an expectation that
+// does not check, ...) as a usage error; nil stays nil.
+func badInput(err error) error {
+	if err == nil {
+		return nil
+	}
+	var ue *usageError
+	if errors.As(err, &ue) {
+		return err
+	}
+	return &usageError{msg: err.Error(), err: err}
+}
+
+// errHelp is returned by command.parse after printing the usage for -h.
+var errHelp = errors.New("help requested")
+
+// command is one subcommand's flag set and usage text.
+type command struct {
+	fs    *flag.FlagSet
+	usage string // printed before the flag defaults
+}
+
+// newCommand returns a command whose flag set prints nothing by itself:
+// parse reports errors, and prints the usage only when asked (-h).
+func newCommand(name, usage string) *command {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return &command{fs: fs, usage: usage}
+}
+
+// printUsage writes the usage text and the flag defaults to w.
+func (c *command) printUsage(w io.Writer) {
+	fmt.Fprint(w, c.usage)
+	hasFlags := false
+	c.fs.VisitAll(func(*flag.Flag) { hasFlags = true })
+	if hasFlags {
+		fmt.Fprintln(w, "\nFlags:")
+		c.fs.SetOutput(w)
+		c.fs.PrintDefaults()
+		c.fs.SetOutput(io.Discard)
+	}
+}
+
+// parse parses flags that may come before, between or after positional
+// arguments and returns the positional ones. -h / --help prints the usage
+// to stdout and returns errHelp; a bad flag is a usage error.
+func (c *command) parse(args []string, stdout io.Writer) ([]string, error) {
+	var pos []string
+	for {
+		if err := c.fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				c.printUsage(stdout)
+				return nil, errHelp
+			}
+			return nil, usagef("%s: %v", c.fs.Name(), err)
+		}
+		args = c.fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		if args[0] == "--" {
+			return append(pos, args[1:]...), nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+// isSet reports whether the flag name was given on the command line.
+func (c *command) isSet(name string) bool {
+	set := false
+	c.fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+// noArgs is the usage error of a command that takes no arguments.
+func noArgs(name string, pos []string) error {
+	if len(pos) == 0 {
+		return nil
+	}
+	return usagef("%s takes no arguments, got %q", name, strings.Join(pos, " "))
+}
+
+// version describes this binary from its build information: the module
+// version, the VCS revision and time (with "+dirty" for a modified tree)
+// and the Go version.
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "shutdownlab (no build information)"
+	}
+	v := bi.Main.Version
+	if v == "" {
+		v = "(unknown)"
+	}
+	s := "shutdownlab " + v
+	var rev, when, dirty string
+	for _, kv := range bi.Settings {
+		switch kv.Key {
+		case "vcs.revision":
+			rev = kv.Value
+		case "vcs.time":
+			when = kv.Value
+		case "vcs.modified":
+			if kv.Value == "true" {
+				dirty = "+dirty"
+			}
+		}
+	}
+	if rev != "" {
+		s += " revision " + rev + dirty
+		if when != "" {
+			s += " (" + when + ")"
+		}
+	}
+	return s + " " + bi.GoVersion
+}

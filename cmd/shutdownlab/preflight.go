@@ -1,0 +1,194 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+
+	"github.com/shutdownlab/shutdownlab/gate"
+	"github.com/shutdownlab/shutdownlab/internal/docker"
+	"github.com/shutdownlab/shutdownlab/record"
+	"github.com/shutdownlab/shutdownlab/report"
+	"github.com/shutdownlab/shutdownlab/scenarios"
+)
+
+// Checks made before anything starts: everything that would otherwise fail
+// only after the run time was spent. Each failure is a usage error (exit
+// 64) and leaves nothing behind.
+
+// checkWritableDir reports whether files can be created in dir, or, when
+// dir does not exist yet, in its nearest existing ancestor (dir will be
+// created there). It creates and removes a probe file; nothing is left.
+// The error names the flag and its value shown.
+func checkWritableDir(flagName, shown, dir string) error {
+	d := filepath.Clean(dir)
+	for {
+		fi, err := os.Stat(d)
+		if err == nil {
+			if !fi.IsDir() {
+				return usagef("%s %s: %s is not a directory", flagName, shown, d)
+			}
+			break
+		}
+		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+			return usagef("%s %s: %v", flagName, shown, err)
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return usagef("%s %s: no existing parent directory", flagName, shown)
+		}
+		d = parent
+	}
+	f, err := os.CreateTemp(d, ".shutdownlab-write-check-*")
+	if err != nil {
+		return usagef("%s %s: cannot write in %s: %v", flagName, shown, d, errors.Unwrap(err))
+	}
+	f.Close()
+	os.Remove(f.Name())
+	return nil
+}
+
+// checkWritableFile reports whether path can be written: an existing file
+// must be a regular file opened for writing (not truncated here), a new
+// one must be creatable in its directory (made if missing).
+func checkWritableFile(flagName, path string) error {
+	fi, err := os.Stat(path)
+	switch {
+	case err == nil && !fi.Mode().IsRegular():
+		return usagef("%s %s: not a regular file", flagName, path)
+	case err == nil:
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return usagef("%s %s: %v", flagName, path, errors.Unwrap(err))
+		}
+		return f.Close()
+	case !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR):
+		return usagef("%s %s: %v", flagName, path, err)
+	}
+	return checkWritableDir(flagName, path, filepath.Dir(path))
+}
+
+// junitPaths are the files --junit writes for these scenarios.
+func junitPaths(junit string, names []string) []string {
+	if junit == "" {
+		return nil
+	}
+	if len(names) == 1 {
+		return []string{junit}
+	}
+	var out []string
+	ext := filepath.Ext(junit)
+	for _, n := range names {
+		out = append(out, strings.TrimSuffix(junit, ext)+"-"+n+ext)
+	}
+	return out
+}
+
+// resultDirExists is the usage error for a result directory that is not
+// there.
+func resultDirExists(dir string) error {
+	fi, err := os.Stat(dir)
+	switch {
+	case err != nil:
+		return usagef("result directory %s: %v", dir, errors.Unwrap(err))
+	case !fi.IsDir():
+		return usagef("result directory %s: not a directory", dir)
+	}
+	return nil
+}
+
+// capabilities says which optional metrics the variants can produce.
+func capabilities(vs []scenarios.Variant) gate.Capabilities {
+	var c gate.Capabilities
+	for _, v := range vs {
+		sc := capabilitiesOfSpec(v.Spec)
+		c.Writes, c.Probe = c.Writes || sc.Writes, c.Probe || sc.Probe
+		c.Baseline = c.Baseline || v.Baseline
+	}
+	return c
+}
+
+// capabilitiesOfSpec: writes with a POST /write in an agent load's mix,
+// probe metrics with a probe load.
+func capabilitiesOfSpec(sp scenarios.Spec) gate.Capabilities {
+	if sp.Load.Kind == scenarios.LoadProbe {
+		return gate.Capabilities{Probe: true}
+	}
+	var c gate.Capabilities
+	for _, r := range sp.Load.Mix {
+		c.Writes = c.Writes || report.IsWrite(&record.Request{Method: r.Method, Path: r.Path})
+	}
+	return c
+}
+
+// checkExpectations refuses, before anything runs, an expectation naming
+// a metric the scenario cannot produce, and baseline.NAME without a
+// --baseline-variant that is one of the scenario's variants. where names
+// the scenario in the message.
+func checkExpectations(where string, exps []*gate.Expectation, c gate.Capabilities, baseline string, labels []string) error {
+	for _, e := range exps {
+		if err := e.CheckAvailable(c); err != nil {
+			return usagef("%s: %s", where, caretMsg(err))
+		}
+		if !e.UsesBaseline() {
+			continue
+		}
+		if baseline == "" {
+			return usagef("%s: expect %q uses baseline.NAME but no --baseline-variant was given (variants: %s)",
+				where, e.Source, strings.Join(labels, ", "))
+		}
+		if !slices.Contains(labels, baseline) {
+			return usagef("%s: --baseline-variant %q is not a variant of it (variants: %s)", where, baseline, strings.Join(labels, ", "))
+		}
+	}
+	return nil
+}
+
+// caretMsg is an expectation error with its caret line, when it has one.
+func caretMsg(err error) string {
+	var ge *gate.Error
+	if errors.As(err, &ge) {
+		return err.Error() + "\n" + ge.Caret()
+	}
+	return err.Error()
+}
+
+// checkImages refuses a target.image that is not present on the engine,
+// before a result directory is made: shutdownlab never pulls.
+func checkImages(ctx context.Context, vs []scenarios.Variant) error {
+	var refs []string
+	for _, v := range vs {
+		if im := v.Spec.Target.Image; im != "" && !slices.Contains(refs, im) {
+			refs = append(refs, im)
+		}
+	}
+	if len(refs) == 0 {
+		return nil
+	}
+	eng, err := docker.New(ctx)
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	for _, ref := range refs {
+		ok, err := eng.ImageExists(ctx, ref)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return usagef("--image / target.image %s: not present on this Docker engine (%s); shutdownlab never pulls: build or load it first", ref, eng.Host())
+		}
+	}
+	return nil
+}
+
+// describe is "scenario NAME (FILE)" for messages.
+func describe(sc *scenarios.Scenario) string {
+	return fmt.Sprintf("scenario %s (%s)", sc.Name(), sc.File)
+}

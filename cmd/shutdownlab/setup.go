@@ -1,0 +1,132 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/shutdownlab/shutdownlab/gate"
+	"github.com/shutdownlab/shutdownlab/report"
+	"github.com/shutdownlab/shutdownlab/scenarios"
+)
+
+// effectiveFile is written by run into a result directory, beside
+// scenario.yaml: every variant's resolved spec (defaults, the file, --set
+// and the variant's values), so that gate can tell whether two results
+// ran under the same load.
+const effectiveFile = "effective.json"
+
+// effectiveDoc is the content of effective.json.
+type effectiveDoc struct {
+	// Sets are the --set overrides the run was given.
+	Sets []string `json:"sets,omitempty"`
+	// Variants are the resolved specs, in scenario order.
+	Variants []effectiveVariant `json:"variants"`
+}
+
+type effectiveVariant struct {
+	Label string         `json:"label"`
+	Spec  scenarios.Spec `json:"spec"`
+}
+
+// writeEffective writes effective.json into dir.
+func writeEffective(dir string, sets []string, vs []scenarios.Variant) error {
+	doc := effectiveDoc{Sets: sets}
+	for _, v := range vs {
+		doc.Variants = append(doc.Variants, effectiveVariant{Label: v.Label, Spec: v.Spec})
+	}
+	b, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, effectiveFile), append(b, '\n'), 0o644)
+}
+
+// resultSetup is what result dir res was measured under: the action,
+// topology and replicas its events.json record, plus the load parameters
+// from effective.json, or else from its scenario.yaml (then --set
+// overrides, if any, are unknown: the note says so).
+func resultSetup(dir string, res *report.Result, side string) (gate.Setup, []string) {
+	s := gate.RecordedSetup(res)
+	specs, note := resultSpecs(dir)
+	for label, spec := range specs {
+		s.Merge(specSetup(label, spec))
+	}
+	if note != "" {
+		return s, []string{side + ": " + note}
+	}
+	return s, nil
+}
+
+// resultSpecs reads the variants' specs of a result directory.
+func resultSpecs(dir string) (map[string]scenarios.Spec, string) {
+	out := map[string]scenarios.Spec{}
+	b, err := os.ReadFile(filepath.Join(dir, effectiveFile))
+	if err == nil {
+		var doc effectiveDoc
+		if err := json.Unmarshal(b, &doc); err != nil {
+			return out, fmt.Sprintf("%s unreadable (%v): load parameters not compared", effectiveFile, err)
+		}
+		for _, v := range doc.Variants {
+			out[v.Label] = v.Spec
+		}
+		return out, ""
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return out, fmt.Sprintf("%s: %v: load parameters not compared", effectiveFile, err)
+	}
+	sc, err := scenarios.Load(filepath.Join(dir, "scenario.yaml"))
+	if err != nil {
+		return out, fmt.Sprintf("no %s, and scenario.yaml does not load (%v): load parameters not compared", effectiveFile, err)
+	}
+	vs, err := sc.Expand(nil)
+	if err != nil {
+		return out, fmt.Sprintf("no %s, and scenario.yaml does not expand (%v): load parameters not compared", effectiveFile, err)
+	}
+	for _, v := range vs {
+		out[v.Label] = v.Spec
+	}
+	return out, fmt.Sprintf("no %s (written by run since this version): load parameters taken from scenario.yaml; --set overrides of that run, if any, are unknown", effectiveFile)
+}
+
+// specSetup is the gate.Setup fields of one variant's spec.
+func specSetup(label string, sp scenarios.Spec) gate.Setup {
+	s := gate.Setup{}
+	l := sp.Load
+	s.Set(label, "load.kind", string(l.Kind))
+	s.Set(label, "topology", string(sp.Topology))
+	s.Set(label, "replicas", strconv.Itoa(sp.Replicas))
+	if l.Kind == scenarios.LoadProbe && l.Probe != nil {
+		s.Set(label, "load.probe", fmt.Sprintf("%s %d ms, max wait %v", l.Probe.Kind, l.Probe.RequestMs(), l.Probe.MaxWait))
+	} else {
+		s.Set(label, "load.shape", string(l.Shape))
+		s.Set(label, "load.clients", strconv.Itoa(l.Clients))
+		s.Set(label, "load.duration", l.Duration.String())
+		s.Set(label, "load.rate", strconv.FormatFloat(l.Rate, 'f', -1, 64))
+		s.Set(label, "load.max_requests", strconv.Itoa(l.MaxRequests))
+		var mix []string
+		for _, r := range l.Mix {
+			m := fmt.Sprintf("%s %s x%d", r.Method, r.Path, r.Weight)
+			if r.BodyBytes > 0 {
+				m += fmt.Sprintf(" body %d B", r.BodyBytes)
+			}
+			mix = append(mix, m)
+		}
+		s.Set(label, "load.mix", strings.Join(mix, ", "))
+	}
+	a := sp.Action
+	kind := string(a.Kind)
+	if a.Kind == scenarios.ActionRoll {
+		kind = "roll via " + string(a.Roll.Via)
+	}
+	s.Set(label, "action.kind", kind)
+	if a.Kind != scenarios.ActionNone {
+		s.Set(label, "action.at", report.FormatNumber(report.KindMs, float64(a.At.D().Milliseconds()))+" ms")
+	}
+	return s
+}
