@@ -7,8 +7,11 @@
 // and the invalid runs to the process exit code (0 pass, 1 an expectation
 // failed, 2 the harness could not measure), WriteJUnit writes them for CI.
 //
-// Compare and WriteComparison compare two results of the same scenario
-// metric by metric (shutdownlab gate NEW --baseline OLD).
+// Comparable says whether two results can be compared at all (same
+// scenario, variants and load, a baseline with valid runs); Compare and
+// WriteComparison then compare them metric by metric, latencies above a
+// noise floor (shutdownlab gate NEW --baseline OLD). CheckAvailable refuses
+// an expectation on a metric a scenario can never produce.
 //
 // The language, its null rules and the exit codes are documented for users
 // in docs/expectations.md.
