@@ -34,6 +34,11 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("name: x\nvariants:\n  target.mode: [none, none]\n"))
 	f.Add([]byte("name: x\nload: {duration: 3q}\n"))
 	f.Add([]byte("name: x\nload:\n  mix: [{path: [1]}]\n"))
+	// Found by this fuzzer: explicit keys ("? key") and empty keys lost
+	// their name and line in the error.
+	f.Add([]byte("? 0"))
+	f.Add([]byte("\"\": 1"))
+	f.Add([]byte("name: x\n? load\n: {clients: 0}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sc, err := parse(fuzzFile, data)
 		if err != nil {

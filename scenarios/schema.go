@@ -142,6 +142,9 @@ func (c *checker) walkMapping(n ast.Node, t reflect.Type, path string) {
 	seen := map[string]bool{}
 	for _, mv := range values {
 		key, _ := scalarText(mv.Key)
+		if key == "" {
+			key = `""` // an empty or non-scalar key still gets a name in the error
+		}
 		sub := joinPath(path, key)
 		line := lineOf(mv.Key)
 		if seen[key] {
@@ -248,6 +251,8 @@ func unwrap(n ast.Node) ast.Node {
 		case *ast.AnchorNode:
 			n = v.Value
 		case *ast.TagNode:
+			n = v.Value
+		case *ast.MappingKeyNode: // an explicit key: "? name"
 			n = v.Value
 		default:
 			return n
