@@ -7,6 +7,7 @@
 //
 //	shutdownlab list
 //	shutdownlab run SCENARIO... [--runs N] [--out DIR] [--set key=value]...
+//	shutdownlab check IMAGE [--ready-path P] [--path P] [--grace 10s] [--expect EXPR]...
 //	shutdownlab reproduce [--runs 3] [--runtime node,go] [--only P1,P5] [--out DIR]
 //	shutdownlab report DIR [--expect EXPR]... [--junit FILE]
 //	shutdownlab gate NEW --baseline OLD [--ratio R] [--abs N] [--min-ms M]
@@ -44,6 +45,7 @@ const usage = `shutdownlab — measure what a service does to its clients when i
 
 Usage:
   shutdownlab list                               list the scenario catalog
+  shutdownlab check IMAGE [flags]                measure your own image's shutdown and say what is wrong
   shutdownlab run SCENARIO... [flags]            run scenarios (catalog names or .yaml paths)
   shutdownlab reproduce [flags]                  re-measure the published claims P1-P12 (~35 min per runtime)
   shutdownlab report DIR [--expect EXPR]...      rebuild report.md / CSV / plots from a saved result dir
@@ -99,6 +101,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdList(args[1:], stdout)
 	case "run":
 		code, err = cmdRun(ctx, args[1:], stdout, stderr)
+	case "check":
+		code, err = cmdCheck(ctx, args[1:], stdout, stderr)
 	case "reproduce":
 		code, err = cmdReproduce(ctx, args[1:], stdout, stderr)
 	case "report":

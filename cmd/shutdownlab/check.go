@@ -1,0 +1,301 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/shutdownlab/shutdownlab/gate"
+	"github.com/shutdownlab/shutdownlab/internal/docker"
+	"github.com/shutdownlab/shutdownlab/report"
+	"github.com/shutdownlab/shutdownlab/scenarios"
+)
+
+const checkUsage = `Usage: shutdownlab check IMAGE [--ready-path /readyz] [--path /] [--port N] [--signal SIG] [--runs N] [--grace 10s] [--set key=value]... [--expect EXPR]... [--junit FILE] [--out DIR]
+
+The first command to run on your own image. It starts IMAGE (a local image,
+never pulled) on a private network, drives 20 keep-alive clients at PATH
+from a container beside it, and stops it two ways, each its own variant:
+its stop signal (docker kill -s STOPSIGNAL; SIGTERM when the image sets
+none) and docker stop (STOPSIGNAL, the grace period, then SIGKILL). Then it
+says in plain words whether it drops in-flight work, whether it exits by
+itself and how fast, which known broken-shutdown signature it shows, and
+what STOPSIGNAL or grace period would make it clean, and writes the usual
+report (plus verdict.txt) under DIR/<timestamp>-check-<image>/.
+
+The image must answer GET READY-PATH with 200 once it is ready, and PATH
+(which may carry a query) must be something it serves. --set overrides the
+generated scenario like run's (e.g. --set load.duration=4s,
+--set target.init=true, --set target.env.NAME=VALUE).
+Exit 0: every run valid and every --expect held; 1: an expectation failed;
+2: a run was invalid or the harness failed; 64: bad usage or input.
+`
+
+// checkOpts are the choices a check scenario is made from.
+type checkOpts struct {
+	image      string
+	readyPath  string
+	path       string // request target, query included
+	port       int
+	signal     string // the signal variant's signal
+	stopSignal string // what docker stop sends (the image's STOPSIGNAL)
+	graceS     int
+	runs       int
+}
+
+// cmdCheck runs the built-in check scenario against a user's image with
+// the same plan, runner and report as run, then prints the verdict.
+func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	c := newCommand("check", checkUsage)
+	readyPath := c.fs.String("ready-path", "/readyz", "GET path that answers 200 once the image is ready")
+	path := c.fs.String("path", "/", "request target the clients send GETs to (a query is allowed)")
+	port := c.fs.Int("port", 0, "port the image listens on (default: its only EXPOSEd TCP port, else 8080)")
+	signal := c.fs.String("signal", "", "signal of the signal variant (default: the image's STOPSIGNAL, else SIGTERM)")
+	runs := c.fs.Int("runs", 1, "repetitions per action, 1..100")
+	grace := c.fs.Duration("grace", 10*time.Second, "grace period: the container's stop timeout, whole seconds (docker stop -t)")
+	out := c.fs.String("out", "results/runs", "root directory for the result directory")
+	p := &runPlan{vars: map[*scenarios.Scenario][]scenarios.Variant{}, exps: map[*scenarios.Scenario][]*gate.Expectation{}}
+	p.exp.register(c.fs)
+	var sets setFlags
+	c.fs.Var(&sets, "set", "override a field of the generated scenario, e.g. --set load.duration=4s (repeatable)")
+	pos, err := c.parse(args, stdout)
+	if err != nil {
+		return exitUsage, err
+	}
+	o := checkOpts{readyPath: *readyPath, path: *path, port: *port, runs: *runs}
+	if err := o.checkFlags(pos, *grace, *signal); err != nil {
+		return exitUsage, err
+	}
+	if err := p.exp.parse(); err != nil {
+		return exitUsage, err
+	}
+	info, err := inspectImage(ctx, o.image)
+	if err != nil {
+		return exitUsage, err
+	}
+	o.fromImage(info, *signal, stderr)
+	sc, err := scenarios.Parse(checkFile, checkScenario(o))
+	if err != nil {
+		return exitUsage, badInput(err)
+	}
+	p.sets, p.out = sets, *out
+	if err := p.addScenario(sc, stderr); err != nil {
+		return exitUsage, err
+	}
+	if err := p.checkOutputs(); err != nil {
+		return exitUsage, err
+	}
+	p.onReport = func(dir string, res *report.Result, w io.Writer) { printVerdict(w, dir, o, p.vars[sc], res) }
+	return p.execute(ctx, stdout, stderr)
+}
+
+// checkFile names the generated scenario in errors.
+const checkFile = "(shutdownlab check)"
+
+// checkFlags checks the positional image and the flag values.
+func (o *checkOpts) checkFlags(pos []string, grace time.Duration, signal string) error {
+	switch {
+	case len(pos) != 1:
+		return usagef("check needs exactly one IMAGE (a local image name), got %d arguments", len(pos))
+	case strings.ContainsAny(pos[0], " \t\r\n") || pos[0] == "":
+		return usagef("check: %q is not an image reference", pos[0])
+	case o.runs < 1 || o.runs > 100:
+		return usagef("--runs: %d is out of range 1..100", o.runs)
+	case grace < time.Second || grace > 10*time.Minute || grace%time.Second != 0:
+		return usagef("--grace: %s: want whole seconds in 1s..10m (Docker takes seconds)", grace)
+	case o.port < 0 || o.port > 65535:
+		return usagef("--port: %d is out of range 1..65535", o.port)
+	case !strings.HasPrefix(o.path, "/") || strings.ContainsAny(o.path, " \t\r\n"):
+		return usagef("--path: %q: must start with \"/\" and hold no spaces", o.path)
+	case !strings.HasPrefix(o.readyPath, "/") || strings.ContainsAny(o.readyPath, " \t\r\n?"):
+		return usagef("--ready-path: %q: must start with \"/\" and hold no query or spaces", o.readyPath)
+	}
+	if signal != "" {
+		if _, ok := sendableSignal(signal); !ok {
+			return usagef("--signal: %q: want one of %s", signal, strings.Join(scenarios.Signals, ", "))
+		}
+	}
+	o.image, o.graceS = pos[0], int(grace/time.Second)
+	return nil
+}
+
+// inspectImage reads the image's configuration; a missing image is bad
+// input (shutdownlab never pulls).
+func inspectImage(ctx context.Context, ref string) (docker.ImageInfo, error) {
+	eng, err := docker.New(ctx)
+	if err != nil {
+		return docker.ImageInfo{}, err
+	}
+	defer eng.Close()
+	info, err := eng.ImageInfo(ctx, ref)
+	if errors.Is(err, docker.ErrImageNotFound) {
+		return info, usagef("check: image %s is not present on this Docker engine (%s); shutdownlab never pulls: build or load it first (docker build -t %s .)", ref, eng.Host(), ref)
+	}
+	return info, err
+}
+
+// fromImage fills what the flags left to the image: the port (its only
+// EXPOSEd TCP port), the stop signal, and the signal variant's signal.
+func (o *checkOpts) fromImage(info docker.ImageInfo, signal string, stderr io.Writer) {
+	if o.port == 0 {
+		o.port = 8080
+		if len(info.TCPPorts) == 1 {
+			o.port = info.TCPPorts[0]
+		}
+	}
+	o.stopSignal = "SIGTERM"
+	if info.StopSignal != "" {
+		o.stopSignal = info.StopSignal
+		if s, ok := sendableSignal(info.StopSignal); ok {
+			o.stopSignal = s
+		}
+	}
+	switch s, ok := sendableSignal(o.stopSignal); {
+	case signal != "":
+		o.signal, _ = sendableSignal(signal)
+	case ok:
+		o.signal = s
+	default:
+		o.signal = "SIGTERM"
+		fmt.Fprintf(stderr, "note: STOPSIGNAL %s is not one the signal variant can send (%s): it sends SIGTERM; docker stop still sends %s\n",
+			info.StopSignal, strings.Join(scenarios.Signals, ", "), info.StopSignal)
+	}
+	fmt.Fprintf(stderr, "check %s: port %d, ready path %s, GET %s; signal %s, docker stop with STOPSIGNAL %s and a %d s grace period\n",
+		o.image, o.port, o.readyPath, o.path, o.signal, o.stopSignal, o.graceS)
+}
+
+// signalNumbers maps the numbers Linux gives the sendable signals.
+var signalNumbers = map[string]string{"1": "SIGHUP", "2": "SIGINT", "3": "SIGQUIT", "9": "SIGKILL", "10": "SIGUSR1", "12": "SIGUSR2", "15": "SIGTERM"}
+
+// sendableSignal normalises a signal name or number ("quit", "SIGQUIT",
+// "3") to one a signal action may send.
+func sendableSignal(s string) (string, bool) {
+	if n, ok := signalNumbers[strings.TrimSpace(s)]; ok {
+		return n, true
+	}
+	name := "SIG" + strings.TrimPrefix(strings.ToUpper(strings.TrimSpace(s)), "SIG")
+	for _, known := range scenarios.Signals {
+		if name == known {
+			return name, true
+		}
+	}
+	return s, false
+}
+
+// checkScenario is the scenario check runs, as YAML (saved with the
+// results as scenario.yaml): direct topology, 20 keep-alive clients on
+// the path (staggered by the load agent), the signal 3 s in, and a
+// variant axis over the action: the signal, or docker stop with the image's
+// own stop signal and the grace period as the container's stop timeout.
+func checkScenario(o checkOpts) []byte {
+	q := strconv.Quote
+	path, _, _ := strings.Cut(o.path, "?")
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Generated by `shutdownlab check %s`.\n", o.image)
+	fmt.Fprintf(&b, "name: %s\n", checkName(o.image))
+	fmt.Fprintf(&b, "description: >\n  shutdownlab check: 20 keep-alive clients sending GET %s to image %s, then at 3 s\n  %s (docker kill -s) or docker stop (STOPSIGNAL %s, %d s grace period).\n",
+		o.path, o.image, o.signal, o.stopSignal, o.graceS)
+	fmt.Fprintf(&b, "runs: %d\n", o.runs)
+	fmt.Fprintf(&b, "target:\n  image: %s\n  stop_timeout: %ds\n  protocol: {port: %d, ready_path: %s, paths: [%s]}\n",
+		q(o.image), o.graceS, o.port, q(o.readyPath), q(path))
+	fmt.Fprintf(&b, "load:\n  clients: 20\n  duration: 6s\n  mix:\n    - {method: GET, path: %s}\n", q(o.path))
+	fmt.Fprintf(&b, "action:\n  kind: signal\n  signal: %s\n  at: 3s\n", o.signal)
+	fmt.Fprintf(&b, "observe:\n  window: %ds\n", o.graceS+5)
+	b.WriteString("variants:\n  action.kind: [signal, stop]\n")
+	return []byte(b.String())
+}
+
+// checkName is the scenario name for an image: "check-" and the image
+// reference with every character a name may not hold made '-'.
+func checkName(image string) string {
+	name := []byte("check-" + image)
+	for i, c := range name {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			name[i] = '-'
+		}
+	}
+	return string(name)
+}
+
+// printVerdict writes the verdict for the check's result to w and to
+// verdict.txt in the result directory.
+func printVerdict(w io.Writer, dir string, o checkOpts, vs []scenarios.Variant, res *report.Result) {
+	if len(vs) > 0 { // as run, --set included
+		sp := vs[0].Spec
+		o.runs = sp.Runs
+		if sp.Target.StopTimeout != nil {
+			o.graceS = int(sp.Target.StopTimeout.D() / time.Second)
+		}
+	}
+	text := verdictText(o, checkActions(o, vs, res))
+	fmt.Fprint(w, "\n"+text)
+	if err := os.WriteFile(filepath.Join(dir, "verdict.txt"), []byte(text), 0o644); err != nil {
+		fmt.Fprintf(w, "shutdownlab: %v\n", err)
+	}
+}
+
+// checkActions pairs each variant of the check with the metrics of its
+// valid runs in res.
+func checkActions(o checkOpts, vs []scenarios.Variant, res *report.Result) []actionRuns {
+	var out []actionRuns
+	for _, v := range vs {
+		a := actionRuns{Action: "signal " + v.Spec.Action.Signal, Signal: v.Spec.Action.Signal, GraceS: o.graceS,
+			WindowS: int(v.Spec.Observe.Window.D() / time.Second)}
+		if v.Spec.Action.Kind == scenarios.ActionStop {
+			a.Action, a.Stop, a.Signal = fmt.Sprintf("docker stop -t %d", o.graceS), true, o.stopSignal
+		}
+		for _, rv := range res.Variants {
+			if rv.Label != v.Label {
+				continue
+			}
+			for _, r := range rv.Runs {
+				if rm, err := fromReport(&r.Metrics); r.Valid && err == nil {
+					a.Runs = append(a.Runs, rm)
+				}
+			}
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// verdictText renders the findings: per action its answers and
+// signatures, then what would make the shutdown clean.
+func verdictText(o checkOpts, actions []actionRuns) string {
+	var b strings.Builder
+	runs := "1 run"
+	if o.runs != 1 {
+		runs = fmt.Sprintf("%d runs", o.runs)
+	}
+	fmt.Fprintf(&b, "verdict for %s (STOPSIGNAL %s, grace period %d s, %s per action):\n", o.image, o.stopSignal, o.graceS, runs)
+	last := "-"
+	var fixes []string
+	for _, f := range verdict(actions) {
+		if f.Action == "" {
+			fixes = append(fixes, f.Text)
+			continue
+		}
+		if f.Action != last {
+			fmt.Fprintf(&b, "  %s:\n", f.Action)
+			last = f.Action
+		}
+		fmt.Fprintf(&b, "    %s\n", f.Text)
+	}
+	if len(fixes) == 1 && strings.HasPrefix(fixes[0], "clean:") {
+		fmt.Fprintf(&b, "  %s\n", fixes[0])
+		return b.String()
+	}
+	if len(fixes) > 0 {
+		b.WriteString("  to make it clean:\n")
+	}
+	for _, f := range fixes {
+		fmt.Fprintf(&b, "    - %s\n", f)
+	}
+	return b.String()
+}

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shutdownlab/shutdownlab/internal/docker/dockertest"
+	"github.com/shutdownlab/shutdownlab/internal/runner"
+	"github.com/shutdownlab/shutdownlab/scenarios"
+)
+
+// Bad check input is refused before anything starts (no Docker needed):
+// exit 64, naming the flag and value.
+func TestCheckUsageErrors(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{nil, "check needs exactly one IMAGE"},
+		{[]string{"a:1", "b:1"}, "check needs exactly one IMAGE"},
+		{[]string{"a:1", "--grace", "1500ms"}, "--grace: 1.5s: want whole seconds"},
+		{[]string{"a:1", "--grace", "0s"}, "--grace: 0s"},
+		{[]string{"a:1", "--runs", "0"}, "--runs: 0 is out of range"},
+		{[]string{"a:1", "--path", "slow"}, `--path: "slow": must start with "/"`},
+		{[]string{"a:1", "--ready-path", "/r?x=1"}, `--ready-path: "/r?x=1"`},
+		{[]string{"a:1", "--signal", "SIGWINCH"}, `--signal: "SIGWINCH": want one of SIGTERM`},
+		{[]string{"a:1", "--port", "70000"}, "--port: 70000"},
+		{[]string{"a:1", "--expect", "dropped_inflght == 0"}, `unknown metric "dropped_inflght"`},
+	}
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			code, _, stderr := runMain(t, context.Background(), append([]string{"check"}, tc.args...)...)
+			if code != exitUsage || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d, stderr %q; want exit %d and %q", code, stderr, exitUsage, tc.want)
+			}
+		})
+	}
+}
+
+// TestCheckScenario: the generated scenario loads, and its two variants
+// are the signal (the chosen signal) and docker stop (no signal of its
+// own, the grace period as stop timeout), on the declared path and port;
+// --set values apply on top.
+func TestCheckScenario(t *testing.T) {
+	o := checkOpts{image: "my/app:ci", readyPath: "/healthz", path: "/api?x=1", port: 3000,
+		signal: "SIGQUIT", stopSignal: "SIGQUIT", graceS: 7, runs: 2}
+	sc, err := scenarios.Parse(checkFile, checkScenario(o))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, checkScenario(o))
+	}
+	vs, err := sc.Expand([]string{"load.duration=4s", "action.at=2s", "target.mode=none"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var labels []string
+	for _, v := range vs {
+		labels = append(labels, v.Label)
+	}
+	if !slices.Equal(labels, []string{"kind=signal", "kind=stop"}) {
+		t.Fatalf("labels %q", labels)
+	}
+	sig, stop := vs[0].Spec, vs[1].Spec
+	if sig.Action.Kind != scenarios.ActionSignal || sig.Action.Signal != "SIGQUIT" {
+		t.Errorf("signal variant action %+v", sig.Action)
+	}
+	if stop.Action.Kind != scenarios.ActionStop || stop.Action.Signal != "" || stop.Action.Timeout != nil {
+		t.Errorf("stop variant action %+v, want docker stop with the container's stop timeout", stop.Action)
+	}
+	tg := stop.Target
+	if tg.Image != "my/app:ci" || tg.StopTimeout == nil || *tg.StopTimeout != scenarios.Seconds(7) || tg.Mode != scenarios.ModeNone ||
+		tg.Protocol.Port != 3000 || tg.Protocol.ReadyPath != "/healthz" || !slices.Equal(tg.Protocol.Paths, []string{"/api"}) {
+		t.Errorf("target %+v", tg)
+	}
+	if l := stop.Load; l.Clients != 20 || l.Mix[0].Path != "/api?x=1" || l.Duration != scenarios.Seconds(4) || stop.Runs != 2 {
+		t.Errorf("load %+v runs %d", l, stop.Runs)
+	}
+	if stop.Observe.Window != scenarios.Seconds(12) {
+		t.Errorf("window %s, want grace + 5s", stop.Observe.Window)
+	}
+	if name := sc.Name(); name != "check-my-app-ci" {
+		t.Errorf("name %s", name)
+	}
+}
+
+func TestSendableSignal(t *testing.T) {
+	tests := []struct {
+		in, want string
+		ok       bool
+	}{
+		{"SIGQUIT", "SIGQUIT", true}, {"quit", "SIGQUIT", true}, {"3", "SIGQUIT", true},
+		{"15", "SIGTERM", true}, {"SIGWINCH", "SIGWINCH", false}, {"37", "37", false},
+	}
+	for _, tc := range tests {
+		if got, ok := sendableSignal(tc.in); got != tc.want || ok != tc.ok {
+			t.Errorf("sendableSignal(%q) = %q, %v; want %q, %v", tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+// TestVerdictText: findings are grouped under their action; the remedies
+// come last under "to make it clean".
+func TestVerdictText(t *testing.T) {
+	o := checkOpts{image: "x:1", stopSignal: "SIGTERM", graceS: 10, runs: 1}
+	got := verdictText(o, []actionRuns{sigAction(run(20, 0, 20, 0, 2, 12)), stopAction(run(20, 0, 20, 0, 2, 15))})
+	for _, want := range []string{"verdict for x:1 (STOPSIGNAL SIGTERM, grace period 10 s", "\n  signal SIGTERM:\n    drops in-flight work: yes",
+		"\n  docker stop -t 10:\n", "\n  to make it clean:\n    - handle the stop signal"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("verdict lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+// TestCheckTargetImage runs check (Docker, 4 s loads, a 3 s grace period)
+// on the project's own target image as a user image: in mode none it
+// drops the requests in flight and dies of the signal, so an expectation
+// of no drops fails (exit 1); in mode full it drops none and exits 0.
+func TestCheckTargetImage(t *testing.T) {
+	eng := dockertest.RequireDocker(t)
+	t.Chdir("../..") // images compile from the module root
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
+	defer cancel()
+	target, _, err := runner.BuildImages(ctx, eng, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		mode     string
+		wantCode int
+		want     []string
+	}{
+		{"none", exitFailed, []string{"drops in-flight work: yes", "by dying of the signal", "handle the stop signal"}},
+		{"full", exitOK, []string{"drops in-flight work: no", "exits by itself: yes, exit code 0"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.mode, func(t *testing.T) {
+			out := t.TempDir()
+			code, stdout, stderr := runMain(t, ctx, "check", target, "--path", "/slow?ms=300", "--grace", "3s", "--out", out,
+				"--set", "target.mode="+tc.mode, "--set", "load.duration=4s", "--set", "action.at=2s",
+				"--expect", "dropped_inflight == 0")
+			t.Logf("check output:\n%s", stdout)
+			if code != tc.wantCode {
+				t.Fatalf("exit %d, want %d\nstderr:\n%s", code, tc.wantCode, stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(stdout, w) {
+					t.Errorf("verdict lacks %q", w)
+				}
+			}
+			dirs, _ := filepath.Glob(filepath.Join(out, "*-check-*", "verdict.txt"))
+			if len(dirs) != 1 {
+				t.Fatalf("verdict.txt files %q, want one", dirs)
+			}
+			if b, _ := os.ReadFile(dirs[0]); !strings.Contains(stdout, string(b)) {
+				t.Errorf("verdict.txt differs from the printed verdict:\n%s", b)
+			}
+		})
+	}
+}

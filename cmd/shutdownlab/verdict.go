@@ -1,0 +1,405 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/shutdownlab/shutdownlab/report"
+)
+
+// The verdict of `shutdownlab check`: plain-word answers, computed from the
+// metrics of each action's valid runs by a pure function (verdict), to the
+// questions a user has about an image's shutdown — does it drop in-flight
+// work, does it exit by itself, how fast, which known broken-shutdown
+// signature does it show, and what would make it clean.
+
+// runMetrics are the metrics of one run the verdict reads, under their
+// JSON names in report.Metrics (docs/metrics.md).
+type runMetrics struct {
+	Failed                 int      `json:"failed"`
+	DroppedInflight        *int     `json:"dropped_inflight"`
+	FailedInDeliveryWindow *int     `json:"failed_in_delivery_window"`
+	FailedBeforeSignal     *int     `json:"failed_before_signal"`
+	FailedWhileRunning     *int     `json:"failed_while_running"`
+	IdleCloseRace          *int     `json:"idle_close_race"`
+	ServedAfterSignal      *int     `json:"served_after_signal"`
+	ExitCode               *int     `json:"exit_code"`
+	ExitAfterMs            *float64 `json:"exit_after_ms"`
+	Killed                 bool     `json:"killed"`
+	StopTimeoutS           *int     `json:"stop_timeout_s"`
+	DrainObservedMs        *float64 `json:"drain_observed_ms"`
+}
+
+// fromReport copies the metrics the verdict reads from m, by their JSON
+// names, so the verdict depends on the documented names only (a metric
+// report.Metrics does not carry reads as null).
+func fromReport(m *report.Metrics) (runMetrics, error) {
+	var rm runMetrics
+	b, err := json.Marshal(m)
+	if err == nil {
+		err = json.Unmarshal(b, &rm)
+	}
+	return rm, err
+}
+
+// actionRuns is one action of a check (a variant) and its valid runs.
+type actionRuns struct {
+	// Action names it in words: "signal SIGTERM", "docker stop -t 10".
+	Action string
+	// Stop is true for docker stop (the grace period ends in SIGKILL).
+	Stop bool
+	// Signal is the signal the action sends first: the signal of a signal
+	// action, the image's STOPSIGNAL (SIGTERM by default) for docker stop.
+	Signal string
+	// GraceS is the grace period in seconds (the container's StopTimeout).
+	GraceS int
+	// WindowS is how long the harness watched for an exit.
+	WindowS int
+	// Runs are the valid runs' metrics.
+	Runs []runMetrics
+}
+
+// Finding kinds.
+const (
+	findDrops       = "drops"      // in-flight work failed
+	findNoDrops     = "no-drops"   // nothing in flight failed
+	findExit        = "exit"       // exited by itself, code 0
+	findExitDied    = "exit-died"  // exited at once by dying of the signal (no handler)
+	findExitOther   = "exit-other" // exited by itself with another non-zero code
+	findKilled      = "killed"     // SIGKILLed (137)
+	findNever       = "never"      // did not exit within the window
+	findNoRuns      = "no-runs"    // no valid run to judge
+	sigNoSignal     = "signal-never-arrives"
+	sigNoDelay      = "no-propagation-delay"
+	sigDrainTooLong = "drain-exceeds-grace"
+	fixClean        = "clean"
+)
+
+// finding is one line of the verdict.
+type finding struct {
+	// Action is the action it is about ("" for the whole image).
+	Action string
+	// Kind is one of the find*, sig* and fix* constants.
+	Kind string
+	// Bad marks a finding that is a problem.
+	Bad bool
+	// Text says it in plain words.
+	Text string
+}
+
+// verdict answers the check's questions for each action, names the known
+// broken-shutdown signatures the runs show and says what would make the
+// shutdown clean. Pure: its only input is the metrics.
+func verdict(actions []actionRuns) []finding {
+	var out []finding
+	var sigs []finding
+	clean := true
+	for _, a := range actions {
+		if len(a.Runs) == 0 {
+			out = append(out, finding{a.Action, findNoRuns, true, "no valid run: nothing to judge (see the report's \"Runs not counted\")"})
+			clean = false
+			continue
+		}
+		fs := answers(a)
+		for _, f := range fs {
+			clean = clean && !f.Bad
+		}
+		as := signatures(a)
+		out = append(append(out, fs...), as...)
+		sigs = append(sigs, as...)
+	}
+	fixes := remedies(actions, sigs)
+	if clean && len(sigs) == 0 && len(fixes) == 0 {
+		text := "clean: no request it had accepted failed, and it exited by itself with code 0"
+		for _, a := range actions {
+			if a.Stop {
+				text += fmt.Sprintf("; STOPSIGNAL %s and a %d s grace period are enough (slowest exit %.0f ms)", a.Signal, a.GraceS, slowestCleanExit(actions))
+			}
+		}
+		fixes = []finding{{"", fixClean, false, text}}
+	}
+	return append(out, fixes...)
+}
+
+// answers are the per-action answers: drops in-flight work? exits by
+// itself, and how fast?
+func answers(a actionRuns) []finding {
+	n := len(a.Runs)
+	var out []finding
+	dropRuns, dropped, window := 0, 0, 0
+	for _, r := range a.Runs {
+		d, w := val(r.DroppedInflight), val(r.FailedInDeliveryWindow)
+		if d+w > 0 {
+			dropRuns++
+		}
+		dropped, window = max(dropped, d), max(window, w)
+	}
+	if dropRuns > 0 {
+		out = append(out, finding{a.Action, findDrops, true, fmt.Sprintf(
+			"drops in-flight work: yes%s: requests it had accepted failed (dropped_inflight up to %d, failed_in_delivery_window up to %d)",
+			ofRuns(dropRuns, n), dropped, window)})
+	} else {
+		out = append(out, finding{a.Action, findNoDrops, false, "drops in-flight work: no" + ofRuns(n, n)})
+	}
+	classes := map[string][]runMetrics{}
+	var order []string
+	for _, r := range a.Runs {
+		k := exitClass(r)
+		if classes[k] == nil {
+			order = append(order, k)
+		}
+		classes[k] = append(classes[k], r)
+	}
+	for _, k := range order {
+		rs := classes[k]
+		out = append(out, finding{a.Action, k, k != findExit, exitText(a, k, rs) + ofRuns(len(rs), n)})
+	}
+	return out
+}
+
+// exitClass classifies how a run's acted-on replica ended.
+func exitClass(r runMetrics) string {
+	switch {
+	case r.ExitCode == nil:
+		return findNever
+	case r.Killed || *r.ExitCode == 137:
+		return findKilled
+	case *r.ExitCode == 0:
+		return findExit
+	case *r.ExitCode > 128 && *r.ExitCode < 160 || *r.ExitCode == 2 && val64(r.ExitAfterMs) < 1000:
+		return findExitDied
+	}
+	return findExitOther
+}
+
+// exitText answers "exits by itself?" and "how fast?" for runs of one class.
+func exitText(a actionRuns, class string, rs []runMetrics) string {
+	when := msRange(rs, func(r runMetrics) *float64 { return r.ExitAfterMs })
+	switch class {
+	case findNever:
+		return fmt.Sprintf("exits by itself: no, still running %d s after the %s", a.WindowS, a.Action)
+	case findKilled:
+		if a.Stop {
+			return fmt.Sprintf("exits by itself: no, SIGKILLed at the end of the %d s grace period (exit 137, %s)", a.GraceS, when)
+		}
+		return "exits by itself: no, killed (exit 137, " + when + ")"
+	case findExit:
+		return "exits by itself: yes, exit code 0, " + when
+	case findExitDied:
+		return fmt.Sprintf("exits by itself: yes, but at once, by dying of the signal (exit %s, %s): no shutdown handler drained anything", codes(rs), when)
+	}
+	return fmt.Sprintf("exits by itself: yes, with exit code %s, %s", codes(rs), when)
+}
+
+// signatures names the known broken-shutdown shapes the runs of a show.
+func signatures(a actionRuns) []finding {
+	n := len(a.Runs)
+	var none, delay, drain int
+	var lateFails, races int
+	var drainMs float64
+	for _, r := range a.Runs {
+		inflight := val(r.DroppedInflight) + val(r.FailedInDeliveryWindow)
+		switch {
+		case r.Killed && nearGrace(r, a.GraceS) && inflight == 0:
+			none++
+		case !a.Stop && r.ExitCode == nil && inflight == 0 && val(r.ServedAfterSignal) > 0:
+			none++ // the same shape without a SIGKILL at the end
+		}
+		if r.FailedWhileRunning != nil {
+			late := *r.FailedWhileRunning - inflight - val(r.FailedBeforeSignal)
+			if late > 0 && val(r.ServedAfterSignal) == 0 {
+				delay++
+				lateFails, races = max(lateFails, late), max(races, val(r.IdleCloseRace))
+			}
+		}
+		if r.Killed && val(r.DroppedInflight) > 0 {
+			drain++
+			drainMs = max(drainMs, val64(r.DrainObservedMs))
+		}
+	}
+	var out []finding
+	if none > 0 {
+		out = append(out, finding{a.Action, sigNoSignal, true, fmt.Sprintf(
+			"signature (i), the signal never reaches the app%s: nothing failed around the signal and it kept serving until it was killed (or the window ended); its PID 1 or a shell in front of it swallowed the signal, or it ignores this one",
+			ofRuns(none, n))})
+	}
+	if delay > 0 {
+		race := ""
+		if races > 0 {
+			race = fmt.Sprintf(", %d of them eof/reset on a reused keep-alive connection (idle_close_race)", races)
+		}
+		out = append(out, finding{a.Action, sigNoDelay, true, fmt.Sprintf(
+			"signature (ii), no propagation delay%s: up to %d requests failed after the signal while the process still ran%s, and none was served after it: it stops accepting the moment it is told to stop",
+			ofRuns(delay, n), lateFails, race)})
+	}
+	if drain > 0 {
+		seen := ""
+		if drainMs > 0 {
+			seen = fmt.Sprintf(" (drain_observed_ms up to %.0f)", drainMs)
+		}
+		out = append(out, finding{a.Action, sigDrainTooLong, true, fmt.Sprintf(
+			"signature (iii), drain longer than the grace period%s: SIGKILL came with accepted work still in flight%s",
+			ofRuns(drain, n), seen)})
+	}
+	return out
+}
+
+// nearGrace reports whether a run ended about when the grace period did.
+func nearGrace(r runMetrics, graceS int) bool {
+	if r.ExitAfterMs == nil || graceS <= 0 {
+		return r.Killed
+	}
+	g := float64(graceS) * 1000
+	return math.Abs(*r.ExitAfterMs-g) <= max(1500, 0.25*g)
+}
+
+// remedies says what would make the shutdown clean — which STOPSIGNAL,
+// which grace period, which change to the app — from the signatures and
+// the answers.
+func remedies(actions []actionRuns, sigs []finding) []finding {
+	var out []finding
+	add := func(kind, text string) { out = append(out, finding{"", "fix:" + kind, true, text}) }
+	has := func(kind string) bool {
+		for _, s := range sigs {
+			if s.Kind == kind {
+				return true
+			}
+		}
+		return false
+	}
+	if has(sigNoSignal) {
+		add(sigNoSignal, "make the stop signal reach the app: an exec-form ENTRYPOINT/CMD (not `sh -c` or `npm start`), an init as PID 1 that forwards it (`docker run --init`, tini), or STOPSIGNAL set to a signal the app handles (try `--signal SIGINT`, or `--set target.init=true`)")
+	}
+	if has(sigNoDelay) {
+		add(sigNoDelay, "keep serving for a propagation delay after the signal (readiness failing, listener open) before closing the listener, so clients and load balancers stop sending first (a few seconds; a preStop sleep on Kubernetes)")
+	}
+	var sig, stop *actionRuns
+	for i := range actions {
+		if actions[i].Stop {
+			stop = &actions[i]
+		} else {
+			sig = &actions[i]
+		}
+	}
+	sigClean, need := sig != nil && allClean(*sig), slowestCleanExit(actions)
+	switch {
+	case stop != nil && !allClean(*stop) && sigClean && sig.Signal != stop.Signal:
+		add("stopsignal", fmt.Sprintf("STOPSIGNAL %s: it shuts down cleanly on %s, and docker stop sends %s", sig.Signal, sig.Signal, stop.Signal))
+	case stop != nil && (has(sigDrainTooLong) || anyKilled(*stop) && need > 0 && !has(sigNoSignal)):
+		grace := fmt.Sprintf("longer than %d s", stop.GraceS)
+		if need = max(need, slowestDrain(actions)); need > 0 {
+			grace = fmt.Sprintf("of at least %d s (its slowest drain or clean exit took %.0f ms)", int(math.Ceil(need*1.5/1000))+1, need)
+		}
+		add("grace", "give it a grace period "+grace+" (docker stop -t, compose stop_grace_period, Kubernetes terminationGracePeriodSeconds), or bound its drain below the grace period")
+	case stop != nil && need > 0.5*float64(stop.GraceS)*1000:
+		add("grace", fmt.Sprintf("cutting it close: its slowest clean exit took %.0f ms of the %d s grace period; give it at least %d s", need, stop.GraceS, int(math.Ceil(need*1.5/1000))+1))
+	}
+	for _, a := range actions {
+		for _, r := range a.Runs {
+			if exitClass(r) == findExitDied && val(r.DroppedInflight)+val(r.FailedInDeliveryWindow) > 0 {
+				add("handler", "handle the stop signal: stop accepting, finish the requests in flight, then exit 0 (without a handler the process dies at once and every request in flight fails)")
+				return out
+			}
+		}
+	}
+	return out
+}
+
+// allClean: every run of a exited 0 by itself and dropped nothing.
+func allClean(a actionRuns) bool {
+	for _, r := range a.Runs {
+		if exitClass(r) != findExit || val(r.DroppedInflight)+val(r.FailedInDeliveryWindow) > 0 {
+			return false
+		}
+	}
+	return len(a.Runs) > 0
+}
+
+// anyKilled: some run of a was SIGKILLed.
+func anyKilled(a actionRuns) bool {
+	for _, r := range a.Runs {
+		if r.Killed {
+			return true
+		}
+	}
+	return false
+}
+
+// slowestDrain is the longest drain_observed_ms of any run.
+func slowestDrain(actions []actionRuns) float64 {
+	need := 0.0
+	for _, a := range actions {
+		for _, r := range a.Runs {
+			need = max(need, val64(r.DrainObservedMs))
+		}
+	}
+	return need
+}
+
+// slowestCleanExit is the longest exit_after_ms of a run that exited 0.
+func slowestCleanExit(actions []actionRuns) float64 {
+	need := 0.0
+	for _, a := range actions {
+		for _, r := range a.Runs {
+			if exitClass(r) == findExit {
+				need = max(need, val64(r.ExitAfterMs))
+			}
+		}
+	}
+	return need
+}
+
+func val(p *int) int {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+func val64(p *float64) float64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+// ofRuns is " (in k of n runs)", or "" when every run of one agrees.
+func ofRuns(k, n int) string {
+	if n <= 1 || k == n {
+		return ""
+	}
+	return fmt.Sprintf(" (in %d of %d runs)", k, n)
+}
+
+// msRange formats a millisecond metric over runs: "12 ms" or "12-40 ms".
+func msRange(rs []runMetrics, get func(runMetrics) *float64) string {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, r := range rs {
+		if p := get(r); p != nil {
+			lo, hi = min(lo, *p), max(hi, *p)
+		}
+	}
+	switch {
+	case math.IsInf(lo, 1):
+		return "an unknown time"
+	case math.Round(lo) == math.Round(hi):
+		return fmt.Sprintf("%.0f ms after the action", lo)
+	}
+	return fmt.Sprintf("%.0f-%.0f ms after the action", lo, hi)
+}
+
+// codes lists the distinct exit codes of rs.
+func codes(rs []runMetrics) string {
+	var out []string
+	for _, r := range rs {
+		if r.ExitCode != nil {
+			c := fmt.Sprint(*r.ExitCode)
+			if !strings.Contains(" "+strings.Join(out, " ")+" ", " "+c+" ") {
+				out = append(out, c)
+			}
+		}
+	}
+	return strings.Join(out, ", ")
+}
