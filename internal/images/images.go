@@ -39,9 +39,16 @@ type Spec struct {
 	// Package is the Go package to compile, relative to ModuleDir (e.g.
 	// "./cmd/target").
 	Package string
-	// ModuleDir is the module root; "" finds it by walking up from the
-	// working directory to go.mod.
+	// ModuleDir is the module root; "" (and no Module) finds it by walking
+	// up from the working directory to go.mod.
 	ModuleDir string
+	// Module, when set, is the module tree to compile instead of
+	// ModuleDir, held in memory (EmbeddedModule: the sources built into
+	// this binary; CaddyModule). Sources then default to the files
+	// Package can read (Module.PackageSources).
+	// On a cache miss it is written to a temporary directory, compiled
+	// there and removed, so the working directory plays no part.
+	Module Module
 	// Args are fixed arguments after the binary in the exec-form
 	// ENTRYPOINT ["/app", Args...]; a container's Cmd is appended to them.
 	Args []string
@@ -54,7 +61,7 @@ type Spec struct {
 	Log io.Writer
 	// BuildOutput receives the builder's own output (nil: discarded).
 	BuildOutput io.Writer
-	// Sources, when set, are the files (relative to ModuleDir) that fully
+	// Sources, when set, are the files (relative to the module root) that fully
 	// determine the binary, e.g. go.mod, go.sum and main.go of a module
 	// whose other code comes from pinned dependencies. The tag is then a
 	// hash of those files, the Go version, the architecture, Package,
@@ -78,7 +85,13 @@ func Build(ctx context.Context, eng Engine, spec Spec) (ref string, built bool, 
 		return "", false, fmt.Errorf("images: %w", err)
 	}
 	dir := spec.ModuleDir
-	if dir == "" {
+	if spec.Module != nil {
+		if len(spec.Sources) == 0 {
+			if spec.Sources, err = spec.Module.PackageSources(spec.Package); err != nil {
+				return "", false, err
+			}
+		}
+	} else if dir == "" {
 		if dir, err = ModuleRoot(); err != nil {
 			return "", false, err
 		}
@@ -98,6 +111,14 @@ func Build(ctx context.Context, eng Engine, spec Spec) (ref string, built bool, 
 			}
 			return srcRef, false, nil
 		}
+	}
+	if spec.Module != nil {
+		// Only the files the tag hashes: a file it missed fails the
+		// build instead of making a stale image look current.
+		if dir, err = writeModule(spec.Module.subset(spec.Sources)); err != nil {
+			return "", false, err
+		}
+		defer os.RemoveAll(dir)
 	}
 	t0 := time.Now()
 	bin, err := GoBuild(ctx, dir, spec.Package, info.Arch)
@@ -140,7 +161,7 @@ func sourceRef(ctx context.Context, dir string, spec Spec, goarch string) (strin
 	h := sha256.New()
 	fmt.Fprintf(h, "go %s\narch %s\npkg %s\nargs %q\n", strings.TrimSpace(string(ver)), goarch, spec.Package, spec.Args)
 	for _, src := range spec.Sources {
-		b, err := os.ReadFile(filepath.Join(dir, src))
+		b, err := readSource(spec, dir, src)
 		if err != nil {
 			return "", fmt.Errorf("images: source %w", err)
 		}
@@ -171,7 +192,8 @@ func GoBuild(ctx context.Context, moduleDir, pkg, goarch string) ([]byte, error)
 	outPath := filepath.Join(tmp, "app")
 	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-buildvcs=false", "-ldflags=-s -w", "-o", outPath, pkg)
 	cmd.Dir = moduleDir
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+goarch)
+	// GOWORK=off: a go.work of the caller's must not change what is built.
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+goarch, "GOWORK=off")
 	var stderr bytes.Buffer
 	cmd.Stdout = &stderr
 	cmd.Stderr = &stderr

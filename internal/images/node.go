@@ -55,7 +55,8 @@ type clientProvider interface {
 }
 
 // BuildNodeTarget builds (or reuses, by content hash) the Node target image:
-// server.js (NodeServerFile under moduleDir; "" finds the module root) run as
+// server.js (NodeServerFile under moduleDir; "": the copy built into this
+// binary) run as
 // `node /app/server.js` in exec form, so Node is PID 1 unless the container
 // runs with --init, with writable /data and /tmp (1777).
 //
@@ -94,13 +95,11 @@ func BuildNodeTargetOffline(ctx context.Context, eng Engine, moduleDir string, l
 	return buildNodeOffline(ctx, eng, server, log)
 }
 
+// readNodeServer reads server.js from moduleDir, or from the sources built
+// into this binary when moduleDir is "".
 func readNodeServer(moduleDir string) ([]byte, error) {
 	if moduleDir == "" {
-		dir, err := ModuleRoot()
-		if err != nil {
-			return nil, err
-		}
-		moduleDir = dir
+		return EmbeddedFile(NodeServerFile)
 	}
 	b, err := os.ReadFile(filepath.Join(moduleDir, NodeServerFile))
 	if err != nil {

@@ -36,20 +36,20 @@ type caddyBuild struct {
 }
 
 // CaddySpec is the image spec of the Caddy proxy for the module tree at
-// moduleDir ("" = found from the working directory). cmd/caddy is a nested
-// module whose go.mod, go.sum and main.go determine the binary, so the image
-// is keyed by those files and never recompiled while they are unchanged.
+// moduleDir ("" = the copy of cmd/caddy built into this binary, whatever
+// the working directory). cmd/caddy is a nested module whose go.mod, go.sum
+// and main.go determine the binary, so the image is keyed by those files
+// and never recompiled while they are unchanged. Compiling it needs Caddy's
+// dependencies in the Go module cache (or a reachable GOPROXY).
 func CaddySpec(moduleDir string) (images.Spec, error) {
-	if moduleDir == "" {
-		var err error
-		if moduleDir, err = images.ModuleRoot(); err != nil {
-			return images.Spec{}, err
-		}
+	spec := images.Spec{Name: CaddyImageName, Package: ".", Sources: images.CaddySources}
+	if moduleDir != "" {
+		spec.ModuleDir = filepath.Join(moduleDir, "cmd", "caddy")
+		return spec, nil
 	}
-	return images.Spec{
-		Name: CaddyImageName, Package: ".", ModuleDir: filepath.Join(moduleDir, "cmd", "caddy"),
-		Sources: []string{"go.mod", "go.sum", "main.go"},
-	}, nil
+	m, err := images.CaddyModule()
+	spec.Module = m
+	return spec, err
 }
 
 // caddyImage returns the Caddy image, building it on first use (a cold

@@ -33,8 +33,9 @@ type Options struct {
 	Sets []string
 	// Progress receives progress lines (default: Discard).
 	Progress Progress
-	// ModuleDir is the source tree the images are compiled from ("" =
-	// found from the working directory).
+	// ModuleDir is the source tree the images are compiled from ("" = the
+	// sources built into this binary, see package shutdownlab: the working
+	// directory plays no part).
 	ModuleDir string
 	// Now is the clock used for directory names (default time.Now).
 	Now func() time.Time
@@ -118,8 +119,10 @@ func (r *Runner) targetImage(ctx context.Context, t scenarios.Target) (ref, labe
 // the load agent, cached by content hash), built on first use.
 func (r *Runner) probeImage(ctx context.Context) (string, error) {
 	r.probe.once.Do(func() {
-		r.probe.ref, _, r.probe.err = images.Build(ctx, r.eng, images.Spec{Name: ProbeImageName, Package: "./cmd/probe",
-			ModuleDir: r.opts.ModuleDir, Log: progressWriter{r.opts.Progress}})
+		var spec images.Spec
+		if spec, r.probe.err = imageSpec(ProbeImageName, "./cmd/probe", r.opts.ModuleDir, progressWriter{r.opts.Progress}); r.probe.err == nil {
+			r.probe.ref, _, r.probe.err = images.Build(ctx, r.eng, spec)
+		}
 	})
 	if r.probe.err != nil {
 		return "", fmt.Errorf("probe image: %w", r.probe.err)
@@ -156,17 +159,40 @@ func New(ctx context.Context, opts Options) (*Runner, error) {
 }
 
 // BuildImages builds (or reuses) the target and load agent images and
-// returns their references.
-func BuildImages(ctx context.Context, eng *docker.Engine, moduleDir string, log io.Writer) (target, agent string, err error) {
-	target, _, err = images.Build(ctx, eng, images.Spec{Name: TargetImageName, Package: "./cmd/target", ModuleDir: moduleDir, Log: log})
-	if err != nil {
-		return "", "", fmt.Errorf("target image: %w", err)
-	}
-	agent, _, err = images.Build(ctx, eng, images.Spec{Name: AgentImageName, Package: "./cmd/loadagent", ModuleDir: moduleDir, Log: log})
-	if err != nil {
-		return "", "", fmt.Errorf("load agent image: %w", err)
+// returns their references. moduleDir "" compiles the sources built into
+// this binary (images.EmbeddedModule); the images are then tagged by a hash
+// of those sources, so a cached image costs no go build.
+func BuildImages(ctx context.Context, eng images.Engine, moduleDir string, log io.Writer) (target, agent string, err error) {
+	for _, b := range []struct {
+		name, pkg, what string
+		ref             *string
+	}{
+		{TargetImageName, "./cmd/target", "target image", &target},
+		{AgentImageName, "./cmd/loadagent", "load agent image", &agent},
+	} {
+		spec, err := imageSpec(b.name, b.pkg, moduleDir, log)
+		if err == nil {
+			*b.ref, _, err = images.Build(ctx, eng, spec)
+		}
+		if err != nil {
+			return "", "", fmt.Errorf("%s: %w", b.what, err)
+		}
 	}
 	return target, agent, nil
+}
+
+// imageSpec is the spec of one of the project's Go images: compiled from
+// moduleDir, or from the embedded sources when it is "".
+func imageSpec(name, pkg, moduleDir string, log io.Writer) (images.Spec, error) {
+	spec := images.Spec{Name: name, Package: pkg, ModuleDir: moduleDir, Log: log}
+	if moduleDir == "" {
+		m, err := images.EmbeddedModule()
+		if err != nil {
+			return spec, err
+		}
+		spec.Module = m
+	}
+	return spec, nil
 }
 
 // progressWriter adapts Progress.Logf to an io.Writer for image build lines.

@@ -1,0 +1,23 @@
+// Package shutdownlab carries the sources of the programs shutdownlab runs
+// inside containers: the Go target (cmd/target, targetapp), the Node target
+// (targetapp/node/server.js), the load agent (cmd/loadagent, loadgen) and the
+// raw-socket probe (cmd/probe, probe), with the packages they import and the
+// module's go.mod and go.sum.
+//
+// They are embedded so that a shutdownlab binary builds its images from its
+// own sources wherever it is started: the working directory plays no part
+// (outside any repository, or inside another Go module, the images are the
+// same). internal/images compiles them in a temporary directory; the list
+// below is checked against `go list -deps` by a test in internal/images.
+package shutdownlab
+
+import "embed"
+
+// ImageSources is the module subtree the container images are compiled
+// from. Test files and testdata are embedded too but never compiled or
+// hashed.
+//
+//go:embed go.mod go.sum
+//go:embed cmd/target cmd/loadagent cmd/probe
+//go:embed targetapp loadgen probe record internal/envflag
+var ImageSources embed.FS
