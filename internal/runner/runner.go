@@ -226,14 +226,26 @@ type Outcome struct {
 
 // RunScenario expands sc into variants, runs each variant's repetitions and
 // writes every run under a fresh result directory. It returns an error only
-// when nothing could be measured at all (bad --set, results dir not
-// writable); invalid runs are counted in the Outcome. When ctx is cancelled
-// (Ctrl-C) the current run is cut short, cleaned up and kept as incomplete,
-// and no further runs start.
+// when nothing could be measured at all (bad --set, an image missing or not
+// buildable, results dir not writable: then no result directory is left,
+// Outcome.Dir is ""), or when a run's events.json cannot be written;
+// invalid runs are counted in the Outcome. When ctx is cancelled (Ctrl-C)
+// the current run is cut short, cleaned up and kept as incomplete, and no
+// further runs start.
 func (r *Runner) RunScenario(ctx context.Context, sc *scenarios.Scenario) (Outcome, error) {
 	variants, err := sc.Expand(r.opts.Sets)
 	if err != nil {
 		return Outcome{}, err
+	}
+	// Build the proxy and target images before any run starts, and before
+	// anything is written: a cold build takes seconds to minutes and must
+	// not count as set-up, and a scenario that cannot start leaves no
+	// result directory.
+	if err := r.prepareImages(ctx, variants); err != nil {
+		return Outcome{}, err
+	}
+	if ctx.Err() != nil {
+		return Outcome{}, nil
 	}
 	dir, err := NewResultDir(r.opts.Out, sc.Name(), r.opts.Now())
 	if err != nil {
@@ -249,23 +261,6 @@ func (r *Runner) RunScenario(ctx context.Context, sc *scenarios.Scenario) (Outco
 	}
 	if err := writeJSON(filepath.Join(dir, "variants.json"), refs); err != nil {
 		return out, err
-	}
-	for _, v := range variants {
-		// Build the proxy and target images before any run starts: a cold
-		// build takes seconds to minutes and must not count as set-up.
-		if v.Spec.Topology == scenarios.TopologyCaddy {
-			if _, err := r.caddyImage(ctx); err != nil {
-				return out, fmt.Errorf("caddy image: %w", err)
-			}
-		}
-		if _, _, err := r.targetImage(ctx, v.Spec.Target); err != nil {
-			return out, err
-		}
-		if v.Spec.Load.Kind == scenarios.LoadProbe {
-			if _, err := r.probeImage(ctx); err != nil {
-				return out, err
-			}
-		}
 	}
 	fp := r.fingerprint()
 	for _, v := range variants {
@@ -290,6 +285,26 @@ func (r *Runner) RunScenario(ctx context.Context, sc *scenarios.Scenario) (Outco
 		}
 	}
 	return out, nil
+}
+
+// prepareImages builds (or finds) every image the variants need.
+func (r *Runner) prepareImages(ctx context.Context, variants []scenarios.Variant) error {
+	for _, v := range variants {
+		if v.Spec.Topology == scenarios.TopologyCaddy {
+			if _, err := r.caddyImage(ctx); err != nil {
+				return fmt.Errorf("caddy image: %w", err)
+			}
+		}
+		if _, _, err := r.targetImage(ctx, v.Spec.Target); err != nil {
+			return err
+		}
+		if v.Spec.Load.Kind == scenarios.LoadProbe {
+			if _, err := r.probeImage(ctx); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func (r *Runner) fingerprint() record.Fingerprint {
