@@ -98,7 +98,7 @@ func verdict(actions []actionRuns) []finding {
 	clean := true
 	for _, a := range actions {
 		if len(a.Runs) == 0 {
-			out = append(out, finding{a.Action, findNoRuns, true, "no valid run: nothing to judge (see the report's \"Runs not counted\")"})
+			out = append(out, finding{a.Action, findNoRuns, true, "no valid run: nothing to judge (the report's \"Runs not counted\" says why; an image that never got ready needs the right --ready-path or --port)"})
 			clean = false
 			continue
 		}
