@@ -141,7 +141,19 @@ type Target struct {
 	// paths (default DefaultProtocol, the built-in targets' protocol).
 	// Only with Image.
 	Protocol Protocol `yaml:"protocol" json:"protocol"`
+	// ReadyTimeout is how long each replica may take to become ready (the
+	// built-in target's "up" line; GET protocol.ready_path answering 200)
+	// before the run is invalid, MinReadyTimeout..MaxReadyTimeout (default
+	// DefaultReadyTimeout). A replica that exits first ends the wait at once.
+	ReadyTimeout Duration `yaml:"ready_timeout" json:"ready_timeout"`
 }
+
+// Bounds and default of target.ready_timeout.
+const (
+	DefaultReadyTimeout = Duration(30 * time.Second)
+	MinReadyTimeout     = Duration(time.Second)
+	MaxReadyTimeout     = Duration(10 * time.Minute)
+)
 
 // LoadSpec describes the traffic the load agent drives during a run.
 type LoadSpec struct {
@@ -244,7 +256,8 @@ func Defaults() Spec {
 	return Spec{
 		Runs:     3,
 		Replicas: 1,
-		Target:   Target{Runtime: RuntimeGo, Mode: ModeFull, Entrypoint: EntrypointExec, Protocol: DefaultProtocol()},
+		Target: Target{Runtime: RuntimeGo, Mode: ModeFull, Entrypoint: EntrypointExec, Protocol: DefaultProtocol(),
+			ReadyTimeout: DefaultReadyTimeout},
 		Load: LoadSpec{
 			Shape:       ShapeClosed,
 			Clients:     20,

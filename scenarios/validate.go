@@ -99,6 +99,9 @@ func validate(s *Spec, loc *locator) ValidationErrors {
 	if d := s.Target.StopTimeout; d != nil {
 		checkSeconds(fail, "target.stop_timeout", *d)
 	}
+	if d := s.Target.ReadyTimeout; d < MinReadyTimeout || d > MaxReadyTimeout {
+		fail("target.ready_timeout", d.String(), fmt.Sprintf("must be %s..%s", MinReadyTimeout, MaxReadyTimeout))
+	}
 	for _, k := range slices.Sorted(maps.Keys(s.Target.Env)) {
 		v := s.Target.Env[k]
 		switch {

@@ -32,7 +32,7 @@ func TestValidationErrors(t *testing.T) {
 		// all schema errors of a file are reported together, in line order
 		{"several errors at once", "name: t\ntarget:\n  init: maybe\n  colour: red\nload:\n  duration: 3q\n  clients: many\n", []string{
 			`t.yaml:3: target.init: "maybe": want true or false`,
-			"t.yaml:4: target.colour: unknown field (want one of: runtime, mode, init, stop_timeout, env, entrypoint, image, protocol)",
+			"t.yaml:4: target.colour: unknown field (want one of: runtime, mode, init, stop_timeout, env, entrypoint, image, protocol, ready_timeout)",
 			`t.yaml:6: load.duration: "3q": invalid duration (want e.g. 6s, 500ms)`,
 			`t.yaml:7: load.clients: "many": want a whole number`,
 		}},
@@ -66,6 +66,8 @@ func TestValidationErrors(t *testing.T) {
 		{"bad env name", "name: t\ntarget:\n  env: {A-B: x}\n", []string{`t.yaml:3: target.env.A-B: "x": not a valid environment variable name`}},
 		{"stop_timeout not whole seconds", "name: t\ntarget: {stop_timeout: 2500ms}\n", []string{`t.yaml:2: target.stop_timeout: "2.5s": must be whole seconds (Docker takes seconds)`}},
 		{"negative stop_timeout", "name: t\ntarget: {stop_timeout: -1s}\n", []string{`t.yaml:2: target.stop_timeout: "-1s": must not be negative`}},
+		{"ready_timeout too long", "name: t\ntarget: {ready_timeout: 11m}\n", []string{`t.yaml:2: target.ready_timeout: "11m0s": must be 1s..10m0s`}},
+		{"ready_timeout too short", "name: t\ntarget: {ready_timeout: 500ms}\n", []string{`t.yaml:2: target.ready_timeout: "500ms": must be 1s..10m0s`}},
 		{"replicas zero", "name: t\nreplicas: 0\n", []string{`t.yaml:2: replicas: "0": must be 1..16`}},
 		{"shape unknown", "name: t\nload: {shape: burst}\n", []string{`t.yaml:2: load.shape: "burst": want closed or open`}},
 		{"negative clients", "name: t\nload: {clients: -1}\n", []string{`t.yaml:2: load.clients: "-1": must be 1..1000`}},
@@ -123,7 +125,7 @@ func TestValidationErrors(t *testing.T) {
 		{"window zero", "name: t\nobserve: {window: 0s}\n", []string{`t.yaml:2: observe.window: "0s": must be > 0 and at most 10m`}},
 		{"window too long", "name: t\nobserve: {window: 11m}\n", []string{`t.yaml:2: observe.window: "11m0s": must be > 0 and at most 10m`}},
 		// variants: keys must name a single value of the spec
-		{"variant key unknown", "name: t\nvariants:\n  target.colour: [red]\n", []string{`t.yaml:3: variants.target.colour: unknown field "colour" in target (want one of: runtime, mode, init, stop_timeout, env, entrypoint, image, protocol)`}},
+		{"variant key unknown", "name: t\nvariants:\n  target.colour: [red]\n", []string{`t.yaml:3: variants.target.colour: unknown field "colour" in target (want one of: runtime, mode, init, stop_timeout, env, entrypoint, image, protocol, ready_timeout)`}},
 		{"variant key is a mapping", "name: t\nvariants:\n  load: [x]\n", []string{`t.yaml:3: variants.load: not a single value (lists and mappings cannot be set or varied)`}},
 		{"variant empty value list", "name: t\nvariants:\n  target.mode: []\n", []string{"t.yaml:3: variants.target.mode: empty list of values"}},
 		{"variant value not a list", "name: t\nvariants:\n  target.mode: full\n", []string{`t.yaml:3: variants.target.mode: "full": want a list of values, e.g. [none, full]`}},

@@ -89,7 +89,7 @@ func TestExpandSpecs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	vs, err := sc.Expand([]string{"runs=1", "target.env.DRAIN_MS=500", "target.env.SWEEP_MS=100", "target.stop_timeout=5s"})
+	vs, err := sc.Expand([]string{"runs=1", "target.env.DRAIN_MS=500", "target.env.SWEEP_MS=100", "target.stop_timeout=5s", "target.ready_timeout=5s"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func TestExpandSpecs(t *testing.T) {
 			t.Errorf("%s: spec mode=%s init=%v, params %v", v.Label, s.Target.Mode, s.Target.Init, v.Params)
 		}
 		if s.Runs != 1 || s.Target.Env["DRAIN_MS"] != "500" || s.Target.Env["SWEEP_MS"] != "100" ||
-			s.Target.StopTimeout == nil || *s.Target.StopTimeout != Seconds(5) {
+			s.Target.StopTimeout == nil || *s.Target.StopTimeout != Seconds(5) || s.Target.ReadyTimeout != Seconds(5) {
 			t.Errorf("%s: --set not applied: %+v", v.Label, s)
 		}
 		if strings.Join(v.Keys, ",") != "target.init,target.mode" {

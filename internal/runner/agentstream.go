@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -17,13 +16,28 @@ import (
 // (load start, counts for progress, the closing summary) are picked out.
 // Lines that are not JSON objects are kept in the file and counted as
 // malformed, never dropped silently.
+//
+// The stream is an io.Writer for the engine's log stream and never fails
+// or blocks it: when writing the records file fails (disk full), the error
+// is kept (OutputErr), outputFailed is closed so the run can stop, and the
+// rest of the output is still read and observed but no longer written.
 type agentStream struct {
 	started  chan struct{} // closed when the "start" line arrives
 	once     sync.Once
 	requests atomic.Int64
-	failed   atomic.Int64
+	failed   atomic.Int64 // requests that did not end ok
+
+	// out receives the records; outName names it in errors.
+	out     io.Writer
+	outName string
+	partial []byte // an unfinished line, until its newline arrives
+
+	outputFailed chan struct{} // closed on the first output error
+	failOnce     sync.Once
+	stderrTail   tailBuffer // the agent's last stderr lines
 
 	mu        sync.Mutex
+	outErr    error
 	loadStart int64
 	summary   *record.Summary
 	probes    int    // {"type":"probe"} lines
@@ -33,8 +47,92 @@ type agentStream struct {
 }
 
 func newAgentStream() *agentStream {
-	return &agentStream{started: make(chan struct{})}
+	return &agentStream{started: make(chan struct{}), outputFailed: make(chan struct{}),
+		out: io.Discard, outName: recordsFile, stderrTail: tailBuffer{max: tailLines}}
 }
+
+// setOutput makes w (named name in errors, e.g. "records.jsonl") the
+// records file. Call it before the first Write.
+func (s *agentStream) setOutput(w io.Writer, name string) { s.out, s.outName = w, name }
+
+// Write takes a chunk of the agent's stdout. It always reports success, so
+// the stream feeding it is never cut or blocked by a failed records file.
+func (s *agentStream) Write(p []byte) (int, error) {
+	s.partial = append(s.partial, p...)
+	for {
+		i := bytes.IndexByte(s.partial, '\n')
+		if i < 0 {
+			break
+		}
+		s.line(s.partial[:i+1])
+		s.partial = s.partial[i+1:]
+	}
+	if len(s.partial) == 0 {
+		s.partial = nil // let a large finished chunk be collected
+	}
+	return len(p), nil
+}
+
+// flush takes a last line that had no newline.
+func (s *agentStream) flush() {
+	if len(s.partial) > 0 {
+		s.line(s.partial)
+		s.partial = nil
+	}
+}
+
+// line writes one line to the records file (unless writing already
+// failed) and observes it.
+func (s *agentStream) line(line []byte) {
+	if s.OutputErr() == nil {
+		if _, err := s.out.Write(line); err != nil {
+			s.fail(s.outName, err)
+		}
+	}
+	s.observe(bytes.TrimSpace(line))
+}
+
+// fail records the first output error ("writing records.jsonl: no space
+// left on device") and closes outputFailed.
+func (s *agentStream) fail(name string, err error) {
+	s.failOnce.Do(func() {
+		s.mu.Lock()
+		s.outErr = fmt.Errorf("writing %s: %w", name, bareError(err)) // the file is named once
+		s.mu.Unlock()
+		close(s.outputFailed)
+	})
+}
+
+// OutputErr is the first error writing the run's agent output to disk
+// (nil: none). A run with one is invalid: its records are incomplete.
+func (s *agentStream) OutputErr() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.outErr
+}
+
+// stderr returns the writer for the agent's stderr: it copies to w (named
+// name in errors) until a write fails, as the records file does, and keeps
+// the last lines for error messages (StderrTail).
+func (s *agentStream) stderr(w io.Writer, name string) io.Writer {
+	return writerFunc(func(p []byte) (int, error) {
+		s.stderrTail.Write(p)
+		if s.OutputErr() == nil {
+			if _, err := w.Write(p); err != nil {
+				s.fail(name, err)
+			}
+		}
+		return len(p), nil
+	})
+}
+
+// StderrTail returns the agent's last stderr lines.
+func (s *agentStream) StderrTail() []string { return s.stderrTail.Lines() }
+
+// writerFunc adapts a function to io.Writer.
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 
 // lineHead is the minimal decoding done on every request line.
 type lineHead struct {
@@ -43,25 +141,18 @@ type lineHead struct {
 	LoadStart int64        `json:"load_start_ns"`
 }
 
-// consume copies r to w line by line until r ends. It returns a read or
-// write error; a malformed line is not an error.
+// consume reads r to its end through the stream into w (named
+// records.jsonl in errors). It returns a read error only: a failed write is
+// OutputErr, and r is still read to its end; a malformed line is not an
+// error.
 func (s *agentStream) consume(r io.Reader, w io.Writer) error {
-	br := bufio.NewReaderSize(r, 64<<10)
-	for {
-		line, err := br.ReadBytes('\n')
-		if len(line) > 0 {
-			if _, werr := w.Write(line); werr != nil {
-				return fmt.Errorf("write records: %w", werr)
-			}
-			s.observe(bytes.TrimSpace(line))
-		}
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("read agent output: %w", err)
-		}
+	s.setOutput(w, recordsFile)
+	_, err := io.Copy(s, r)
+	s.flush()
+	if err != nil {
+		return fmt.Errorf("read agent output: %w", err)
 	}
+	return nil
 }
 
 func (s *agentStream) observe(line []byte) {

@@ -121,8 +121,9 @@ func TestTargetNeverReadyIsInvalid(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := res.Variants[0].Runs[0]
-	if run.Valid || !strings.Contains(run.Reason, "never became ready") || !strings.Contains(run.Reason, "SWEEP_MS") {
-		t.Errorf("run valid=%v reason %q; want invalid, naming readiness and SWEEP_MS", run.Valid, run.Reason)
+	if run.Valid || !strings.Contains(run.Reason, "replica-0 exited with code") || !strings.Contains(run.Reason, "before it was ready") ||
+		!strings.Contains(run.Reason, "SWEEP_MS") {
+		t.Errorf("run valid=%v reason %q; want invalid, naming the exit before readiness and SWEEP_MS", run.Valid, run.Reason)
 	}
 }
 

@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"compress/gzip"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -58,15 +60,34 @@ func writeJSON(path string, v any) error {
 	return writeFileAtomic(path, append(b, '\n'))
 }
 
+// writeFileAtomic writes b to path through a temporary file, which is
+// removed again when the write fails (a full disk leaves no half file).
 func writeFileAtomic(path string, b []byte) error {
 	tmp := path + ".tmp"
 	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, bareError(err))
 	}
 	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, bareError(err))
 	}
 	return nil
+}
+
+// bareError strips the operation and path of a file error ("write
+// /x/records.jsonl: no space left on device" -> "no space left on device")
+// for messages that name the file themselves.
+func bareError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	return err
 }
 
 // compressIfLarge gzips path to path+".gz" and removes the original when it

@@ -52,7 +52,7 @@ func (x *run) probeArgs() []string {
 		"-max-wait", p.MaxWait.String(),
 		"-timeout", x.spec.Load.Timeout.String(),
 		"-wait-ready", x.spec.Target.Protocol.ReadyPath,
-		"-wait-timeout", readyTimeout.String(),
+		"-wait-timeout", x.readyTimeout().String(),
 		"-id", fmt.Sprintf("r%d-probe", x.r.seq),
 	}
 }

@@ -124,7 +124,7 @@ func (x *run) startProxy(ctx context.Context, labels map[string]string) error {
 	x.mu.Lock()
 	x.proxy = c
 	x.mu.Unlock()
-	if err := x.r.eng.WaitLog(ctx, c.ID, caddyReadyLine, readyTimeout); err != nil {
+	if err := x.r.eng.WaitLog(ctx, c.ID, caddyReadyLine, proxyReadyTimeout); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}

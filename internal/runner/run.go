@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -19,13 +20,20 @@ import (
 // Bounds on the harness's own waits. They are not measurement windows: a
 // run that hits one is invalid.
 const (
-	readyTimeout   = 30 * time.Second // target prints its "up" line
-	startTimeout   = 30 * time.Second // agent prints its "start" line
-	agentDrain     = 10 * time.Second // agent waits this long for in-flight requests at the end
-	agentExitSlack = 15 * time.Second // beyond duration + drain before the agent is told to stop
-	cleanupTimeout = 60 * time.Second
-	killEventGrace = 50 * time.Millisecond // for kill events still in the engine's stream
-	targetPort     = 8080
+	proxyReadyTimeout = 30 * time.Second            // Caddy logs that it serves (a replica: target.ready_timeout)
+	setupSlack        = 60 * time.Second            // network and container starts, beyond the ready wait
+	agentDrain        = 10 * time.Second            // agent waits this long for in-flight requests at the end
+	agentStopBound    = agentDrain + 20*time.Second // telling the agent to stop, and its exit
+	agentExitSlack    = 15 * time.Second            // beyond duration + drain before the agent is told to stop
+	cleanupTimeout    = 60 * time.Second
+	killEventGrace    = 50 * time.Millisecond // for kill events still in the engine's stream
+	targetPort        = 8080
+)
+
+// Files of a run directory the runner writes while the agent runs.
+const (
+	recordsFile  = "records.jsonl"
+	agentLogFile = "agent.log"
 )
 
 // run is the state of one run in progress.
@@ -49,7 +57,9 @@ type run struct {
 	// the event stream was unavailable: killsErr says why).
 	kills    *docker.KillWatch
 	killsErr string
-	mu                 sync.Mutex // guards replicas and agent while set-up runs in parallel
+	// follow is the agent's output stream (nil before it started).
+	follow *agentFollow
+	mu     sync.Mutex // guards replicas and agent while set-up runs in parallel
 }
 
 // runOnce performs one repetition of a variant and returns its Meta. It
@@ -86,6 +96,19 @@ func (r *Runner) runOnce(ctx context.Context, v scenarios.Variant, i int, dir st
 		}
 	}
 	x.meta.TeardownMs = ms(time.Since(tEnd))
+	x.judge(ctx, err)
+	return x.meta
+}
+
+// judge sets the run's validity from the error that ended it (nil: none)
+// and, for a run that got through, the agent's accounting.
+func (x *run) judge(ctx context.Context, err error) {
+	// Agent output that could not be written (disk full) is the reason
+	// whatever else went wrong after it: the records are incomplete.
+	if oerr := x.stream.OutputErr(); oerr != nil {
+		err = oerr
+		x.meta.Incomplete = ctx.Err() != nil
+	}
 	switch {
 	case err == nil:
 	case ctx.Err() != nil && isCancel(err):
@@ -109,14 +132,78 @@ func (r *Runner) runOnce(ctx context.Context, v scenarios.Variant, i int, dir st
 			x.meta.Invalid = what + aerr.Error()
 		}
 	}
-	return x.meta
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // execute sets up, loads, acts and observes. Containers it creates are
 // recorded in x before any error check so teardown always finds them.
+// Every wait in it is bounded and ends on Ctrl-C (ctx) too.
 func (x *run) execute(ctx context.Context, t0 time.Time) (retErr error) {
+	if err := x.setUp(ctx); err != nil {
+		return err
+	}
+	// Stream the agent's records to disk while it runs.
+	fol, err := x.followAgent(ctx)
+	if err != nil {
+		return err
+	}
+	x.follow = fol
+	// Agent output that cannot be written (disk full) ends the run at
+	// once: it is invalid, and the load would only fill the disk further.
+	rctx, cancelRun := context.WithCancel(ctx)
+	defer cancelRun()
+	go func() {
+		select {
+		case <-x.stream.outputFailed:
+			cancelRun()
+		case <-rctx.Done():
+		}
+	}()
+	defer func() {
+		// On any early exit (error, Ctrl-C) tell the agent to stop so its
+		// last records and summary still arrive, then wait for the stream.
+		if retErr != nil {
+			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), agentStopBound)
+			x.stopAgent(sctx)
+			cancel()
+		}
+		x.endFollow()
+	}()
+
+	sw := &startWait{eng: x.r.eng, replicas: x.replicas, agent: x.agent, loadName: x.loadName(),
+		timeout: x.startBound(), stream: x.stream, streamEnded: fol.done, progress: x.r.opts.Progress}
+	if err := sw.wait(rctx); err != nil {
+		return err
+	}
+	loadStart := time.Unix(0, x.stream.LoadStart())
+	x.meta.LoadStartNs = loadStart.UnixNano()
+	x.meta.SetupMs = ms(loadStart.Sub(t0))
+
+	stopTicker := x.tickProgress(loadStart)
+	defer stopTicker()
+
+	if err := x.act(rctx, loadStart); err != nil {
+		return err
+	}
+	return x.awaitAgent(rctx, loadStart)
+}
+
+// setUp creates the run's network and starts the replicas, the proxy and
+// the agent, within a bound: the ready wait plus setupSlack.
+func (x *run) setUp(ctx context.Context) error {
+	bound := max(x.readyTimeout(), proxyReadyTimeout) + setupSlack
+	sctx, cancel := context.WithTimeout(ctx, bound)
+	defer cancel()
+	err := x.startAll(sctx)
+	if err != nil && ctx.Err() == nil && errors.Is(sctx.Err(), context.DeadlineExceeded) {
+		return invalidf("set-up (network, containers, readiness) took longer than %s: %v", bound, err)
+	}
+	return err
+}
+
+// startAll is setUp without its bound.
+func (x *run) startAll(ctx context.Context) error {
 	eng := x.r.eng
 	labels := map[string]string{"shutdownlab.run": x.name, "shutdownlab.scenario": x.spec.Name}
 	if _, err := eng.CreateNetwork(ctx, x.name, labels); err != nil {
@@ -131,7 +218,8 @@ func (x *run) execute(ctx context.Context, t0 time.Time) (retErr error) {
 	// Container start is the slow part of set-up (~0.8 s each on a
 	// fuse-overlayfs engine), so replicas, the proxy and the agent start
 	// together; the agent polls /readyz itself (through the proxy, for
-	// topology caddy) before its load begins.
+	// topology caddy) before its load begins. Each goroutine ends with
+	// ctx (bounded by setUp).
 	agentErr := make(chan error, 1)
 	go func() { agentErr <- x.startAgent(ctx, labels) }()
 	proxyErr := make(chan error, 1)
@@ -143,42 +231,33 @@ func (x *run) execute(ctx context.Context, t0 time.Time) (retErr error) {
 	if aerr := <-agentErr; err == nil {
 		err = aerr
 	}
-	if err != nil {
-		return err
-	}
-	// Stream the agent's records to disk while it runs.
-	recordsPath := filepath.Join(x.dir, "records.jsonl")
-	streamDone, err := x.followAgent(ctx, recordsPath)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		// On any early exit (error, Ctrl-C) tell the agent to stop so its
-		// last records and summary still arrive, then wait for the stream.
-		if retErr != nil {
-			x.stopAgent(context.WithoutCancel(ctx))
-		}
-		<-streamDone
-	}()
+	return err
+}
 
-	select {
-	case <-x.stream.started:
-	case <-time.After(startTimeout):
-		return invalidf("%s printed no start line within %s", x.loadName(), startTimeout)
-	case <-ctx.Done():
-		return ctx.Err()
+// readyTimeout is target.ready_timeout: how long a replica may take to be
+// ready (its "up" line; the load's poll of the ready path).
+func (x *run) readyTimeout() time.Duration {
+	if d := x.spec.Target.ReadyTimeout.D(); d > 0 {
+		return d
 	}
-	loadStart := time.Unix(0, x.stream.LoadStart())
-	x.meta.LoadStartNs = loadStart.UnixNano()
-	x.meta.SetupMs = ms(loadStart.Sub(t0))
+	return scenarios.DefaultReadyTimeout.D()
+}
 
-	stopTicker := x.tickProgress(loadStart)
-	defer stopTicker()
+// startBound is how long the load's start line may take once everything
+// started: the agent's own ready wait ends first, then its exit says why.
+func (x *run) startBound() time.Duration { return x.readyTimeout() + startSlack }
 
-	if err := x.act(ctx, loadStart); err != nil {
-		return err
+// endFollow waits (bounded) for the agent's output stream to end, cutting
+// it if it does not, and reports a stream that failed by itself.
+func (x *run) endFollow() {
+	p := x.r.opts.Progress
+	if !x.follow.wait(streamGrace) {
+		p.Logf("%s output stream did not end within %s of being cut; abandoned", x.loadName(), streamCutWait)
+		return
 	}
-	return x.awaitAgent(ctx, loadStart)
+	if err := x.follow.err; err != nil {
+		p.Logf("%s output stream: %v", x.loadName(), err)
+	}
 }
 
 func (x *run) replicaName(i int) string { return fmt.Sprintf("%s-replica-%d", x.name, i) }
@@ -228,19 +307,28 @@ func (x *run) startReplica(ctx context.Context, i int, labels map[string]string)
 // replicaAlias is replica i's DNS name on the scenario network.
 func replicaAlias(i int) string { return fmt.Sprintf("replica-%d", i) }
 
-// waitUp waits for a replica's "up" lifecycle line. A user image
-// (target.image) need not log one: the load waits for its ready path.
+// waitUp waits for a replica's "up" lifecycle line, at most
+// target.ready_timeout. A user image (target.image) need not log one: the
+// load waits for its ready path (see startWait). A replica that exits
+// first makes the run invalid at once, quoting its last lines.
 func (x *run) waitUp(ctx context.Context, c *docker.Container) error {
 	if x.spec.Target.Image != "" {
 		return nil
 	}
-	if err := x.r.eng.WaitLog(ctx, c.ID, `"event":"up"`, readyTimeout); err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return invalidf("target %s never became ready: %v", c.Name, err)
+	err := x.r.eng.WaitLog(ctx, c.ID, `"event":"up"`, x.readyTimeout())
+	if err == nil {
+		return nil
 	}
-	return nil
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	alias := strings.TrimPrefix(c.Name, x.name+"-")
+	ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if st, ierr := x.r.eng.Inspect(ictx, c.ID); ierr == nil && st.Exited() {
+		return exitedBeforeReady(ctx, x.r.eng, x.r.opts.Progress, alias, c.ID, st)
+	}
+	return invalidf("target %s never became ready: %v", alias, err)
 }
 
 // agentArgs are the load agent's flags for the scenario's load.
@@ -257,7 +345,7 @@ func (x *run) agentArgs() []string {
 		"-fail-pause", l.FailPause.String(),
 		"-stagger", l.StaggerSpan().String(),
 		"-wait-ready", x.spec.Target.Protocol.ReadyPath,
-		"-wait-timeout", readyTimeout.String(),
+		"-wait-timeout", x.readyTimeout().String(),
 		"-mix", mixFlag(l.Mix),
 		"-id-prefix", fmt.Sprintf("r%d", x.r.seq),
 	}
@@ -305,40 +393,41 @@ func (x *run) startAgent(ctx context.Context, labels map[string]string) error {
 	return nil
 }
 
-// followAgent streams the agent's stdout into the records file and its
-// stderr into agent.log. The returned channel closes when both are done.
-func (x *run) followAgent(ctx context.Context, recordsPath string) (<-chan struct{}, error) {
+// followAgent streams the agent's stdout into records.jsonl and its stderr
+// into agent.log, in the background, until the agent exits (bounded by the
+// load's length; see agentStream.follow). Output errors never block the
+// stream: they are kept in x.stream (OutputErr).
+func (x *run) followAgent(ctx context.Context) (*agentFollow, error) {
+	recordsPath := filepath.Join(x.dir, recordsFile)
 	rec, err := os.Create(recordsPath)
 	if err != nil {
-		return nil, fmt.Errorf("records: %w", err)
+		return nil, fmt.Errorf("creating %s: %w", recordsFile, err)
 	}
-	logf, err := os.Create(filepath.Join(x.dir, "agent.log"))
+	logf, err := os.Create(filepath.Join(x.dir, agentLogFile))
 	if err != nil {
 		rec.Close()
-		return nil, fmt.Errorf("agent log: %w", err)
+		return nil, fmt.Errorf("creating %s: %w", agentLogFile, err)
 	}
-	pr, pw := io.Pipe()
-	done := make(chan struct{})
-	consumed := make(chan error, 1)
-	go func() { consumed <- x.stream.consume(pr, rec) }()
-	go func() {
-		defer close(done)
-		// Logs follows until the agent exits; it uses a context that
-		// survives Ctrl-C so the agent's final records still arrive.
-		lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), x.loadBound()+startTimeout+2*agentExitSlack)
-		defer cancel()
-		lerr := x.r.eng.Logs(lctx, x.agent.ID, true, pw, logf)
-		pw.CloseWithError(lerr)
-		if cerr := <-consumed; cerr != nil && !errors.Is(cerr, lerr) {
-			x.r.opts.Progress.Logf("records: %v", cerr)
+	closeAll := func() {
+		if err := rec.Close(); err != nil {
+			x.stream.fail(recordsFile, err)
 		}
-		rec.Close()
-		logf.Close()
+		if err := logf.Close(); err != nil {
+			x.stream.fail(agentLogFile, err)
+		}
+		if x.stream.OutputErr() != nil {
+			return
+		}
 		if err := compressIfLarge(recordsPath); err != nil {
 			x.r.opts.Progress.Logf("records: %v", err)
 		}
-	}()
-	return done, nil
+	}
+	id := x.agent.ID
+	logs := func(ctx context.Context, stdout, stderr io.Writer) error {
+		return x.r.eng.Logs(ctx, id, true, stdout, stderr)
+	}
+	bound := x.startBound() + x.loadBound() + 2*agentExitSlack
+	return x.stream.follow(ctx, bound, logs, rec, recordsFile, logf, agentLogFile, closeAll), nil
 }
 
 // tickProgress reports load progress until the returned stop is called.

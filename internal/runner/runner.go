@@ -278,10 +278,11 @@ func (r *Runner) RunScenario(ctx context.Context, sc *scenarios.Scenario) (Outco
 			if meta.Incomplete {
 				out.Incomplete++
 			}
+			// The outcome first: on a full disk events.json fails too.
+			r.opts.Progress.RunEnd(runLine(meta))
 			if err := writeJSON(filepath.Join(RunDir(dir, v.Slug, i), "events.json"), meta); err != nil {
 				return out, err
 			}
-			r.opts.Progress.RunEnd(runLine(meta))
 		}
 	}
 	return out, nil
