@@ -60,6 +60,12 @@ type Meta struct {
 	// Replacement is the replica a roll started in place of replica A
 	// (nil: none). It is also the last entry of Replicas.
 	Replacement *Replacement `json:"replacement,omitempty"`
+	// OverlappedWith lists the session ids of other shutdownlab sessions
+	// that had running containers on the same Docker engine while this run
+	// was in progress (seen at its start, at its end, or starting in
+	// between). Their load shared the machine, so this run's timings may
+	// be disturbed; the run is not made invalid for it. Empty: none seen.
+	OverlappedWith []string `json:"overlapped_with,omitempty"`
 }
 
 // Replacement records when a roll's replacement replica started and became

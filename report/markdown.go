@@ -77,6 +77,9 @@ func writeMarkdown(w io.Writer, res *Result, plots *PlotSet) error {
 			for _, n := range r.Metrics.Notes {
 				notes = append(notes, fmt.Sprintf("- %s run %d: %s", mdEscape(v.Label), r.Meta.Run, n))
 			}
+			if o := r.Meta.OverlappedWith; len(o) > 0 {
+				notes = append(notes, fmt.Sprintf("- %s run %d overlapped with another shutdownlab session (%s): its timings may be disturbed", mdEscape(v.Label), r.Meta.Run, mdEscape(strings.Join(o, ", "))))
+			}
 		}
 	}
 	if len(bad) > 0 {

@@ -2,6 +2,7 @@ package runner_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -53,7 +54,8 @@ func removeImage(t *testing.T, eng *docker.Engine, ref string) {
 // TestBrokenImageExitsAtOnce: an --image whose process exits with code 3
 // at start-up makes the run invalid as soon as the exit is seen (it took
 // 30-34 s and blamed the load agent's missing start line), with the exit
-// code and the image's last lines in the reason.
+// code and the image's last lines in the reason. The run also records the
+// other shutdownlab session whose container was running meanwhile.
 func TestBrokenImageExitsAtOnce(t *testing.T) {
 	eng := dockertest.RequireDocker(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -67,6 +69,7 @@ func TestBrokenImageExitsAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	removeImage(t, eng, ref)
+	other := otherSession(t, ctx)
 
 	r := newRunner(t, "runs=1", "target.image="+ref, imagePaths, "load.duration=2s", "action.at=1s")
 	run, took := onlyRun(t, r, "direct-inflight")
@@ -79,6 +82,43 @@ func TestBrokenImageExitsAtOnce(t *testing.T) {
 	if strings.Contains(run.Reason, "start-up step 3 |") || strings.Contains(run.Reason, "start line") {
 		t.Errorf("reason %q: want the last lines only, and not the agent's start line", run.Reason)
 	}
+	if !contains(run.Meta.OverlappedWith, other) {
+		t.Errorf("overlapped_with %q, want the other session %s", run.Meta.OverlappedWith, other)
+	}
+}
+
+// otherSession starts a container of another shutdownlab session (the
+// built target image, which keeps running) and returns that session id.
+func otherSession(t *testing.T, ctx context.Context) string {
+	t.Helper()
+	id := fmt.Sprintf("overlaptest%d", time.Now().UnixNano()%1e6)
+	eng2, err := docker.New(ctx, docker.WithSession(id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		_, _ = eng2.Sweep(cctx, map[string]string{docker.LabelSession: id})
+		eng2.Close()
+	})
+	target, _, err := runner.BuildImages(ctx, eng2, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eng2.Run(ctx, docker.ContainerSpec{Name: id + "-target", Image: target}); err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
 
 // TestImageWithoutEntrypoint: an image whose entrypoint does not exist

@@ -67,6 +67,9 @@ type run struct {
 // reason in the Meta, and everything created is removed on every path.
 func (r *Runner) runOnce(ctx context.Context, v scenarios.Variant, i int, dir string) record.Meta {
 	r.seq++
+	// Other sessions' containers are looked for from before this run's
+	// start to after its end.
+	overlap := startOverlapWatch(ctx, r.eng.Client(), r.eng.Session())
 	t0 := time.Now()
 	x := &run{
 		r: r, v: v, spec: v.Spec, dir: dir,
@@ -86,6 +89,7 @@ func (r *Runner) runOnce(ctx context.Context, v scenarios.Variant, i int, dir st
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
 	defer cancel()
 	tEnd := time.Now()
+	x.meta.OverlappedWith = x.overlapped(cctx, overlap)
 	if cerr := x.collect(cctx); cerr != nil && err == nil {
 		err = cerr
 	}
@@ -132,6 +136,21 @@ func (x *run) judge(ctx context.Context, err error) {
 			x.meta.Invalid = what + aerr.Error()
 		}
 	}
+}
+
+// overlapped stops the overlap watch and returns the other sessions it saw
+// (printed on the progress output, with anything that kept it from seeing).
+func (x *run) overlapped(ctx context.Context, w *overlapWatch) []string {
+	others, problems := w.stop(ctx)
+	p := x.r.opts.Progress
+	for _, pr := range problems {
+		p.Logf("overlap check: %s (another shutdownlab session on this engine may have gone unnoticed)", pr)
+	}
+	if len(others) > 0 {
+		p.Logf("another shutdownlab session (%s) ran containers on this engine during this run: its timings may be disturbed",
+			strings.Join(others, ", "))
+	}
+	return others
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
