@@ -1,11 +1,11 @@
 package report
 
 import (
-	"bytes"
-	"encoding/json"
 	"slices"
 
 	"gonum.org/v1/gonum/stat"
+
+	"github.com/shutdownlab/shutdownlab/internal/orderedjson"
 )
 
 // Spread summarises one metric over the valid runs of a variant.
@@ -152,26 +152,11 @@ type SpreadTable []Spread
 
 // MarshalJSON encodes the table as an ordered JSON object.
 func (t SpreadTable) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
+	o := make(orderedjson.Object, len(t))
 	for i, s := range t {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, err := json.Marshal(s.Metric)
-		if err != nil {
-			return nil, err
-		}
-		v, err := json.Marshal(s)
-		if err != nil {
-			return nil, err
-		}
-		b.Write(k)
-		b.WriteByte(':')
-		b.Write(v)
+		o[i] = orderedjson.Field{Key: s.Metric, Value: s}
 	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	return o.MarshalJSON()
 }
 
 // Get returns the spread of the named metric, if present.

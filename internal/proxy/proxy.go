@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/shutdownlab/shutdownlab/internal/orderedjson"
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
@@ -40,57 +41,57 @@ func Config(p scenarios.Proxy, upstreams []string) ([]byte, error) {
 	}
 	var ups []any
 	for _, u := range upstreams {
-		ups = append(ups, obj{{"dial", Upstream(u)}})
+		ups = append(ups, obj{kv("dial", Upstream(u))})
 	}
-	lb := obj{{"selection_policy", obj{{"policy", p.Policy}}}}
+	lb := obj{kv("selection_policy", obj{kv("policy", p.Policy)})}
 	if p.TryDuration > 0 {
 		methods := p.RetryMethods
 		if methods == nil {
 			methods = []string{}
 		}
 		lb = append(lb,
-			kv{"try_duration", p.TryDuration.String()},
-			kv{"try_interval", p.TryInterval.String()},
-			kv{"retry_match", []any{obj{{"method", methods}}}})
+			kv("try_duration", p.TryDuration.String()),
+			kv("try_interval", p.TryInterval.String()),
+			kv("retry_match", []any{obj{kv("method", methods)}}))
 	}
 	hc := obj{}
 	if p.HealthURI != "none" {
-		hc = append(hc, kv{"active", obj{
-			{"uri", p.HealthURI},
-			{"interval", p.HealthInterval.String()},
-			{"timeout", p.HealthTimeout.String()},
-		}})
+		hc = append(hc, kv("active", obj{
+			kv("uri", p.HealthURI),
+			kv("interval", p.HealthInterval.String()),
+			kv("timeout", p.HealthTimeout.String()),
+		}))
 	}
 	if p.FailDuration > 0 {
-		hc = append(hc, kv{"passive", obj{
-			{"fail_duration", p.FailDuration.String()},
-			{"max_fails", p.MaxFails},
-		}})
+		hc = append(hc, kv("passive", obj{
+			kv("fail_duration", p.FailDuration.String()),
+			kv("max_fails", p.MaxFails),
+		}))
 	}
 	handler := obj{
-		{"handler", "reverse_proxy"},
-		{"upstreams", ups},
-		{"load_balancing", lb},
+		kv("handler", "reverse_proxy"),
+		kv("upstreams", ups),
+		kv("load_balancing", lb),
 		// Name the upstream that served each response, so the report can
 		// count requests per replica and time the rolled one's drain.
-		{"headers", obj{{"response", obj{{"set", obj{
-			{record.UpstreamHeader, []string{"{http.reverse_proxy.upstream.hostport}"}},
-		}}}}}},
+		kv("headers", obj{kv("response", obj{kv("set", obj{
+			kv(record.UpstreamHeader, []string{"{http.reverse_proxy.upstream.hostport}"}),
+		})})}),
 	}
 	if len(hc) > 0 {
-		handler = append(handler, kv{"health_checks", hc})
+		handler = append(handler, kv("health_checks", hc))
 	}
 	cfg := obj{
-		{"admin", obj{{"disabled", true}, {"config", obj{{"persist", false}}}}},
-		{"logging", obj{{"logs", obj{{"default", obj{
-			{"level", "INFO"},
-			{"writer", obj{{"output", "stdout"}}},
-		}}}}}},
-		{"apps", obj{{"http", obj{{"servers", obj{{"proxy", obj{
-			{"listen", []string{":" + strconv.Itoa(Port)}},
-			{"automatic_https", obj{{"disable", true}}},
-			{"routes", []any{obj{{"handle", []any{handler}}}}},
-		}}}}}}}},
+		kv("admin", obj{kv("disabled", true), kv("config", obj{kv("persist", false)})}),
+		kv("logging", obj{kv("logs", obj{kv("default", obj{
+			kv("level", "INFO"),
+			kv("writer", obj{kv("output", "stdout")}),
+		})})}),
+		kv("apps", obj{kv("http", obj{kv("servers", obj{kv("proxy", obj{
+			kv("listen", []string{":" + strconv.Itoa(Port)}),
+			kv("automatic_https", obj{kv("disable", true)}),
+			kv("routes", []any{obj{kv("handle", []any{handler})}}),
+		})})})}),
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -102,35 +103,8 @@ func Config(p scenarios.Proxy, upstreams []string) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// kv is one key of an ordered JSON object.
-type kv struct {
-	k string
-	v any
-}
-
 // obj is a JSON object that keeps its key order.
-type obj []kv
+type obj = orderedjson.Object
 
-// MarshalJSON encodes the keys in order.
-func (o obj) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, e := range o {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, err := json.Marshal(e.k)
-		if err != nil {
-			return nil, err
-		}
-		v, err := json.Marshal(e.v)
-		if err != nil {
-			return nil, err
-		}
-		b.Write(k)
-		b.WriteByte(':')
-		b.Write(v)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
-}
+// kv is one key of an obj.
+func kv(k string, v any) orderedjson.Field { return orderedjson.Field{Key: k, Value: v} }
