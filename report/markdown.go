@@ -22,7 +22,7 @@ func WriteMarkdown(w io.Writer, res *Result) error { return writeMarkdown(w, res
 // writeMarkdown is WriteMarkdown, linking the plots of plots when not nil.
 func writeMarkdown(w io.Writer, res *Result, plots *PlotSet) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# shutdownlab report: %s\n\n", mdEscape(res.Scenario))
+	fmt.Fprintf(&b, "# shutdownlab report: %s\n\n", MarkdownCell(res.Scenario))
 	fmt.Fprintf(&b, "Generated %s.\n\n", res.GeneratedAt.UTC().Format(time.RFC3339))
 	fmt.Fprintf(&b, "**Machine:** %s\n\n", FingerprintLine(res.Fingerprint))
 	b.WriteString("How to read: each cell is `min / median / max` over the variant's valid runs " +
@@ -43,7 +43,7 @@ func writeMarkdown(w io.Writer, res *Result, plots *PlotSet) error {
 	b.WriteString("| metric |")
 	for i := range res.Variants {
 		spreads[i] = res.Variants[i].Spreads(rows)
-		fmt.Fprintf(&b, " %s |", mdEscape(res.Variants[i].Label))
+		fmt.Fprintf(&b, " %s |", MarkdownCell(res.Variants[i].Label))
 	}
 	b.WriteString("\n|---|" + strings.Repeat("---|", len(res.Variants)) + "\n")
 	b.WriteString("| valid runs |")
@@ -54,7 +54,7 @@ func writeMarkdown(w io.Writer, res *Result, plots *PlotSet) error {
 	for j, d := range rows {
 		fmt.Fprintf(&b, "| %s |", d.Name)
 		for i := range res.Variants {
-			fmt.Fprintf(&b, " %s |", mdEscape(Cell(d, spreads[i][j])))
+			fmt.Fprintf(&b, " %s |", MarkdownCell(Cell(d, spreads[i][j])))
 		}
 		b.WriteString("\n")
 	}
@@ -72,13 +72,13 @@ func writeMarkdown(w io.Writer, res *Result, plots *PlotSet) error {
 				if r.Meta.Incomplete {
 					kind = "incomplete"
 				}
-				bad = append(bad, fmt.Sprintf("| %s | %d | %s | %s |", mdEscape(v.Label), r.Meta.Run, kind, mdEscape(r.Reason)))
+				bad = append(bad, fmt.Sprintf("| %s | %d | %s | %s |", MarkdownCell(v.Label), r.Meta.Run, kind, MarkdownCell(r.Reason)))
 			}
 			for _, n := range r.Metrics.Notes {
-				notes = append(notes, fmt.Sprintf("- %s run %d: %s", mdEscape(v.Label), r.Meta.Run, n))
+				notes = append(notes, fmt.Sprintf("- %s run %d: %s", MarkdownCell(v.Label), r.Meta.Run, n))
 			}
 			if o := r.Meta.OverlappedWith; len(o) > 0 {
-				notes = append(notes, fmt.Sprintf("- %s run %d overlapped with another shutdownlab session (%s): its timings may be disturbed", mdEscape(v.Label), r.Meta.Run, mdEscape(strings.Join(o, ", "))))
+				notes = append(notes, fmt.Sprintf("- %s run %d overlapped with another shutdownlab session (%s): its timings may be disturbed", MarkdownCell(v.Label), r.Meta.Run, MarkdownCell(strings.Join(o, ", "))))
 			}
 		}
 	}
@@ -133,7 +133,7 @@ func headlineDefs(res *Result) []MetricDef {
 func writeMetricTable(b *strings.Builder, res *Result, ds []MetricDef) {
 	b.WriteString("| metric |")
 	for i := range res.Variants {
-		fmt.Fprintf(b, " %s |", mdEscape(res.Variants[i].Label))
+		fmt.Fprintf(b, " %s |", MarkdownCell(res.Variants[i].Label))
 	}
 	b.WriteString("\n|---|" + strings.Repeat("---|", len(res.Variants)) + "\n")
 	spreads := make([]SpreadTable, len(res.Variants))
@@ -143,7 +143,7 @@ func writeMetricTable(b *strings.Builder, res *Result, ds []MetricDef) {
 	for j, d := range ds {
 		fmt.Fprintf(b, "| %s |", d.Name)
 		for i := range res.Variants {
-			fmt.Fprintf(b, " %s |", mdEscape(Cell(d, spreads[i][j])))
+			fmt.Fprintf(b, " %s |", MarkdownCell(Cell(d, spreads[i][j])))
 		}
 		b.WriteString("\n")
 	}
@@ -176,8 +176,10 @@ func validRuns(v *Variant) string {
 	return fmt.Sprintf("%d/%d", len(v.ValidMetrics()), len(v.Runs))
 }
 
-// mdEscape keeps a string from breaking a markdown table cell.
-func mdEscape(s string) string {
+// MarkdownCell returns s made safe inside a markdown table cell: a pipe is
+// escaped and a newline becomes a space. Every markdown table shutdownlab
+// writes (report.md, REPRODUCTION.md) escapes its cells with it.
+func MarkdownCell(s string) string {
 	s = strings.ReplaceAll(s, "|", `\|`)
 	return strings.ReplaceAll(s, "\n", " ")
 }

@@ -120,7 +120,7 @@ func writeTimeline(b *strings.Builder, res *Result, plots *PlotSet) {
 		"(FinishedAt). `—`: not logged or no action; `NEVER`: did not exit within the observation window.\n")
 	for i := range res.Variants {
 		v := &res.Variants[i]
-		fmt.Fprintf(b, "\n### %s\n\n", mdEscape(v.Label))
+		fmt.Fprintf(b, "\n### %s\n\n", MarkdownCell(v.Label))
 		b.WriteString("| run | counts |")
 		for _, p := range Phases {
 			fmt.Fprintf(b, " %s |", phaseHeaders[p])
@@ -152,14 +152,14 @@ func writeTimeline(b *strings.Builder, res *Result, plots *PlotSet) {
 		for j := range v.Runs {
 			r := &v.Runs[j]
 			if link, ok := plots.Latency[RunPath(v, r)]; ok {
-				fmt.Fprintf(b, "\n![latency %s run %d](%s)\n", mdEscape(v.Label), r.Meta.Run, link)
+				fmt.Fprintf(b, "\n![latency %s run %d](%s)\n", MarkdownCell(v.Label), r.Meta.Run, link)
 			}
 		}
 	}
 	if plots != nil && len(plots.Notes) > 0 {
 		b.WriteString("\n## Plot notes\n\n")
 		for _, n := range plots.Notes {
-			fmt.Fprintf(b, "- %s\n", mdEscape(n))
+			fmt.Fprintf(b, "- %s\n", MarkdownCell(n))
 		}
 	}
 }

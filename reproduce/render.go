@@ -81,7 +81,7 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 	}
 	b.WriteString("\n|---|---|" + strings.Repeat("---|", len(rep.Runtimes)) + "\n")
 	for _, cr := range rep.Claims {
-		fmt.Fprintf(&b, "| [%s](#%s) | %s |", cr.Claim.ID, strings.ToLower(cr.Claim.ID), esc(cr.Claim.Published))
+		fmt.Fprintf(&b, "| [%s](#%s) | %s |", cr.Claim.ID, strings.ToLower(cr.Claim.ID), report.MarkdownCell(cr.Claim.Published))
 		for _, rt := range rep.Runtimes {
 			fmt.Fprintf(&b, " %s |", statusWord(cr.Verdicts[rt].Status))
 		}
@@ -99,7 +99,7 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 		b.WriteString("| runtime | verdict | measured | why |\n|---|---|---|---|\n")
 		for _, rt := range rep.Runtimes {
 			v := cr.Verdicts[rt]
-			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", rt, statusWord(v.Status), measuredCell(v), esc(v.Why))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", rt, statusWord(v.Status), measuredCell(v), report.MarkdownCell(v.Why))
 		}
 	}
 
@@ -135,7 +135,7 @@ func measuredCell(v Verdict) string {
 	if v.Measured == "" {
 		return "—"
 	}
-	return strings.ReplaceAll(esc(v.Measured), " · ", "<br>")
+	return strings.ReplaceAll(report.MarkdownCell(v.Measured), " · ", "<br>")
 }
 
 // scenarioNames lists the claims' scenarios in claim order.
@@ -229,7 +229,7 @@ func (rep *Report) writeSideBySide(b *strings.Builder, sc string) {
 	for _, row := range rows {
 		b.WriteString("|")
 		for _, c := range row {
-			fmt.Fprintf(b, " %s |", esc(c))
+			fmt.Fprintf(b, " %s |", report.MarkdownCell(c))
 		}
 		b.WriteString("\n")
 	}
@@ -256,12 +256,6 @@ func (rep *Report) WriteCSV(w io.Writer) error {
 	}
 	cw.Flush()
 	return cw.Error()
-}
-
-// esc makes text safe inside a markdown table cell.
-func esc(s string) string {
-	s = strings.ReplaceAll(s, "|", `\|`)
-	return strings.ReplaceAll(s, "\n", " ")
 }
 
 func mapped(xs []string, f func(string) string) []string {
