@@ -1,8 +1,6 @@
 package gate
 
 import (
-	"strings"
-
 	"github.com/shutdownlab/shutdownlab/report"
 )
 
@@ -22,24 +20,20 @@ const (
 	NeedsBaseline Requirement = "a baseline variant (baseline: true)"
 )
 
-// writeMetrics are the metrics of the write reconciliation.
-var writeMetrics = []string{"writes", "acked_writes", "ghost_writes", "clean_failures", "lost_writes", "unknown_writes", "duplicate_writes"}
+// requirements name, for users, what each report.Need means for a
+// scenario.
+var requirements = map[report.Need]Requirement{
+	report.NeedsWrites:   NeedsWrites,
+	report.NeedsProbe:    NeedsProbe,
+	report.NeedsBaseline: NeedsBaseline,
+}
 
 // Requires returns what a scenario needs for metric name to exist, or ""
-// when every run has it.
+// when every run has it (or the name is unknown), as the catalog's
+// report.MetricDef.Optional says.
 func Requires(name string) Requirement {
-	switch {
-	case strings.HasPrefix(name, "probe_"):
-		return NeedsProbe
-	case name == "baseline_p99_ms" || name == "p99_vs_baseline":
-		return NeedsBaseline
-	}
-	for _, w := range writeMetrics {
-		if name == w {
-			return NeedsWrites
-		}
-	}
-	return ""
+	d, _ := report.Lookup(name)
+	return requirements[d.Optional]
 }
 
 // Capabilities say which optional metrics a scenario can produce (in at
@@ -83,7 +77,7 @@ func CapabilitiesOf(res *report.Result) Capabilities {
 			r := &res.Variants[i].Runs[j]
 			c.Writes = c.Writes || r.Metrics.Writes != nil
 			c.Probe = c.Probe || r.Metrics.ProbeMetrics != nil || r.Meta.LoadKind == "probe"
-			c.Baseline = c.Baseline || r.Meta.Baseline
+			c.Baseline = c.Baseline || res.Variants[i].IsBaseline()
 		}
 	}
 	return c

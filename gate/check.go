@@ -2,21 +2,20 @@ package gate
 
 import (
 	"errors"
-	"regexp"
 	"strings"
 
-	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report"
 )
 
 // Check reports the first unknown metric name as an *Error at its column,
 // with a "did you mean" suggestion when a known name is within edit
-// distance 2. Known names are report.Defs() and "by_class.KEY" where KEY is
-// a class key the report can produce: ok, refused, reset, eof, timeout,
-// not_sent, unknown, or http_NNN (three digits).
+// distance 2. Known names are those report.Lookup knows: report.Defs() and
+// "by_class.KEY" where KEY is a class key the report can produce: ok,
+// refused, reset, eof, timeout, not_sent, unknown, or http_NNN (three
+// digits).
 func (e *Expectation) Check() error {
 	for _, r := range e.refs {
-		if _, ok := lookupDef(r.name); ok {
+		if _, ok := report.Lookup(r.name); ok {
 			continue
 		}
 		what := "unknown metric"
@@ -58,42 +57,6 @@ func ParseAll(srcs []string) ([]*Expectation, error) {
 
 func quote(s string) string { return `"` + s + `"` }
 
-var httpKey = regexp.MustCompile(`^http_[0-9]{3}$`)
-
-// classKeys are the by_class keys other than http_NNN.
-func classKeys() []string {
-	var out []string
-	for _, c := range record.Classes {
-		if c != record.ClassHTTPError {
-			out = append(out, string(c))
-		}
-	}
-	return append(out, "unknown")
-}
-
-// lookupDef returns the definition of a metric name ("by_class.KEY"
-// included) and whether the name is known.
-func lookupDef(name string) (report.MetricDef, bool) {
-	if key, ok := strings.CutPrefix(name, report.ByClassPrefix); ok {
-		d := report.MetricDef{Name: name, Kind: report.KindCount}
-		if httpKey.MatchString(key) {
-			return d, true
-		}
-		for _, k := range classKeys() {
-			if k == key {
-				return d, true
-			}
-		}
-		return report.MetricDef{}, false
-	}
-	for _, d := range report.Defs() {
-		if d.Name == name {
-			return d, true
-		}
-	}
-	return report.MetricDef{}, false
-}
-
 // suggest returns the known name closest to name within edit distance 2
 // (the first in catalog order on a tie), else the first known name that
 // extends name by "_..." ("p99" → "p99_ms"), or "".
@@ -102,7 +65,7 @@ func suggest(name string) string {
 	for _, d := range report.Defs() {
 		cands = append(cands, d.Name)
 	}
-	for _, k := range classKeys() {
+	for _, k := range report.ByClassKeys() {
 		cands = append(cands, report.ByClassPrefix+k)
 	}
 	cands = append(cands, report.ByClassPrefix+"http_502", report.ByClassPrefix+"http_503")

@@ -40,15 +40,6 @@ func (t Tolerance) String() string {
 		t.Abs, t.Ratio, t.MinMs)
 }
 
-// Metrics Compare compares, besides the by_class failure counts.
-var (
-	// lossMetrics are "lower is better" counts (names absent from
-	// report.Defs are skipped).
-	lossMetrics = []string{"failed", "dropped_inflight", "failed_after_signal", "ghost_writes", "lost_writes"}
-	// latencyMetrics are compared by ratio.
-	latencyMetrics = []string{"p50_ms", "p99_ms", "max_ms", "exit_after_ms", "drain_ms"}
-)
-
 // Verdicts of a Regression row.
 const (
 	VerdictOK            = "ok"
@@ -85,14 +76,17 @@ type Regression struct {
 // Compare compares newRes with oldRes variant by variant (matched by
 // label, in newRes order, then variants only in oldRes), over the valid
 // runs of each:
-//   - loss counts (failed, dropped_inflight, failed_after_signal, every
-//     by_class key but ok and not_sent) regress when the new median exceeds
-//     the old one by more than tol.Abs;
-//   - latencies (p50_ms, p99_ms, max_ms, exit_after_ms, drain_ms) regress
+// the metrics whose catalog definition (report.MetricDef.Compare) says
+// how to compare them:
+//   - losses (report.CompareLoss: failed, dropped_inflight, every failure
+//     by_class key, ...) regress when the new median exceeds the old one by
+//     more than tol.Abs;
+//   - latencies (report.CompareLatency: p99_ms, exit_after_ms, ...) regress
 //     when new median / old median > tol.Ratio and new − old > tol.MinMs;
-//   - exit_code regresses when the set of codes differs;
-//   - a NEVER (exit_after_ms null) in a new run when no old run had one
-//     regresses.
+//     a NEVER (null exit_after_ms) in a new run when no old run had one
+//     regresses;
+//   - codes (report.CompareCodes: exit_code) regress when the set of codes
+//     differs.
 //
 // A variant missing in newRes is a regression (its coverage was lost); one
 // missing in oldRes is listed, not a regression. A variant without valid
@@ -133,12 +127,7 @@ func compareRows(newRes, oldRes *report.Result) []report.MetricDef {
 	}
 	var out []report.MetricDef
 	for _, d := range report.Rows(ms) {
-		key, byClass := strings.CutPrefix(d.Name, report.ByClassPrefix)
-		switch {
-		case byClass && key != "ok" && key != "not_sent",
-			slices.Contains(lossMetrics, d.Name),
-			slices.Contains(latencyMetrics, d.Name),
-			d.Name == "exit_code":
+		if d.Compare != report.CompareNone {
 			out = append(out, d)
 		}
 	}
@@ -158,10 +147,10 @@ func compareVariant(nv, ov *report.Variant, rows []report.MetricDef, tol Toleran
 	for _, d := range rows {
 		ns, os := spreadOver(d, nm), spreadOver(d, om)
 		r := Regression{Variant: nv.Label, Metric: d.Name, Old: medianCell(d, os), New: medianCell(d, ns), Verdict: VerdictOK}
-		switch {
-		case d.Kind == report.KindCode:
+		switch d.Compare {
+		case report.CompareCodes:
 			compareCodes(&r, d, ns, os)
-		case slices.Contains(latencyMetrics, d.Name):
+		case report.CompareLatency:
 			compareLatency(&r, d, ns, os, tol)
 		default:
 			compareCount(&r, ns, os, tol)

@@ -10,7 +10,9 @@
 // Comparable says whether two results can be compared at all (same
 // scenario, variants and load, a baseline with valid runs); Compare and
 // WriteComparison then compare them metric by metric, latencies above a
-// noise floor (shutdownlab gate NEW --baseline OLD). CheckAvailable refuses
+// noise floor (shutdownlab gate NEW --baseline OLD). Which metrics are
+// compared, and how, is the report catalog's word (report.MetricDef.Compare
+// and .Optional); gate keeps no list of metric names. CheckAvailable refuses
 // an expectation on a metric a scenario can never produce.
 //
 // The language, its null rules and the exit codes are documented for users

@@ -29,7 +29,7 @@ func MetricsBaseline(m *report.Metrics) Baseline {
 // null when every run's X is null, or when there are no runs.
 func MedianBaseline(runs []*report.Metrics) Baseline {
 	return func(name string) (report.Value, bool) {
-		d, ok := lookupDef(name)
+		d, ok := report.Lookup(name)
 		if !ok {
 			return report.Value{}, false
 		}
@@ -125,7 +125,7 @@ func (e *Expectation) Eval(m *report.Metrics, base Baseline) (Outcome, error) {
 		} else {
 			v, ok = m.Value(r.name)
 		}
-		d, known := lookupDef(r.name)
+		d, known := report.Lookup(r.name)
 		if !ok || !known {
 			return Outcome{}, errAt(e.Source, r.p, "unknown metric %q", r.text)
 		}

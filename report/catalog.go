@@ -27,8 +27,49 @@ const (
 	KindRatio Kind = "ratio"
 )
 
+// Comparison says how two results' values of a metric are compared
+// (shutdownlab gate NEW --baseline OLD): which way is worse, and by what
+// measure. gate compares exactly the metrics whose Comparison is set.
+type Comparison string
+
+// The comparisons.
+const (
+	// CompareNone: not compared (context, harness cost, or a count
+	// where more is not worse).
+	CompareNone Comparison = ""
+	// CompareLoss: a count where more is worse (lost or failed work),
+	// compared by difference.
+	CompareLoss Comparison = "loss"
+	// CompareLatency: a duration where longer is worse, compared by
+	// ratio above a noise floor; a null that means NEVER is worse than
+	// any value.
+	CompareLatency Comparison = "latency"
+	// CompareCodes: any change of the set of values (exit codes,
+	// NEVER included) is worse.
+	CompareCodes Comparison = "codes"
+)
+
+// Need is what a run must have for an optional metric to exist at all.
+type Need string
+
+// The needs of the optional metrics.
+const (
+	// Always: every run has the metric (perhaps null).
+	Always Need = ""
+	// NeedsWrites: the write reconciliation exists only for runs with
+	// write requests (a POST /write in load.mix) or ledger rows.
+	NeedsWrites Need = "writes"
+	// NeedsProbe: the probe_* metrics exist only in probe runs
+	// (load.kind probe).
+	NeedsProbe Need = "probe"
+	// NeedsBaseline: the baseline ratio exists only in a scenario with
+	// a baseline variant (baseline: true).
+	NeedsBaseline Need = "baseline"
+)
+
 // MetricDef describes one metric: its name (the JSON key), its kind, what a
-// null value means in a table, and a one-line definition.
+// null value means in a table, a one-line definition, how two results
+// compare on it, and what a run needs for it to exist.
 type MetricDef struct {
 	Name string
 	Kind Kind
@@ -37,10 +78,15 @@ type MetricDef struct {
 	Null string
 	// Doc is a one-line definition; docs/metrics.md has the full one.
 	Doc string
+	// Compare says how gate compares a new result's value with an old
+	// one's; CompareNone (the zero value) leaves the metric out.
+	Compare Comparison
+	// Optional, when set, is what a run needs for the metric to exist.
 	// Optional metrics get a table row only when at least one run has a
 	// value (the write reconciliation, the baseline ratio), so reports of
-	// scenarios without writes or baseline keep their shape.
-	Optional bool
+	// scenarios without writes or baseline keep their shape; gate refuses
+	// an expectation on one the scenario cannot produce.
+	Optional Need
 
 	get func(*Metrics) Value
 	// present, when set, decides an optional row's presence instead of
@@ -111,44 +157,44 @@ var defs = []MetricDef{
 	{Name: "requests", Kind: KindCount, Doc: "request records (started, including not_sent)", get: func(m *Metrics) Value { return intV(m.Requests) }},
 	{Name: "ok", Kind: KindCount, Doc: "requests of class ok (2xx)", get: func(m *Metrics) Value { return intV(m.OK) }},
 	{Name: "failed_while_running", Kind: KindCount, Doc: "failed requests started before the acted-on replica exited (the headline)", get: func(m *Metrics) Value { return intP(m.FailedWhileRunning) }},
-	{Name: "failed", Kind: KindCount, Doc: "http_error + refused + reset + eof + timeout", get: func(m *Metrics) Value { return intV(m.Failed) }},
+	{Name: "failed", Kind: KindCount, Compare: CompareLoss, Doc: "http_error + refused + reset + eof + timeout", get: func(m *Metrics) Value { return intV(m.Failed) }},
 	{Name: "accounting_ok", Kind: KindBool, Doc: "records agree with the agent summary", get: func(m *Metrics) Value { return boolV(m.AccountingOK) }},
-	{Name: "dropped_inflight", Kind: KindCount, Null: "n/a", Doc: "failed requests fully written before the action was sent and open at it", get: func(m *Metrics) Value { return intP(m.DroppedInflight) }},
+	{Name: "dropped_inflight", Kind: KindCount, Compare: CompareLoss, Null: "n/a", Doc: "failed requests fully written before the action was sent and open at it", get: func(m *Metrics) Value { return intP(m.DroppedInflight) }},
 	{Name: "failed_in_delivery_window", Kind: KindCount, Null: "n/a", Doc: "failed requests written while the signal was on its way (T0..T1)", get: func(m *Metrics) Value { return intP(m.FailedInDeliveryWindow) }},
 	{Name: "idle_close_race", Kind: KindCount, Null: "n/a", Doc: "failed after the signal: eof/reset on a reused connection, no response byte", get: func(m *Metrics) Value { return intP(m.IdleCloseRace) }},
 	{Name: "inflight_at_action", Kind: KindCount, Null: "n/a", Doc: "requests open at the moment the action was sent (any class)", get: func(m *Metrics) Value { return intP(m.InflightAtAction) }},
 	{Name: "served_after_signal", Kind: KindCount, Null: "n/a", Doc: "ok requests sent after the signal had certainly arrived (T1)", get: func(m *Metrics) Value { return intP(m.ServedAfterSignal) }},
-	{Name: "failed_after_signal", Kind: KindCount, Null: "n/a", Doc: "failed requests sent after the signal had certainly arrived (T1)", get: func(m *Metrics) Value { return intP(m.FailedAfterSignal) }},
+	{Name: "failed_after_signal", Kind: KindCount, Compare: CompareLoss, Null: "n/a", Doc: "failed requests sent after the signal had certainly arrived (T1)", get: func(m *Metrics) Value { return intP(m.FailedAfterSignal) }},
 	{Name: "failed_before_signal", Kind: KindCount, Null: "n/a", Doc: "failed requests that ended before the action was sent", get: func(m *Metrics) Value { return intP(m.FailedBeforeSignal) }},
 	{Name: "failed_after_exit", Kind: KindCount, Null: "n/a", Doc: "failed requests started after the acted-on replica exited", get: func(m *Metrics) Value { return intP(m.FailedAfterExit) }},
 	{Name: "delivery_window_ms", Kind: KindMs, Null: "n/a", Doc: "T1 - T0: how long the signal's arrival is uncertain", get: func(m *Metrics) Value { return floatP(m.DeliveryWindowMs) }},
 	{Name: "action_call_ms", Kind: KindMs, Null: "n/a", Doc: "duration of the engine call that sent the action", get: func(m *Metrics) Value { return floatP(m.ActionCallMs) }},
 	{Name: "signal_seen_ms", Kind: KindMs, Null: "n/a", Doc: "the app logged the signal this long after it was sent", get: lifecycle(func(m *Metrics) Value { return floatP(m.SignalSeenMs) })},
-	{Name: "exit_code", Kind: KindCode, Null: "NEVER", Doc: "exit code of the acted-on replica", get: func(m *Metrics) Value { return intP(m.ExitCode) }},
-	{Name: "exit_after_ms", Kind: KindMs, Null: "NEVER", Doc: "exit time minus the time the action was sent", get: func(m *Metrics) Value { return floatP(m.ExitAfterMs) }},
+	{Name: "exit_code", Kind: KindCode, Compare: CompareCodes, Null: "NEVER", Doc: "exit code of the acted-on replica", get: func(m *Metrics) Value { return intP(m.ExitCode) }},
+	{Name: "exit_after_ms", Kind: KindMs, Compare: CompareLatency, Null: "NEVER", Doc: "exit time minus the time the action was sent", get: func(m *Metrics) Value { return floatP(m.ExitAfterMs) }},
 	{Name: "killed", Kind: KindBool, Doc: "exited with code 137 (SIGKILL)", get: func(m *Metrics) Value { return boolV(m.Killed) }},
 	{Name: "oom_killed", Kind: KindBool, Doc: "the engine's OOMKilled flag", get: func(m *Metrics) Value { return boolV(m.OOMKilled) }},
 	{Name: "stop_timeout_s", Kind: KindSeconds, Null: "unset", Doc: "stop grace period in force", get: func(m *Metrics) Value { return intP(m.StopTimeoutS) }},
 	{Name: "drain_observed_ms", Kind: KindMs, Null: "none", Doc: "action to the last ok response to work the replica had accepted (client side; direct topology)", get: func(m *Metrics) Value { return floatP(m.DrainObservedMs) }},
 	{Name: "lifecycle_log", Kind: KindBool, Doc: "the acted-on replica logged shutdownlab lifecycle events", get: func(m *Metrics) Value { return boolV(m.LifecycleLog) }},
-	{Name: "drain_ms", Kind: KindMs, Null: "none", Doc: "the app's own drained-in time", get: lifecycle(func(m *Metrics) Value { return floatP(m.DrainMs) })},
+	{Name: "drain_ms", Kind: KindMs, Compare: CompareLatency, Null: "none", Doc: "the app's own drained-in time", get: lifecycle(func(m *Metrics) Value { return floatP(m.DrainMs) })},
 	{Name: "signal_handled", Kind: KindBool, Null: "n/a", Doc: "the app logged a signal event", get: lifecycle(func(m *Metrics) Value { return boolP(m.SignalHandled) })},
 	{Name: "deadline_hit", Kind: KindBool, Null: "n/a", Doc: "the app logged a deadline event", get: lifecycle(func(m *Metrics) Value { return boolP(m.DeadlineHit) })},
 	{Name: "abandoned_inflight", Kind: KindCount, Null: "none", Doc: "in-flight requests cut at the deadline", get: lifecycle(func(m *Metrics) Value { return intP(m.AbandonedInflight) })},
 	{Name: "job_steps", Kind: KindCount, Null: "n/a", Doc: "job.log lines starting with \"step \"", get: lifecycle(func(m *Metrics) Value { return intP(m.JobSteps) })},
 	{Name: "job_committed", Kind: KindBool, Null: "n/a", Doc: "job.log contains COMMIT", get: lifecycle(func(m *Metrics) Value { return boolP(m.JobCommitted) })},
-	{Name: "writes", Kind: KindCount, Null: "n/a", Optional: true, Doc: "write requests (POST /write) reconciled with the ledgers", get: func(m *Metrics) Value { return intP(m.Writes) }},
-	{Name: "acked_writes", Kind: KindCount, Null: "n/a", Optional: true, Doc: "client saw 2xx, row written", get: func(m *Metrics) Value { return intP(m.AckedWrites) }},
-	{Name: "ghost_writes", Kind: KindCount, Null: "n/a", Optional: true, Doc: "row written, client saw a failure (a retry duplicates it)", get: func(m *Metrics) Value { return intP(m.GhostWrites) }},
-	{Name: "clean_failures", Kind: KindCount, Null: "n/a", Optional: true, Doc: "no row, client saw a failure (safe to retry)", get: func(m *Metrics) Value { return intP(m.CleanFailures) }},
-	{Name: "lost_writes", Kind: KindCount, Null: "n/a", Optional: true, Doc: "client saw 2xx, no row (a bug; must be 0)", get: func(m *Metrics) Value { return intP(m.LostWrites) }},
-	{Name: "unknown_writes", Kind: KindCount, Null: "n/a", Optional: true, Doc: "rows with no response recorded", get: func(m *Metrics) Value { return intP(m.UnknownWrites) }},
-	{Name: "duplicate_writes", Kind: KindCount, Null: "n/a", Optional: true, Doc: "ledger lines beyond the first for one id", get: func(m *Metrics) Value { return intP(m.DuplicateWrites) }},
-	{Name: "p50_ms", Kind: KindMs, Null: "n/a", Doc: "median latency of ok requests", get: func(m *Metrics) Value { return floatP(m.P50Ms) }},
-	{Name: "p99_ms", Kind: KindMs, Null: "n/a", Doc: "99th percentile latency of ok requests", get: func(m *Metrics) Value { return floatP(m.P99Ms) }},
-	{Name: "baseline_p99_ms", Kind: KindMs, Null: "n/a", Optional: true, Doc: "median p99_ms of the baseline variant", get: func(m *Metrics) Value { return floatP(m.BaselineP99Ms) }},
-	{Name: "p99_vs_baseline", Kind: KindRatio, Null: "n/a", Optional: true, Doc: "p99_ms / baseline_p99_ms", get: func(m *Metrics) Value { return floatP(m.P99VsBaseline) }},
-	{Name: "max_ms", Kind: KindMs, Null: "n/a", Doc: "slowest ok request", get: func(m *Metrics) Value { return floatP(m.MaxMs) }},
+	{Name: "writes", Kind: KindCount, Null: "n/a", Optional: NeedsWrites, Doc: "write requests (POST /write) reconciled with the ledgers", get: func(m *Metrics) Value { return intP(m.Writes) }},
+	{Name: "acked_writes", Kind: KindCount, Null: "n/a", Optional: NeedsWrites, Doc: "client saw 2xx, row written", get: func(m *Metrics) Value { return intP(m.AckedWrites) }},
+	{Name: "ghost_writes", Kind: KindCount, Compare: CompareLoss, Null: "n/a", Optional: NeedsWrites, Doc: "row written, client saw a failure (a retry duplicates it)", get: func(m *Metrics) Value { return intP(m.GhostWrites) }},
+	{Name: "clean_failures", Kind: KindCount, Null: "n/a", Optional: NeedsWrites, Doc: "no row, client saw a failure (safe to retry)", get: func(m *Metrics) Value { return intP(m.CleanFailures) }},
+	{Name: "lost_writes", Kind: KindCount, Compare: CompareLoss, Null: "n/a", Optional: NeedsWrites, Doc: "client saw 2xx, no row (a bug; must be 0)", get: func(m *Metrics) Value { return intP(m.LostWrites) }},
+	{Name: "unknown_writes", Kind: KindCount, Null: "n/a", Optional: NeedsWrites, Doc: "rows with no response recorded", get: func(m *Metrics) Value { return intP(m.UnknownWrites) }},
+	{Name: "duplicate_writes", Kind: KindCount, Null: "n/a", Optional: NeedsWrites, Doc: "ledger lines beyond the first for one id", get: func(m *Metrics) Value { return intP(m.DuplicateWrites) }},
+	{Name: "p50_ms", Kind: KindMs, Compare: CompareLatency, Null: "n/a", Doc: "median latency of ok requests", get: func(m *Metrics) Value { return floatP(m.P50Ms) }},
+	{Name: "p99_ms", Kind: KindMs, Compare: CompareLatency, Null: "n/a", Doc: "99th percentile latency of ok requests", get: func(m *Metrics) Value { return floatP(m.P99Ms) }},
+	{Name: "baseline_p99_ms", Kind: KindMs, Null: "n/a", Optional: NeedsBaseline, Doc: "median p99_ms of the baseline variant", get: func(m *Metrics) Value { return floatP(m.BaselineP99Ms) }},
+	{Name: "p99_vs_baseline", Kind: KindRatio, Null: "n/a", Optional: NeedsBaseline, Doc: "p99_ms / baseline_p99_ms", get: func(m *Metrics) Value { return floatP(m.P99VsBaseline) }},
+	{Name: "max_ms", Kind: KindMs, Compare: CompareLatency, Null: "n/a", Doc: "slowest ok request", get: func(m *Metrics) Value { return floatP(m.MaxMs) }},
 	{Name: "setup_ms", Kind: KindMs, Doc: "harness time from run start to load start", get: func(m *Metrics) Value { return floatV(m.SetupMs) }},
 	{Name: "teardown_ms", Kind: KindMs, Doc: "harness time to remove containers and network", get: func(m *Metrics) Value { return floatV(m.TeardownMs) }},
 }
@@ -175,6 +221,55 @@ func (m *Metrics) Value(name string) (Value, bool) {
 		}
 	}
 	return Value{}, false
+}
+
+// ByClassKeys returns the by_class keys a report can produce besides
+// http_NNN: every record.Classes class but http_error (which is split by
+// status), and "unknown" (a record without a class).
+func ByClassKeys() []string {
+	var out []string
+	for _, c := range record.Classes {
+		if c != record.ClassHTTPError {
+			out = append(out, string(c))
+		}
+	}
+	return append(out, "unknown")
+}
+
+// byClassDef is the row of by_class.KEY: a count, compared as a loss
+// unless the class is ok or not_sent. A failure class (http_NNN, refused,
+// reset, eof, timeout) is a loss, and so is a key no known class has
+// (something the client saw that was not a success).
+func byClassDef(key string) MetricDef {
+	d := MetricDef{Name: ByClassPrefix + key, Kind: KindCount, Doc: "requests of class " + key, Compare: CompareLoss,
+		get: func(m *Metrics) Value { return intV(m.ByClass[key]) }}
+	if key == string(record.ClassOK) || key == string(record.ClassNotSent) {
+		d.Compare = CompareNone
+	}
+	return d
+}
+
+// isHTTPKey reports whether key is "http_NNN" (three digits).
+func isHTTPKey(key string) bool {
+	n, ok := strings.CutPrefix(key, "http_")
+	return ok && len(n) == 3 && strings.Trim(n, "0123456789") == ""
+}
+
+// Lookup returns the definition of the named metric and whether the name
+// is known: a catalog metric, or by_class.KEY for a key a report can
+// produce (one of ByClassKeys, or http_NNN).
+func Lookup(name string) (MetricDef, bool) {
+	if key, ok := strings.CutPrefix(name, ByClassPrefix); ok {
+		if isHTTPKey(key) || slices.Contains(ByClassKeys(), key) {
+			return byClassDef(key), true
+		}
+		return MetricDef{}, false
+	}
+	i := slices.IndexFunc(defs, func(d MetricDef) bool { return d.Name == name })
+	if i < 0 {
+		return MetricDef{}, false
+	}
+	return defs[i], true
 }
 
 // Rows returns the metric rows for a set of runs, in table order: the fixed
@@ -219,14 +314,13 @@ func Rows(ms []*Metrics) []MetricDef {
 
 	out := make([]MetricDef, 0, len(defs)+len(keys))
 	for _, d := range defs {
-		if d.Optional && !anyValue(d, ms) {
+		if d.Optional != Always && !anyValue(d, ms) {
 			continue
 		}
 		out = append(out, d)
 		if d.Name == "failed" {
 			for _, k := range keys {
-				out = append(out, MetricDef{Name: ByClassPrefix + k, Kind: KindCount, Doc: "requests of class " + k,
-					get: func(m *Metrics) Value { return intV(m.ByClass[k]) }})
+				out = append(out, byClassDef(k))
 			}
 		}
 	}

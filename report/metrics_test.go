@@ -257,11 +257,35 @@ func TestComputeDoesNotModifyInput(t *testing.T) {
 	}
 }
 
+// TestEveryDefHasAValue sets every field to a distinct non-zero value (see
+// filled), then flips each bool alone, and checks every definition reads
+// exactly its own field: a getter that reads the wrong field (or none, or
+// is null where a value exists) fails.
 func TestEveryDefHasAValue(t *testing.T) {
-	m := Compute(record.Meta{}, nil)
+	m, want := filled(t)
 	for _, d := range Defs() {
-		if _, ok := m.Value(d.Name); !ok {
-			t.Errorf("metric %s has no value", d.Name)
+		v := d.Get(m)
+		if v.Null || v.V != want[d.Name] {
+			t.Errorf("%s reads %+v, want %g (its own field)", d.Name, v, want[d.Name])
+		}
+		if byName, ok := m.Value(d.Name); !ok || byName != v {
+			t.Errorf("Metrics.Value(%q) = %+v %v, want %+v", d.Name, byName, ok, v)
+		}
+	}
+	// Bools are (nearly) all true above, so a getter reading another bool
+	// passed: flip each alone.
+	for _, f := range metricFields(t) {
+		if f.typ.Kind() != reflect.Bool && (f.typ.Kind() != reflect.Pointer || f.typ.Elem().Kind() != reflect.Bool) {
+			continue
+		}
+		m, _ := filled(t)
+		fv := reflect.ValueOf(m).Elem().FieldByIndex(f.index)
+		if fv.Kind() == reflect.Pointer {
+			fv = fv.Elem()
+		}
+		fv.SetBool(!fv.Bool())
+		if v, _ := m.Value(f.name); v.Null || (v.V != 0) != fv.Bool() {
+			t.Errorf("%s with its field alone set to %v reads %+v", f.name, fv.Bool(), v)
 		}
 	}
 	if _, ok := m.Value("nope"); ok {
@@ -281,4 +305,3 @@ func TestMetricsDocumented(t *testing.T) {
 		}
 	}
 }
-

@@ -25,13 +25,21 @@ func failedAfter(n int) set    { return func(m *report.Metrics) { m.FailedAfterS
 func failedAfterExit(n int) set {
 	return func(m *report.Metrics) { m.FailedAfterExit = ip(n) }
 }
-func drain(ms float64) set { return func(m *report.Metrics) { m.LifecycleLog, m.DrainMs = true, fp(ms) } }
-func handled(b bool) set   { return func(m *report.Metrics) { m.LifecycleLog, m.SignalHandled = true, &b } }
-func abandoned(n int) set  { return func(m *report.Metrics) { m.LifecycleLog, m.AbandonedInflight = true, ip(n) } }
-func steps(n int) set      { return func(m *report.Metrics) { m.LifecycleLog, m.JobSteps = true, ip(n) } }
-func committed(b bool) set { return func(m *report.Metrics) { m.LifecycleLog, m.JobCommitted = true, &b } }
-func ghosts(n int) set     { return func(m *report.Metrics) { m.GhostWrites, m.LostWrites = ip(n), ip(0) } }
-func lost(n int) set       { return func(m *report.Metrics) { m.LostWrites = ip(n) } }
+func drain(ms float64) set {
+	return func(m *report.Metrics) { m.LifecycleLog, m.DrainMs = true, fp(ms) }
+}
+func handled(b bool) set {
+	return func(m *report.Metrics) { m.LifecycleLog, m.SignalHandled = true, &b }
+}
+func abandoned(n int) set {
+	return func(m *report.Metrics) { m.LifecycleLog, m.AbandonedInflight = true, ip(n) }
+}
+func steps(n int) set { return func(m *report.Metrics) { m.LifecycleLog, m.JobSteps = true, ip(n) } }
+func committed(b bool) set {
+	return func(m *report.Metrics) { m.LifecycleLog, m.JobCommitted = true, &b }
+}
+func ghosts(n int) set { return func(m *report.Metrics) { m.GhostWrites, m.LostWrites = ip(n), ip(0) } }
+func lost(n int) set   { return func(m *report.Metrics) { m.LostWrites = ip(n) } }
 func p99Ratio(r float64) set {
 	return func(m *report.Metrics) { m.P99VsBaseline, m.BaselineP99Ms = fp(r), fp(335) }
 }

@@ -191,28 +191,12 @@ func variantValues(v *report.Variant, name string) ([]report.Value, bool) {
 	return out, true
 }
 
-// probeKinds are the kinds of the probe metrics, for a build whose
-// report.Defs does not list them yet.
-var probeKinds = map[string]report.Kind{
-	"probe_server_closed":      report.KindBool,
-	"probe_response_keepalive": report.KindBool,
-}
-
-// metricDef returns the report definition of a metric, or one made up from
-// its name (by_class.* counts; *_ms durations; probe bools).
+// metricDef returns the catalog definition of a metric (by_class.KEY
+// included), or a plain count for a name the catalog does not know (a rule
+// reads only catalog metrics: TestRuleMetricsInCatalog).
 func metricDef(name string) report.MetricDef {
-	for _, d := range report.Defs() {
-		if d.Name == name {
-			return d
-		}
-	}
-	switch {
-	case strings.HasPrefix(name, report.ByClassPrefix):
-		return report.MetricDef{Name: name, Kind: report.KindCount}
-	case probeKinds[name] != "":
-		return report.MetricDef{Name: name, Kind: probeKinds[name]}
-	case strings.HasSuffix(name, "_ms"):
-		return report.MetricDef{Name: name, Kind: report.KindMs, Null: "NEVER"}
+	if d, ok := report.Lookup(name); ok {
+		return d
 	}
 	return report.MetricDef{Name: name, Kind: report.KindCount, Null: "n/a"}
 }

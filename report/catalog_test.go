@@ -1,0 +1,208 @@
+package report
+
+import (
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// notMetrics are the JSON keys of Metrics that are not metrics, and why.
+var notMetrics = map[string]string{
+	"by_class":   "a map of counts; its rows are the by_class.KEY metrics (Rows, Lookup)",
+	"notes":      "free text explaining accounting errors and oddities",
+	"signal_ref": "a word naming the delivery window's upper bound, not a number",
+}
+
+// metricField is one JSON-tagged field of Metrics (ProbeMetrics included).
+type metricField struct {
+	name  string // the JSON key
+	index []int  // for reflect.Value.FieldByIndex
+	typ   reflect.Type
+}
+
+// metricFields lists the JSON-tagged fields of Metrics, descending into the
+// embedded *ProbeMetrics.
+func metricFields(t *testing.T) []metricField {
+	t.Helper()
+	var out []metricField
+	var walk func(typ reflect.Type, prefix []int)
+	walk = func(typ reflect.Type, prefix []int) {
+		for i := range typ.NumField() {
+			f := typ.Field(i)
+			index := append(slices.Clone(prefix), i)
+			if f.Anonymous {
+				walk(f.Type.Elem(), index)
+				continue
+			}
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "" || name == "-" {
+				t.Errorf("field %s has no JSON name: every field of Metrics is named by its tag", f.Name)
+				continue
+			}
+			out = append(out, metricField{name: name, index: index, typ: f.Type})
+		}
+	}
+	walk(reflect.TypeFor[Metrics](), nil)
+	return out
+}
+
+// TestCatalogMatchesMetrics: every JSON key of Metrics is a catalog metric
+// (or listed in notMetrics with a reason), and every catalog metric is a
+// JSON key, so a field added without a definition (or a definition left
+// behind by a rename) fails here.
+func TestCatalogMatchesMetrics(t *testing.T) {
+	tags := map[string]bool{}
+	for _, f := range metricFields(t) {
+		tags[f.name] = true
+		_, isDef := Lookup(f.name)
+		_, skip := notMetrics[f.name]
+		switch {
+		case isDef && skip:
+			t.Errorf("%s is both a catalog metric and listed in notMetrics", f.name)
+		case !isDef && !skip:
+			t.Errorf("Metrics field %q has no definition in report/catalog.go (or add it to notMetrics with a reason)", f.name)
+		}
+	}
+	for name := range notMetrics {
+		if !tags[name] {
+			t.Errorf("notMetrics lists %q, which is no longer a field of Metrics", name)
+		}
+	}
+	for _, d := range Defs() {
+		if !tags[d.Name] {
+			t.Errorf("catalog metric %q is no JSON key of Metrics", d.Name)
+		}
+	}
+}
+
+// falseWhenFilled are the bools filled leaves false, and why: when true
+// they make other metrics null.
+var falseWhenFilled = map[string]string{
+	"phase_inconclusive": "true nulls dropped_inflight (inconclusive)",
+}
+
+// filled returns Metrics with every metric field set to a distinct
+// non-zero value (field i: i+1.5 or i+1; bools true but those in
+// falseWhenFilled), ProbeMetrics allocated, and the value each field holds
+// by name.
+func filled(t *testing.T) (*Metrics, map[string]float64) {
+	t.Helper()
+	m := &Metrics{ProbeMetrics: &ProbeMetrics{}}
+	rv := reflect.ValueOf(m).Elem()
+	want := map[string]float64{}
+	for i, f := range metricFields(t) {
+		if _, skip := notMetrics[f.name]; skip {
+			continue
+		}
+		fv := rv.FieldByIndex(f.index)
+		if fv.Kind() == reflect.Pointer {
+			fv.Set(reflect.New(fv.Type().Elem()))
+			fv = fv.Elem()
+		}
+		switch fv.Kind() {
+		case reflect.Bool:
+			_, off := falseWhenFilled[f.name]
+			fv.SetBool(!off)
+			want[f.name] = boolV(!off).V
+		case reflect.Int:
+			fv.SetInt(int64(i + 1))
+			want[f.name] = float64(i + 1)
+		case reflect.Float64:
+			fv.SetFloat(float64(i+1) + 0.5)
+			want[f.name] = float64(i+1) + 0.5
+		default:
+			t.Fatalf("field %s: kind %s; teach filled about it", f.name, fv.Kind())
+		}
+	}
+	return m, want
+}
+
+func TestLookup(t *testing.T) {
+	tests := []struct {
+		name    string
+		known   bool
+		kind    Kind
+		compare Comparison
+	}{
+		{"failed", true, KindCount, CompareLoss},
+		{"p99_ms", true, KindMs, CompareLatency},
+		{"exit_code", true, KindCode, CompareCodes},
+		{"requests", true, KindCount, CompareNone},
+		{"probe_server_closed", true, KindBool, CompareNone},
+		// by_class: a failure class is a loss; ok and not_sent are not.
+		{"by_class.http_502", true, KindCount, CompareLoss},
+		{"by_class.http_000", true, KindCount, CompareLoss},
+		{"by_class.refused", true, KindCount, CompareLoss},
+		{"by_class.unknown", true, KindCount, CompareLoss},
+		{"by_class.ok", true, KindCount, CompareNone},
+		{"by_class.not_sent", true, KindCount, CompareNone},
+		// names a report never produces
+		{"by_class.http_error", false, "", ""},
+		{"by_class.http_5O2", false, "", ""},
+		{"by_class.http_5021", false, "", ""},
+		{"by_class.resets", false, "", ""},
+		{"by_class.", false, "", ""},
+		{"by_class", false, "", ""},
+		{"notes", false, "", ""},
+		{"p99", false, "", ""},
+	}
+	for _, tt := range tests {
+		d, ok := Lookup(tt.name)
+		if ok != tt.known || d.Kind != tt.kind || d.Compare != tt.compare {
+			t.Errorf("Lookup(%q) = %v kind %q compare %q, want %v %q %q", tt.name, ok, d.Kind, d.Compare, tt.known, tt.kind, tt.compare)
+		}
+		if ok && d.Name != tt.name {
+			t.Errorf("Lookup(%q).Name = %q", tt.name, d.Name)
+		}
+	}
+}
+
+// TestComparisonFitsKind: a loss is a count, a latency a duration in ms,
+// codes an exit code; and what gate compares is decided in the catalog
+// alone, so the compared set is pinned here.
+func TestComparisonFitsKind(t *testing.T) {
+	fits := map[Comparison]Kind{CompareLoss: KindCount, CompareLatency: KindMs, CompareCodes: KindCode}
+	got := map[Comparison][]string{}
+	for _, d := range Defs() {
+		if d.Compare == CompareNone {
+			continue
+		}
+		if k, ok := fits[d.Compare]; !ok || d.Kind != k {
+			t.Errorf("%s: kind %s compared as %q", d.Name, d.Kind, d.Compare)
+		}
+		got[d.Compare] = append(got[d.Compare], d.Name)
+	}
+	want := map[Comparison][]string{
+		CompareLoss:    {"failed", "dropped_inflight", "failed_after_signal", "ghost_writes", "lost_writes"},
+		CompareLatency: {"exit_after_ms", "drain_ms", "p50_ms", "p99_ms", "max_ms"},
+		CompareCodes:   {"exit_code"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("compared metrics = %v\nwant %v\n(a change here changes gate NEW --baseline OLD: update docs/expectations.md too)", got, want)
+	}
+}
+
+// TestByClassRowsCompare: the by_class rows Rows inserts carry the same
+// comparison as Lookup gives.
+func TestByClassRowsCompare(t *testing.T) {
+	m := &Metrics{ByClass: map[string]int{"ok": 3, "http_503": 1, "not_sent": 1, "weird": 1}}
+	n := 0
+	for _, d := range Rows([]*Metrics{m}) {
+		key, ok := strings.CutPrefix(d.Name, ByClassPrefix)
+		if !ok {
+			continue
+		}
+		n++
+		want := CompareLoss
+		if key == "ok" || key == "not_sent" {
+			want = CompareNone
+		}
+		if d.Compare != want {
+			t.Errorf("%s compares as %q, want %q", d.Name, d.Compare, want)
+		}
+	}
+	if n != 4 {
+		t.Errorf("got %d by_class rows, want 4", n)
+	}
+}

@@ -1,0 +1,86 @@
+package reproduce
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/shutdownlab/shutdownlab/report"
+)
+
+// ruleMetrics returns every metric name a rule reads, as the string
+// literal passed last to judge.vals or judge.valsOf in the package's
+// non-test sources (outside those two methods), with its position. A name that is not a literal is
+// reported as an error: the test could not check it.
+func ruleMetrics(t *testing.T) map[string]string {
+	t.Helper()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	out := map[string]string{}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		file, err := parser.ParseFile(fset, f, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(file, func(n ast.Node) bool {
+			if fn, ok := n.(*ast.FuncDecl); ok && (fn.Name.Name == "vals" || fn.Name.Name == "valsOf") {
+				return false // they pass their caller's name on
+			}
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			sel, ok := call.Fun.(*ast.SelectorExpr)
+			if !ok || (sel.Sel.Name != "vals" && sel.Sel.Name != "valsOf") || len(call.Args) != 2 {
+				return true
+			}
+			lit, ok := call.Args[1].(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING {
+				t.Errorf("%s: %s reads a metric name that is not a string literal; this test cannot check it", fset.Position(call.Pos()), sel.Sel.Name)
+				return true
+			}
+			name, err := strconv.Unquote(lit.Value)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[name] = fset.Position(lit.Pos()).String()
+			return true
+		})
+	}
+	return out
+}
+
+// TestRuleMetricsInCatalog: every metric a claim lists or a rule reads is
+// one the report computes, so a rename in report/catalog.go breaks this
+// test instead of turning a claim into "not computed by this build".
+func TestRuleMetricsInCatalog(t *testing.T) {
+	names := ruleMetrics(t)
+	// The rules read ~20 distinct metrics; finding far fewer means the
+	// scan above no longer sees them (vals renamed), not that all is well.
+	if len(names) < 15 {
+		t.Fatalf("found %d metric names in the rules (%v), want >= 15: does ruleMetrics still find the calls?", len(names), names)
+	}
+	for _, c := range Claims() {
+		if len(c.Metrics) == 0 {
+			t.Errorf("claim %s lists no metric", c.ID)
+		}
+		for _, m := range c.Metrics {
+			names[m] = "claim " + c.ID + " Metrics"
+		}
+	}
+	for name, where := range names {
+		if _, ok := report.Lookup(name); !ok {
+			t.Errorf("%s: metric %q is not in the report catalog (report/catalog.go)", where, name)
+		}
+	}
+}
