@@ -2,7 +2,10 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"time"
 )
 
@@ -70,5 +73,55 @@ func (f *agentFollow) wait(grace time.Duration) bool {
 		return true
 	case <-t2.C:
 		return false
+	}
+}
+
+// followAgent streams the agent's stdout into records.jsonl and its stderr
+// into agent.log, in the background, until the agent exits (bounded by the
+// load's length; see agentStream.follow). Output errors never block the
+// stream: they are kept in x.stream (OutputErr).
+func (x *run) followAgent(ctx context.Context) (*agentFollow, error) {
+	recordsPath := filepath.Join(x.dir, recordsFile)
+	rec, err := os.Create(recordsPath)
+	if err != nil {
+		return nil, fmt.Errorf("creating %s: %w", recordsFile, err)
+	}
+	logf, err := os.Create(filepath.Join(x.dir, agentLogFile))
+	if err != nil {
+		rec.Close()
+		return nil, fmt.Errorf("creating %s: %w", agentLogFile, err)
+	}
+	closeAll := func() {
+		if err := rec.Close(); err != nil {
+			x.stream.fail(recordsFile, err)
+		}
+		if err := logf.Close(); err != nil {
+			x.stream.fail(agentLogFile, err)
+		}
+		if x.stream.OutputErr() != nil {
+			return
+		}
+		if err := compressIfLarge(recordsPath); err != nil {
+			x.r.opts.Progress.Logf("records: %v", err)
+		}
+	}
+	id := x.agent.ID
+	logs := func(ctx context.Context, stdout, stderr io.Writer) error {
+		return x.r.eng.Logs(ctx, id, true, stdout, stderr)
+	}
+	bound := x.startBound() + x.loadBound() + 2*agentExitSlack
+	return x.stream.follow(ctx, bound, logs, rec, recordsFile, logf, agentLogFile, closeAll), nil
+}
+
+// endFollow waits (bounded) for the agent's output stream to end, cutting
+// it if it does not, and reports a stream that failed by itself.
+func (x *run) endFollow() {
+	p := x.r.opts.Progress
+	if !x.follow.wait(streamGrace) {
+		p.Logf("%s output stream did not end within %s of being cut; abandoned", x.loadName(), streamCutWait)
+		return
+	}
+	if err := x.follow.err; err != nil {
+		p.Logf("%s output stream: %v", x.loadName(), err)
 	}
 }

@@ -2,11 +2,8 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -208,77 +205,6 @@ func (x *run) execute(ctx context.Context, t0 time.Time) (retErr error) {
 	return x.awaitAgent(rctx, loadStart)
 }
 
-// setUp creates the run's network and starts the replicas, the proxy and
-// the agent, within a bound: the ready wait plus setupSlack.
-func (x *run) setUp(ctx context.Context) error {
-	bound := max(x.readyTimeout(), proxyReadyTimeout) + setupSlack
-	sctx, cancel := context.WithTimeout(ctx, bound)
-	defer cancel()
-	err := x.startAll(sctx)
-	if err != nil && ctx.Err() == nil && errors.Is(sctx.Err(), context.DeadlineExceeded) {
-		return invalidf("set-up (network, containers, readiness) took longer than %s: %v", bound, err)
-	}
-	return err
-}
-
-// startAll is setUp without its bound.
-func (x *run) startAll(ctx context.Context) error {
-	eng := x.r.eng
-	labels := map[string]string{"shutdownlab.run": x.name, "shutdownlab.scenario": x.spec.Name}
-	if _, err := eng.CreateNetwork(ctx, x.name, labels); err != nil {
-		return err
-	}
-	x.network = x.name
-	x.labels = labels
-	var err error
-	if x.targetRef, x.runtime, err = x.r.targetImage(ctx, x.spec.Target); err != nil {
-		return err
-	}
-	// Container start is the slow part of set-up (~0.8 s each on a
-	// fuse-overlayfs engine), so replicas, the proxy and the agent start
-	// together; the agent polls /readyz itself (through the proxy, for
-	// topology caddy) before its load begins. Each goroutine ends with
-	// ctx (bounded by setUp).
-	agentErr := make(chan error, 1)
-	go func() { agentErr <- x.startAgent(ctx, labels) }()
-	proxyErr := make(chan error, 1)
-	go func() { proxyErr <- x.startProxy(ctx, labels) }()
-	err = x.startReplicas(ctx, labels)
-	if perr := <-proxyErr; err == nil {
-		err = perr
-	}
-	if aerr := <-agentErr; err == nil {
-		err = aerr
-	}
-	return err
-}
-
-// readyTimeout is target.ready_timeout: how long a replica may take to be
-// ready (its "up" line; the load's poll of the ready path).
-func (x *run) readyTimeout() time.Duration {
-	if d := x.spec.Target.ReadyTimeout.D(); d > 0 {
-		return d
-	}
-	return scenarios.DefaultReadyTimeout.D()
-}
-
-// startBound is how long the load's start line may take once everything
-// started: the agent's own ready wait ends first, then its exit says why.
-func (x *run) startBound() time.Duration { return x.readyTimeout() + startSlack }
-
-// endFollow waits (bounded) for the agent's output stream to end, cutting
-// it if it does not, and reports a stream that failed by itself.
-func (x *run) endFollow() {
-	p := x.r.opts.Progress
-	if !x.follow.wait(streamGrace) {
-		p.Logf("%s output stream did not end within %s of being cut; abandoned", x.loadName(), streamCutWait)
-		return
-	}
-	if err := x.follow.err; err != nil {
-		p.Logf("%s output stream: %v", x.loadName(), err)
-	}
-}
-
 func (x *run) replicaName(i int) string { return fmt.Sprintf("%s-replica-%d", x.name, i) }
 
 // startReplicas starts every target replica and waits for its "up" line.
@@ -410,43 +336,6 @@ func (x *run) startAgent(ctx context.Context, labels map[string]string) error {
 	x.agent = c
 	x.mu.Unlock()
 	return nil
-}
-
-// followAgent streams the agent's stdout into records.jsonl and its stderr
-// into agent.log, in the background, until the agent exits (bounded by the
-// load's length; see agentStream.follow). Output errors never block the
-// stream: they are kept in x.stream (OutputErr).
-func (x *run) followAgent(ctx context.Context) (*agentFollow, error) {
-	recordsPath := filepath.Join(x.dir, recordsFile)
-	rec, err := os.Create(recordsPath)
-	if err != nil {
-		return nil, fmt.Errorf("creating %s: %w", recordsFile, err)
-	}
-	logf, err := os.Create(filepath.Join(x.dir, agentLogFile))
-	if err != nil {
-		rec.Close()
-		return nil, fmt.Errorf("creating %s: %w", agentLogFile, err)
-	}
-	closeAll := func() {
-		if err := rec.Close(); err != nil {
-			x.stream.fail(recordsFile, err)
-		}
-		if err := logf.Close(); err != nil {
-			x.stream.fail(agentLogFile, err)
-		}
-		if x.stream.OutputErr() != nil {
-			return
-		}
-		if err := compressIfLarge(recordsPath); err != nil {
-			x.r.opts.Progress.Logf("records: %v", err)
-		}
-	}
-	id := x.agent.ID
-	logs := func(ctx context.Context, stdout, stderr io.Writer) error {
-		return x.r.eng.Logs(ctx, id, true, stdout, stderr)
-	}
-	bound := x.startBound() + x.loadBound() + 2*agentExitSlack
-	return x.stream.follow(ctx, bound, logs, rec, recordsFile, logf, agentLogFile, closeAll), nil
 }
 
 // tickProgress reports load progress until the returned stop is called.

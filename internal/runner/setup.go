@@ -1,0 +1,67 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/shutdownlab/shutdownlab/scenarios"
+)
+
+// setUp creates the run's network and starts the replicas, the proxy and
+// the agent, within a bound: the ready wait plus setupSlack.
+func (x *run) setUp(ctx context.Context) error {
+	bound := max(x.readyTimeout(), proxyReadyTimeout) + setupSlack
+	sctx, cancel := context.WithTimeout(ctx, bound)
+	defer cancel()
+	err := x.startAll(sctx)
+	if err != nil && ctx.Err() == nil && errors.Is(sctx.Err(), context.DeadlineExceeded) {
+		return invalidf("set-up (network, containers, readiness) took longer than %s: %v", bound, err)
+	}
+	return err
+}
+
+// startAll is setUp without its bound.
+func (x *run) startAll(ctx context.Context) error {
+	eng := x.r.eng
+	labels := map[string]string{"shutdownlab.run": x.name, "shutdownlab.scenario": x.spec.Name}
+	if _, err := eng.CreateNetwork(ctx, x.name, labels); err != nil {
+		return err
+	}
+	x.network = x.name
+	x.labels = labels
+	var err error
+	if x.targetRef, x.runtime, err = x.r.targetImage(ctx, x.spec.Target); err != nil {
+		return err
+	}
+	// Container start is the slow part of set-up (~0.8 s each on a
+	// fuse-overlayfs engine), so replicas, the proxy and the agent start
+	// together; the agent polls /readyz itself (through the proxy, for
+	// topology caddy) before its load begins. Each goroutine ends with
+	// ctx (bounded by setUp).
+	agentErr := make(chan error, 1)
+	go func() { agentErr <- x.startAgent(ctx, labels) }()
+	proxyErr := make(chan error, 1)
+	go func() { proxyErr <- x.startProxy(ctx, labels) }()
+	err = x.startReplicas(ctx, labels)
+	if perr := <-proxyErr; err == nil {
+		err = perr
+	}
+	if aerr := <-agentErr; err == nil {
+		err = aerr
+	}
+	return err
+}
+
+// readyTimeout is target.ready_timeout: how long a replica may take to be
+// ready (its "up" line; the load's poll of the ready path).
+func (x *run) readyTimeout() time.Duration {
+	if d := x.spec.Target.ReadyTimeout.D(); d > 0 {
+		return d
+	}
+	return scenarios.DefaultReadyTimeout.D()
+}
+
+// startBound is how long the load's start line may take once everything
+// started: the agent's own ready wait ends first, then its exit says why.
+func (x *run) startBound() time.Duration { return x.readyTimeout() + startSlack }
