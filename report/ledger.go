@@ -136,14 +136,14 @@ func computeWrites(m *Metrics, meta record.Meta, reqs []record.Request) {
 }
 
 // applyBaseline sets baseline_p99_ms and p99_vs_baseline on every run of
-// every non-baseline variant, when the result has a baseline variant (its
-// runs' Meta.Baseline is true) with at least one valid run with a p99. The
+// every non-baseline variant, when the result has a baseline variant
+// (Variant.IsBaseline) with at least one valid run with a p99. The
 // baseline is the median p99_ms of those runs.
 func applyBaseline(res *Result) {
 	var p99s []Value
 	for i := range res.Variants {
 		v := &res.Variants[i]
-		if !isBaseline(v) {
+		if !v.IsBaseline() {
 			continue
 		}
 		for _, m := range v.ValidMetrics() {
@@ -157,7 +157,7 @@ func applyBaseline(res *Result) {
 	base := *s.Median
 	for i := range res.Variants {
 		v := &res.Variants[i]
-		if isBaseline(v) {
+		if v.IsBaseline() {
 			continue
 		}
 		for j := range v.Runs {
@@ -170,7 +170,11 @@ func applyBaseline(res *Result) {
 	}
 }
 
-// isBaseline reports whether a variant is a scenario's baseline variant.
-func isBaseline(v *Variant) bool {
+// IsBaseline reports whether v is its scenario's steady-state baseline
+// variant (the scenario has baseline: true; the variant runs the base spec
+// with no action, and its runs' record.Meta.Baseline is set). It is the one
+// test for it: code that judges or compares variants asks it rather than
+// the label.
+func (v *Variant) IsBaseline() bool {
 	return len(v.Runs) > 0 && v.Runs[0].Meta.Baseline
 }

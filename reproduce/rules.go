@@ -93,7 +93,7 @@ func probeVariants(j *judge) []*report.Variant {
 	var all, closeOnly []*report.Variant
 	for i := range j.res.Variants {
 		v := &j.res.Variants[i]
-		if v.Label == "baseline" {
+		if v.IsBaseline() {
 			continue
 		}
 		all = append(all, v)

@@ -51,6 +51,11 @@ func TestRules(t *testing.T) {
 		return result(sc, "node", v("mode=none", none), v("mode=close", cl), v("mode=full", full))
 	}
 	p5 := func(rt string, rs []report.Run) *report.Result { return result("p5-idle-socket", rt, v("default", rs)) }
+	// A steady-state baseline variant has no action to probe: not judged.
+	baseline := v("baseline", runs(3))
+	for i := range baseline.Runs {
+		baseline.Runs[i].Meta.Baseline = true
+	}
 	p6ok := func(ka float64) []report.Run {
 		return runs(3, probe("probe_response_after_start_ms", 4010), probe("probe_response_keepalive", 1),
 			probe("probe_socket_closed_after_response_ms", ka+1008))
@@ -82,6 +87,8 @@ func TestRules(t *testing.T) {
 			res: p5("node", runs(3, probe("probe_server_closed", 1), probe("probe_socket_closed_after_signal_ms", 1.2)))},
 		{name: "idle socket kept", claim: "P5", probe: true, want: Differs, why: "did not close the socket in 3/3",
 			res: p5("node", runs(3, probe("probe_server_closed", 0), probeNever("probe_socket_closed_after_signal_ms")))},
+		{name: "baseline variant not judged", claim: "P5", probe: true, want: Reproduced,
+			res: result("p5-idle-socket", "node", v("default", runs(3, probe("probe_server_closed", 1), probe("probe_socket_closed_after_signal_ms", 1.2))), baseline)},
 		{name: "probe metrics not built", claim: "P5", want: NotRun, why: "not computed by this build",
 			res: p5("node", runs(3))},
 		// P6: keep-alive response, socket closed ≈ keep-alive + 1 s.
