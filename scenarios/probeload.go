@@ -61,7 +61,7 @@ func (p *ProbeLoad) RequestMs() int {
 
 // validateProbe checks load.kind and load.probe: a probe load has a probe
 // block and no agent-only settings the file asked for.
-func validateProbe(s *Spec, loc *locator, fail func(path, value, msg string)) {
+func validateProbe(s *Spec, loc *locator, fail failFunc) {
 	l := &s.Load
 	switch l.Kind {
 	case LoadAgent:

@@ -112,7 +112,7 @@ func (s *Spec) normalizeProxy() {
 }
 
 // validateTopology checks topology, proxy, roll and baseline.
-func validateTopology(s *Spec, fail func(path, value, msg string)) {
+func validateTopology(s *Spec, fail failFunc) {
 	switch s.Topology {
 	case TopologyDirect:
 		if !reflect.DeepEqual(s.Proxy, defaultProxy()) {
@@ -149,7 +149,7 @@ func validateTopology(s *Spec, fail func(path, value, msg string)) {
 }
 
 // validateProxy checks the proxy block of topology caddy.
-func validateProxy(p *Proxy, fail func(path, value, msg string)) {
+func validateProxy(p *Proxy, fail failFunc) {
 	if !slices.Contains(Policies, p.Policy) {
 		fail("proxy.policy", p.Policy, "want one of "+strings.Join(Policies, ", "))
 	}

@@ -63,7 +63,7 @@ func (l *locator) given(path string) bool {
 // validateTarget checks target.entrypoint, target.image and
 // target.protocol, and that every path the load uses is one the image
 // declares.
-func validateTarget(s *Spec, loc *locator, fail func(path, value, msg string)) {
+func validateTarget(s *Spec, loc *locator, fail failFunc) {
 	t := &s.Target
 	switch t.Entrypoint {
 	case EntrypointExec, EntrypointShell:

@@ -65,12 +65,32 @@ func normalizeSignal(name string) (string, bool) {
 	return name, false
 }
 
-// validate checks a decoded, normalised spec and returns every problem.
+// failFunc records one problem: the field's path, its value as written and
+// what is wrong with it.
+type failFunc = func(path, value, msg string)
+
+// validate checks a decoded, normalised spec and returns every problem,
+// section by section in file order.
 func validate(s *Spec, loc *locator) ValidationErrors {
 	var errs ValidationErrors
 	fail := func(path, value, msg string) { errs = append(errs, loc.errAt(path, value, msg)) }
-	itoa := strconv.Itoa
+	validateHeader(s, fail)
+	validateRuntime(s, fail)
+	validateLoad(&s.Load, fail)
+	validateMix(s.Load.Mix, fail)
+	validateJob(&s.Load, fail)
+	validateAction(s, fail)
+	validateTopology(s, fail)
+	validateProbe(s, loc, fail)
+	validateTarget(s, loc, fail)
+	if w := s.Observe.Window; w <= 0 || w.D() > MaxWindow {
+		fail("observe.window", w.String(), "must be > 0 and at most 10m")
+	}
+	return errs
+}
 
+// validateHeader checks name, reproduces and runs.
+func validateHeader(s *Spec, fail failFunc) {
 	if s.Name == "" {
 		fail("name", "", "required")
 	} else if !nameRE.MatchString(s.Name) {
@@ -82,10 +102,14 @@ func validate(s *Spec, loc *locator) ValidationErrors {
 		}
 	}
 	if s.Runs < 1 || s.Runs > MaxRuns {
-		fail("runs", itoa(s.Runs), fmt.Sprintf("must be 1..%d", MaxRuns))
+		fail("runs", strconv.Itoa(s.Runs), fmt.Sprintf("must be 1..%d", MaxRuns))
 	}
+}
 
-	// target
+// validateRuntime checks how the target runs: target.runtime, mode,
+// stop_timeout, ready_timeout and env, and replicas. (validateTarget checks
+// the image, entrypoint and protocol.)
+func validateRuntime(s *Spec, fail failFunc) {
 	switch s.Target.Runtime {
 	case RuntimeGo, RuntimeNode:
 	default:
@@ -114,11 +138,13 @@ func validate(s *Spec, loc *locator) ValidationErrors {
 		}
 	}
 	if s.Replicas < 1 || s.Replicas > MaxReplicas {
-		fail("replicas", itoa(s.Replicas), fmt.Sprintf("must be 1..%d", MaxReplicas))
+		fail("replicas", strconv.Itoa(s.Replicas), fmt.Sprintf("must be 1..%d", MaxReplicas))
 	}
+}
 
-	// load
-	l := &s.Load
+// validateLoad checks the load's shape, size and time bounds.
+func validateLoad(l *LoadSpec, fail failFunc) {
+	itoa := strconv.Itoa
 	switch l.Shape {
 	case ShapeClosed, ShapeOpen:
 	default:
@@ -151,10 +177,14 @@ func validate(s *Spec, loc *locator) ValidationErrors {
 	if l.Stagger != nil && (*l.Stagger < 0 || *l.Stagger > l.Duration) {
 		fail("load.stagger", l.Stagger.String(), "must be in 0..load.duration")
 	}
-	if len(l.Mix) == 0 {
+}
+
+// validateMix checks load.mix: at least one request, each well-formed.
+func validateMix(mix []Request, fail failFunc) {
+	if len(mix) == 0 {
 		fail("load.mix", "", "want at least one request")
 	}
-	for i, r := range l.Mix {
+	for i, r := range mix {
 		p := fmt.Sprintf("load.mix[%d]", i)
 		if !slices.Contains(Methods, r.Method) {
 			fail(p+".method", r.Method, "want one of "+strings.Join(Methods, ", "))
@@ -166,28 +196,38 @@ func validate(s *Spec, loc *locator) ValidationErrors {
 			fail(p+".path", r.Path, "must not contain spaces or control characters")
 		}
 		if r.Weight < 1 {
-			fail(p+".weight", itoa(r.Weight), "must be >= 1")
+			fail(p+".weight", strconv.Itoa(r.Weight), "must be >= 1")
 		}
 		if r.BodyBytes < 0 || r.BodyBytes > MaxBodyBytes {
-			fail(p+".body_bytes", itoa(r.BodyBytes), fmt.Sprintf("must be 0..%d", MaxBodyBytes))
+			fail(p+".body_bytes", strconv.Itoa(r.BodyBytes), fmt.Sprintf("must be 0..%d", MaxBodyBytes))
 		}
 	}
-	if j := l.Job; j != nil {
-		if j.Steps < 1 || j.Steps > 10000 {
-			fail("load.job.steps", itoa(j.Steps), "must be 1..10000")
-		}
-		if j.StepMS < 0 || j.StepMS > 600000 {
-			fail("load.job.step_ms", itoa(j.StepMS), "must be 0..600000")
-		}
-		if j.At < 0 {
-			fail("load.job.at", j.At.String(), "must not be negative")
-		} else if j.At >= l.Duration && l.Duration > 0 {
-			fail("load.job.at", j.At.String(), fmt.Sprintf("must be before load.duration (%s)", l.Duration))
-		}
-	}
+}
 
-	// action
-	a := &s.Action
+// validateJob checks load.job, when there is one: its size, and that it
+// starts while the load runs.
+func validateJob(l *LoadSpec, fail failFunc) {
+	j := l.Job
+	if j == nil {
+		return
+	}
+	if j.Steps < 1 || j.Steps > 10000 {
+		fail("load.job.steps", strconv.Itoa(j.Steps), "must be 1..10000")
+	}
+	if j.StepMS < 0 || j.StepMS > 600000 {
+		fail("load.job.step_ms", strconv.Itoa(j.StepMS), "must be 0..600000")
+	}
+	if j.At < 0 {
+		fail("load.job.at", j.At.String(), "must not be negative")
+	} else if j.At >= l.Duration && l.Duration > 0 {
+		fail("load.job.at", j.At.String(), fmt.Sprintf("must be before load.duration (%s)", l.Duration))
+	}
+}
+
+// validateAction checks action: its kind, the settings only some kinds
+// take (signal, timeout), when it happens and which replica it hits.
+func validateAction(s *Spec, fail failFunc) {
+	a, l := &s.Action, &s.Load
 	switch a.Kind {
 	case ActionSignal, ActionStop, ActionNone, ActionRoll:
 	default:
@@ -215,22 +255,12 @@ func validate(s *Spec, loc *locator) ValidationErrors {
 		fail("action.at", a.At.String(), fmt.Sprintf("must be before load.duration (%s), so the action happens while load runs", l.Duration))
 	}
 	if a.Replica < 0 || a.Replica >= s.Replicas && s.Replicas >= 1 {
-		fail("action.replica", itoa(a.Replica), fmt.Sprintf("must be 0..%d (replicas is %d)", s.Replicas-1, s.Replicas))
+		fail("action.replica", strconv.Itoa(a.Replica), fmt.Sprintf("must be 0..%d (replicas is %d)", s.Replicas-1, s.Replicas))
 	}
-
-	validateTopology(s, fail)
-	validateProbe(s, loc, fail)
-	validateTarget(s, loc, fail)
-
-	// observe
-	if w := s.Observe.Window; w <= 0 || w.D() > MaxWindow {
-		fail("observe.window", w.String(), "must be > 0 and at most 10m")
-	}
-	return errs
 }
 
 // checkSeconds checks a Docker timeout: not negative, whole seconds.
-func checkSeconds(fail func(path, value, msg string), path string, d Duration) {
+func checkSeconds(fail failFunc, path string, d Duration) {
 	switch {
 	case d < 0:
 		fail(path, d.String(), "must not be negative")
