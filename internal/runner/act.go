@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/shutdownlab/shutdownlab/internal/docker"
@@ -98,11 +99,15 @@ func (x *run) fire(ctx context.Context, kind scenarios.ActionKind) error {
 		// parallel so the window is measured from the signal.
 		// The goroutine owns nothing of rec: it reports back on the channel,
 		// so an interrupted run never races with it.
+		// It gets its own bound (grace period + window + slack): a daemon
+		// that never answers must not hang the run.
 		stopped = make(chan stopResult, 1)
 		timeout := rec.StopTimeoutS
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), x.stopBound())
+		defer cancel()
 		rec.SentNs = time.Now().UnixNano()
 		go func() {
-			err := eng.Stop(context.WithoutCancel(ctx), c.ID, timeout)
+			err := eng.Stop(sctx, c.ID, timeout)
 			stopped <- stopResult{err, time.Now().UnixNano()}
 		}()
 	default:
@@ -135,6 +140,20 @@ func (x *run) fire(ctx context.Context, kind scenarios.ActionKind) error {
 	return werr
 }
 
+// stopBound bounds a docker stop call: its grace period (the action's -t,
+// else the target's stop_timeout, else the engine's 10 s default), the
+// observation window and 30 s of slack.
+func (x *run) stopBound() time.Duration {
+	grace := 10 * time.Second
+	switch {
+	case x.spec.Action.Timeout != nil:
+		grace = x.spec.Action.Timeout.D()
+	case x.spec.Target.StopTimeout != nil:
+		grace = x.spec.Target.StopTimeout.D()
+	}
+	return grace + x.spec.Observe.Window.D() + 30*time.Second
+}
+
 // awaitAgent waits for the load agent to finish its load and exit 0.
 func (x *run) awaitAgent(ctx context.Context, loadStart time.Time) error {
 	eng := x.r.eng
@@ -147,7 +166,11 @@ func (x *run) awaitAgent(ctx context.Context, loadStart time.Time) error {
 		return invalidf("%s still running %s after its load should have ended", x.loadName(), x.loadBound()+agentExitSlack)
 	}
 	if st.ExitCode != 0 {
-		return invalidf("%s exited with code %d (see agent.log)", x.loadName(), st.ExitCode)
+		tail := "see agent.log"
+		if lines := x.stream.StderrTail(); len(lines) > 0 {
+			tail = "last lines: " + strings.Join(lines, " | ")
+		}
+		return invalidf("%s exited with code %d (%s)", x.loadName(), st.ExitCode, tail)
 	}
 	return nil
 }
