@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/shutdownlab/shutdownlab/report"
 )
@@ -30,6 +29,7 @@ type runMetrics struct {
 	Killed                 bool     `json:"killed"`
 	StopTimeoutS           *int     `json:"stop_timeout_s"`
 	DrainObservedMs        *float64 `json:"drain_observed_ms"`
+	PhaseInconclusive      bool     `json:"phase_inconclusive"`
 }
 
 // fromReport copies the metrics the verdict reads from m, by their JSON
@@ -65,6 +65,7 @@ type actionRuns struct {
 const (
 	findDrops       = "drops"      // in-flight work failed
 	findNoDrops     = "no-drops"   // nothing in flight failed
+	findWindowOnly  = "window"     // only requests written while the signal was on its way failed
 	findExit        = "exit"       // exited by itself, code 0
 	findExitDied    = "exit-died"  // exited at once by dying of the signal (no handler)
 	findExitOther   = "exit-other" // exited by itself with another non-zero code
@@ -128,21 +129,7 @@ func verdict(actions []actionRuns) []finding {
 func answers(a actionRuns) []finding {
 	n := len(a.Runs)
 	var out []finding
-	dropRuns, dropped, window := 0, 0, 0
-	for _, r := range a.Runs {
-		d, w := val(r.DroppedInflight), val(r.FailedInDeliveryWindow)
-		if d+w > 0 {
-			dropRuns++
-		}
-		dropped, window = max(dropped, d), max(window, w)
-	}
-	if dropRuns > 0 {
-		out = append(out, finding{a.Action, findDrops, true, fmt.Sprintf(
-			"drops in-flight work: yes%s: requests it had accepted failed (dropped_inflight up to %d, failed_in_delivery_window up to %d)",
-			ofRuns(dropRuns, n), dropped, window)})
-	} else {
-		out = append(out, finding{a.Action, findNoDrops, false, "drops in-flight work: no" + ofRuns(n, n)})
-	}
+	out = append(out, dropAnswer(a))
 	classes := map[string][]runMetrics{}
 	var order []string
 	for _, r := range a.Runs {
@@ -157,6 +144,44 @@ func answers(a actionRuns) []finding {
 		out = append(out, finding{a.Action, k, k != findExit, exitText(a, k, rs) + ofRuns(len(rs), n)})
 	}
 	return out
+}
+
+// dropAnswer says whether the image drops in-flight work. A request written
+// before the signal was sent that failed is a drop. One written while the
+// signal was on its way is not one the client can judge: it may be a drop
+// or the idle-close race, so it is reported as such, not as a drop. When
+// slow signal delivery could hide drops (phase_inconclusive) the answer is
+// "cannot tell", never "no".
+func dropAnswer(a actionRuns) finding {
+	n := len(a.Runs)
+	dropRuns, unclearRuns, windowRuns, dropped, window := 0, 0, 0, 0, 0
+	for _, r := range a.Runs {
+		d, w := val(r.DroppedInflight), val(r.FailedInDeliveryWindow)
+		switch {
+		case d > 0:
+			dropRuns++
+		case r.PhaseInconclusive:
+			unclearRuns++
+		case w > 0:
+			windowRuns++
+		}
+		dropped, window = max(dropped, d), max(window, w)
+	}
+	switch {
+	case dropRuns > 0:
+		return finding{a.Action, findDrops, true, fmt.Sprintf(
+			"drops in-flight work: yes%s: requests it had accepted failed (dropped_inflight up to %d, failed_in_delivery_window up to %d)",
+			ofRuns(dropRuns, n), dropped, window)}
+	case unclearRuns > 0:
+		return finding{a.Action, findDrops, true, fmt.Sprintf(
+			"drops in-flight work: cannot tell%s: the signal took so long to arrive that up to %d requests failed on its way (phase_inconclusive); rerun on a quieter engine",
+			ofRuns(unclearRuns, n), window)}
+	case windowRuns > 0:
+		return finding{a.Action, findWindowOnly, false, fmt.Sprintf(
+			"drops in-flight work: no request written before the signal failed; up to %d written while it was on its way failed%s "+
+				"(a drop or the idle-close race: the client cannot tell which)", window, ofRuns(windowRuns, n))}
+	}
+	return finding{a.Action, findNoDrops, false, "drops in-flight work: no" + ofRuns(n, n)}
 }
 
 // exitClass classifies how a run's acted-on replica ended.
@@ -253,153 +278,4 @@ func nearGrace(r runMetrics, graceS int) bool {
 	}
 	g := float64(graceS) * 1000
 	return math.Abs(*r.ExitAfterMs-g) <= max(1500, 0.25*g)
-}
-
-// remedies says what would make the shutdown clean — which STOPSIGNAL,
-// which grace period, which change to the app — from the signatures and
-// the answers.
-func remedies(actions []actionRuns, sigs []finding) []finding {
-	var out []finding
-	add := func(kind, text string) { out = append(out, finding{"", "fix:" + kind, true, text}) }
-	has := func(kind string) bool {
-		for _, s := range sigs {
-			if s.Kind == kind {
-				return true
-			}
-		}
-		return false
-	}
-	if has(sigNoSignal) {
-		add(sigNoSignal, "make the stop signal reach the app: an exec-form ENTRYPOINT/CMD (not `sh -c` or `npm start`), an init as PID 1 that forwards it (`docker run --init`, tini), or STOPSIGNAL set to a signal the app handles (try `--signal SIGINT`, or `--set target.init=true`)")
-	}
-	if has(sigNoDelay) {
-		add(sigNoDelay, "keep serving for a propagation delay after the signal (readiness failing, listener open) before closing the listener, so clients and load balancers stop sending first (a few seconds; a preStop sleep on Kubernetes)")
-	}
-	var sig, stop *actionRuns
-	for i := range actions {
-		if actions[i].Stop {
-			stop = &actions[i]
-		} else {
-			sig = &actions[i]
-		}
-	}
-	sigClean, need := sig != nil && allClean(*sig), slowestCleanExit(actions)
-	switch {
-	case stop != nil && !allClean(*stop) && sigClean && sig.Signal != stop.Signal:
-		add("stopsignal", fmt.Sprintf("STOPSIGNAL %s: it shuts down cleanly on %s, and docker stop sends %s", sig.Signal, sig.Signal, stop.Signal))
-	case stop != nil && (has(sigDrainTooLong) || anyKilled(*stop) && need > 0 && !has(sigNoSignal)):
-		grace := fmt.Sprintf("longer than %d s", stop.GraceS)
-		if need = max(need, slowestDrain(actions)); need > 0 {
-			grace = fmt.Sprintf("of at least %d s (its slowest drain or clean exit took %.0f ms)", int(math.Ceil(need*1.5/1000))+1, need)
-		}
-		add("grace", "give it a grace period "+grace+" (docker stop -t, compose stop_grace_period, Kubernetes terminationGracePeriodSeconds), or bound its drain below the grace period")
-	case stop != nil && need > 0.5*float64(stop.GraceS)*1000:
-		add("grace", fmt.Sprintf("cutting it close: its slowest clean exit took %.0f ms of the %d s grace period; give it at least %d s", need, stop.GraceS, int(math.Ceil(need*1.5/1000))+1))
-	}
-	for _, a := range actions {
-		for _, r := range a.Runs {
-			if exitClass(r) == findExitDied && val(r.DroppedInflight)+val(r.FailedInDeliveryWindow) > 0 {
-				add("handler", "handle the stop signal: stop accepting, finish the requests in flight, then exit 0 (without a handler the process dies at once and every request in flight fails)")
-				return out
-			}
-		}
-	}
-	return out
-}
-
-// allClean: every run of a exited 0 by itself and dropped nothing.
-func allClean(a actionRuns) bool {
-	for _, r := range a.Runs {
-		if exitClass(r) != findExit || val(r.DroppedInflight)+val(r.FailedInDeliveryWindow) > 0 {
-			return false
-		}
-	}
-	return len(a.Runs) > 0
-}
-
-// anyKilled: some run of a was SIGKILLed.
-func anyKilled(a actionRuns) bool {
-	for _, r := range a.Runs {
-		if r.Killed {
-			return true
-		}
-	}
-	return false
-}
-
-// slowestDrain is the longest drain_observed_ms of any run.
-func slowestDrain(actions []actionRuns) float64 {
-	need := 0.0
-	for _, a := range actions {
-		for _, r := range a.Runs {
-			need = max(need, val64(r.DrainObservedMs))
-		}
-	}
-	return need
-}
-
-// slowestCleanExit is the longest exit_after_ms of a run that exited 0.
-func slowestCleanExit(actions []actionRuns) float64 {
-	need := 0.0
-	for _, a := range actions {
-		for _, r := range a.Runs {
-			if exitClass(r) == findExit {
-				need = max(need, val64(r.ExitAfterMs))
-			}
-		}
-	}
-	return need
-}
-
-func val(p *int) int {
-	if p == nil {
-		return 0
-	}
-	return *p
-}
-
-func val64(p *float64) float64 {
-	if p == nil {
-		return 0
-	}
-	return *p
-}
-
-// ofRuns is " (in k of n runs)", or "" when every run of one agrees.
-func ofRuns(k, n int) string {
-	if n <= 1 || k == n {
-		return ""
-	}
-	return fmt.Sprintf(" (in %d of %d runs)", k, n)
-}
-
-// msRange formats a millisecond metric over runs: "12 ms" or "12-40 ms".
-func msRange(rs []runMetrics, get func(runMetrics) *float64) string {
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, r := range rs {
-		if p := get(r); p != nil {
-			lo, hi = min(lo, *p), max(hi, *p)
-		}
-	}
-	switch {
-	case math.IsInf(lo, 1):
-		return "an unknown time"
-	case math.Round(lo) == math.Round(hi):
-		return fmt.Sprintf("%.0f ms after the action", lo)
-	}
-	return fmt.Sprintf("%.0f-%.0f ms after the action", lo, hi)
-}
-
-// codes lists the distinct exit codes of rs.
-func codes(rs []runMetrics) string {
-	var out []string
-	for _, r := range rs {
-		if r.ExitCode != nil {
-			c := fmt.Sprint(*r.ExitCode)
-			if !strings.Contains(" "+strings.Join(out, " ")+" ", " "+c+" ") {
-				out = append(out, c)
-			}
-		}
-	}
-	return strings.Join(out, ", ")
 }

@@ -85,6 +85,23 @@ func TestVerdict(t *testing.T) {
 			[]actionRuns{sigAction(run(0, 0, 0, 40, 0, 300), run(3, 0, 3, 40, 0, 310))},
 			[]string{findDrops, findExit},
 			"yes (in 1 of 2 runs)"},
+		// nginx on SIGQUIT, measured: no request written before the signal
+		// failed, one written while it was on its way did (the idle-close
+		// race, or a drop: the client cannot tell). Not "yes".
+		{"failures only in the delivery window",
+			[]actionRuns{sigAction(run(0, 0, 41, 0, 0, 320), run(0, 1, 41, 0, 0, 326))},
+			[]string{findWindowOnly, findExit, sigNoDelay, "fix:" + sigNoDelay},
+			"no request written before the signal failed; up to 1 written while it was on its way failed (in 1 of 2 runs)"},
+		// docker kill took 964 ms on a loaded engine: every drop landed in
+		// the window and the split is inconclusive. Never "no".
+		{"inconclusive split",
+			[]actionRuns{sigAction(func() runMetrics {
+				r := run(0, 20, 20, 0, 0, 980)
+				r.DroppedInflight, r.PhaseInconclusive = nil, true
+				return r
+			}())},
+			[]string{findDrops, findExit},
+			"drops in-flight work: cannot tell: the signal took so long to arrive that up to 20 requests failed on its way"},
 		{"no valid run",
 			[]actionRuns{sigAction(), stopAction(run(0, 0, 0, 40, 0, 300))},
 			[]string{findNoRuns, findNoDrops, findExit},
