@@ -19,5 +19,5 @@ import "embed"
 //
 //go:embed go.mod go.sum
 //go:embed cmd/target cmd/loadagent cmd/probe
-//go:embed targetapp loadgen probe record internal/envflag
+//go:embed targetapp loadgen probe record internal/envflag internal/agentcmd
 var ImageSources embed.FS

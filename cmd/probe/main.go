@@ -24,21 +24,17 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
-	"github.com/shutdownlab/shutdownlab/internal/envflag"
-	"github.com/shutdownlab/shutdownlab/loadgen"
+	"github.com/shutdownlab/shutdownlab/internal/agentcmd"
 	"github.com/shutdownlab/shutdownlab/probe"
 	"github.com/shutdownlab/shutdownlab/record"
 )
@@ -52,113 +48,101 @@ func main() {
 // run is main without the process: it parses args, runs the probe and
 // returns the exit code. The first value on sig stops the probe.
 func run(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) int {
-	fs := flag.NewFlagSet("probe", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var (
-		kind        = fs.String("kind", "", "probe kind: idle (one finished request, then an idle socket) or inflight (one long request) (required)")
-		target      = fs.String("target", "", "target address host:port (required)")
-		host        = fs.String("host", "", "Host header (default: -target)")
-		path        = fs.String("path", "", "request path (default: /slow?ms=<-ms>)")
-		msFlag      = fs.Int("ms", -1, "the /slow duration when -path is not set; -1: 0 for idle, 4000 for inflight")
-		id          = fs.String("id", probe.DefaultID, "X-Request-Id of the probe's request")
-		timeout     = fs.Duration("timeout", probe.DefaultTimeout, "bound on writing the request and reading the whole response")
-		maxWait     = fs.Duration("max-wait", probe.DefaultMaxWait, "bound on waiting for the server to close the socket, from the response's end")
-		dialTimeout = fs.Duration("dial-timeout", probe.DefaultDialTimeout, "bound on establishing the connection")
-		waitReady   = fs.String("wait-ready", "", "before probing, poll GET PATH on the target (new connections, not recorded) until it answers 200 (e.g. /readyz)")
-		waitTimeout = fs.Duration("wait-timeout", 30*time.Second, "how long -wait-ready may take")
-	)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: probe -kind idle|inflight -target host:port [flags]\n\nEvery flag also reads PROBE_<NAME> from the environment.\n\n")
-		fs.PrintDefaults()
-	}
-	if err := envflag.Parse(fs, "PROBE", args, nil); err != nil {
-		if errors.Is(err, envflag.ErrHelp) {
-			return 0
+	c := agentcmd.New("probe", "PROBE", "usage: probe -kind idle|inflight -target host:port [flags]", stderr)
+	f := defineFlags(c)
+	return c.Run(args, func() error {
+		cfg, err := f.config(c)
+		if err != nil {
+			return err
 		}
-		fmt.Fprintln(stderr, "probe:", err)
-		return 2
+		ctx, cancel := c.StopOn(sig, "")
+		defer cancel()
+		if err := c.WaitReady(ctx, f.ready, cfg.Target, cfg.Host); err != nil {
+			if ctx.Err() != nil { // stopped before the probe began: nothing to report
+				return agentcmd.Exit(agentcmd.ExitOK, fmt.Errorf("stopped before %s was ready", cfg.Target))
+			}
+			return err
+		}
+		c.Logf("%s probe of %s: GET %s", cfg.Kind, cfg.Target, cfg.Path)
+		enc := json.NewEncoder(stdout)
+		var outErr error
+		res, err := probe.Run(ctx, cfg, func(ns int64) {
+			outErr = enc.Encode(record.Start{Type: "start", LoadStart: ns})
+		})
+		if err != nil { // validated above; kept for safety
+			return agentcmd.Exit(agentcmd.ExitUsage, err)
+		}
+		if err := enc.Encode(res); err != nil || outErr != nil {
+			return fmt.Errorf("writing output: %w", errors.Join(outErr, err))
+		}
+		c.Logf("%s", describe(res))
+		return nil
+	})
+}
+
+// flags are the probe's flag values.
+type flags struct {
+	kind, target, host, path, id  *string
+	ms                            *int
+	timeout, maxWait, dialTimeout *time.Duration
+	ready                         *agentcmd.Ready
+}
+
+// defineFlags defines the probe's flags on c.
+func defineFlags(c *agentcmd.Command) *flags {
+	fs := c.Flags
+	return &flags{
+		kind:        fs.String("kind", "", "probe kind: idle (one finished request, then an idle socket) or inflight (one long request) (required)"),
+		target:      fs.String("target", "", "target address host:port (required)"),
+		host:        fs.String("host", "", "Host header (default: -target)"),
+		path:        fs.String("path", "", "request path (default: /slow?ms=<-ms>)"),
+		ms:          fs.Int("ms", -1, "the /slow duration when -path is not set; -1: 0 for idle, 4000 for inflight"),
+		id:          fs.String("id", probe.DefaultID, "X-Request-Id of the probe's request"),
+		timeout:     fs.Duration("timeout", probe.DefaultTimeout, "bound on writing the request and reading the whole response"),
+		maxWait:     fs.Duration("max-wait", probe.DefaultMaxWait, "bound on waiting for the server to close the socket, from the response's end"),
+		dialTimeout: fs.Duration("dial-timeout", probe.DefaultDialTimeout, "bound on establishing the connection"),
+		ready:       c.ReadyFlags("before probing, poll GET PATH on the target (new connections, not recorded) until it answers 200 (e.g. /readyz)"),
 	}
-	bad := func(name, value, why string) int {
-		fmt.Fprintf(stderr, "probe: invalid -%s=%q: %s\n", name, value, why)
-		return 2
+}
+
+// config builds and validates the probe's configuration from the flags;
+// its errors name the flag (agentcmd.BadFlag).
+func (f *flags) config(c *agentcmd.Command) (probe.Config, error) {
+	path := *f.path
+	switch {
+	case *f.ms < -1:
+		return probe.Config{}, agentcmd.BadFlag("ms", strconv.Itoa(*f.ms), "must be >= 0 (or -1 for the kind's default)")
+	case *f.ms >= 0 && path != "":
+		return probe.Config{}, agentcmd.BadFlag("ms", strconv.Itoa(*f.ms), "conflicts with -path")
+	case *f.ms >= 0:
+		path = probe.SlowPath(*f.ms)
 	}
-	if *msFlag < -1 {
-		return bad("ms", strconv.Itoa(*msFlag), "must be >= 0 (or -1 for the kind's default)")
-	}
-	if *msFlag >= 0 && *path != "" {
-		return bad("ms", strconv.Itoa(*msFlag), "conflicts with -path")
-	}
-	if *path == "" && *msFlag >= 0 {
-		*path = probe.SlowPath(*msFlag)
-	}
-	cfg := probe.Config{Kind: probe.Kind(*kind), Target: *target, Host: *host, Path: *path, ID: *id,
-		DialTimeout: *dialTimeout, Timeout: *timeout, MaxWait: *maxWait}
+	cfg := probe.Config{Kind: probe.Kind(*f.kind), Target: *f.target, Host: *f.host, Path: path, ID: *f.id,
+		DialTimeout: *f.dialTimeout, Timeout: *f.timeout, MaxWait: *f.maxWait}
 	// Zero means "default" to probe.Config; for flags a zero is an explicit value.
-	for _, p := range []struct {
-		name string
-		v    time.Duration
-	}{{"timeout", *timeout}, {"max-wait", *maxWait}, {"dial-timeout", *dialTimeout}, {"wait-timeout", *waitTimeout}} {
-		if p.v <= 0 {
-			return bad(p.name, p.v.String(), "must be > 0")
-		}
+	if err := c.Positive("timeout", "max-wait", "dial-timeout", "wait-timeout"); err != nil {
+		return cfg, err
 	}
 	cfg = cfg.WithDefaults()
 	var ce *probe.ConfigError
 	if err := cfg.Validate(); errors.As(err, &ce) {
-		return bad(ce.Field, ce.Value, ce.Reason)
+		return cfg, agentcmd.BadFlag(ce.Field, ce.Value, ce.Reason)
 	}
-	if *waitReady != "" && !strings.HasPrefix(*waitReady, "/") {
-		return bad("wait-ready", *waitReady, "must be a path starting with /")
-	}
+	return cfg, nil
+}
 
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() {
-		select {
-		case s := <-sig:
-			fmt.Fprintf(stderr, "probe: %v: stopping\n", s)
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	if *waitReady != "" {
-		t0 := time.Now()
-		if err := loadgen.WaitReady(ctx, cfg.Target, cfg.Host, *waitReady, *waitTimeout); err != nil {
-			if ctx.Err() != nil {
-				fmt.Fprintf(stderr, "probe: stopped before %s was ready\n", cfg.Target)
-				return 0
-			}
-			fmt.Fprintf(stderr, "probe: target %s not ready: %v\n", cfg.Target, err)
-			return 3
-		}
-		fmt.Fprintf(stderr, "probe: %s ready after %v\n", cfg.Target, time.Since(t0).Round(time.Millisecond))
-	}
-
-	enc := json.NewEncoder(stdout)
-	var outErr error
-	fmt.Fprintf(stderr, "probe: %s probe of %s: GET %s\n", cfg.Kind, cfg.Target, cfg.Path)
-	res, err := probe.Run(ctx, cfg, func(ns int64) {
-		outErr = enc.Encode(record.Start{Type: "start", LoadStart: ns})
-	})
-	if err != nil { // validated above; kept for safety
-		fmt.Fprintln(stderr, "probe:", err)
-		return 2
-	}
-	if err := enc.Encode(res); err != nil || outErr != nil {
-		fmt.Fprintln(stderr, "probe: writing output:", errors.Join(outErr, err))
-		return 1
-	}
+// describe says in one line what the probe saw.
+func describe(res probe.Result) string {
 	closed := res.Closed
 	if closed == "" {
 		closed = "not observed"
 	}
-	msg := fmt.Sprintf("probe: response %s %d conn %q; socket: %s", res.ResponseClass, res.Status, res.ConnHeader, closed)
+	msg := fmt.Sprintf("response %s %d conn %q; socket: %s", res.ResponseClass, res.Status, res.ConnHeader, closed)
 	if res.SocketClosedNs != 0 && res.ResponseEndNs != 0 {
 		msg += fmt.Sprintf(" %v after the response", time.Duration(res.SocketClosedNs-res.ResponseEndNs).Round(time.Millisecond))
 	}
 	if res.Error != "" {
 		msg += " (" + res.Error + ")"
 	}
-	fmt.Fprintln(stderr, msg)
-	return 0
+	return msg
 }
