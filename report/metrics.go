@@ -45,6 +45,10 @@ type Metrics struct {
 	ServedAfterSignal      *int `json:"served_after_signal"`
 	FailedAfterSignal      *int `json:"failed_after_signal"`
 	FailedBeforeSignal     *int `json:"failed_before_signal"`
+	// PhaseInconclusive is true when slow signal delivery could hide
+	// dropped in-flight work (see judgeInconclusive); DroppedInflight is
+	// then null.
+	PhaseInconclusive bool `json:"phase_inconclusive"`
 	// IdleCloseRace counts the failed_after_signal requests with the
 	// idle-close signature (IsIdleCloseRace).
 	IdleCloseRace *int `json:"idle_close_race"`
@@ -70,11 +74,11 @@ type Metrics struct {
 	SignalSeenMs *float64 `json:"signal_seen_ms"`
 
 	// The acted-on replica's outcome.
-	ExitCode          *int     `json:"exit_code"`
-	ExitAfterMs       *float64 `json:"exit_after_ms"`
-	Killed            bool     `json:"killed"`
-	OOMKilled         bool     `json:"oom_killed"`
-	StopTimeoutS      *int     `json:"stop_timeout_s"`
+	ExitCode     *int     `json:"exit_code"`
+	ExitAfterMs  *float64 `json:"exit_after_ms"`
+	Killed       bool     `json:"killed"`
+	OOMKilled    bool     `json:"oom_killed"`
+	StopTimeoutS *int     `json:"stop_timeout_s"`
 
 	// LifecycleLog is true when the acted-on replica logged shutdownlab
 	// lifecycle events (the built-in targets do; a user's image usually

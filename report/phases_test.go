@@ -234,3 +234,42 @@ func TestFailedWhileRunning(t *testing.T) {
 		t.Errorf("no action, never exited: failed_while_running %d, want 4", *m.FailedWhileRunning)
 	}
 }
+
+// TestInconclusiveSplit: when docker kill took longer than a third of a
+// request (measured: 964 ms on a loaded engine), a server that drops every
+// in-flight request shows its drops in the delivery window, none before
+// T0. dropped_inflight must not read 0 then: it is null ("inconclusive"),
+// so dropped_inflight == 0 cannot pass. A narrow window, drops before T0,
+// or only refused connects in the window keep the split conclusive.
+func TestInconclusiveSplit(t *testing.T) {
+	steady := []record.Request{rq(record.ClassOK, 100, 100, 400), rq(record.ClassOK, 400, 400, 700), rq(record.ClassOK, 600, 600, 900)}
+	tests := []struct {
+		name       string
+		returnMs   float64
+		reqs       []record.Request
+		inconclude bool
+	}{
+		{"slow kill, drops in window", 1964, []record.Request{rq(record.ClassReset, 1200, 1200, 1964), rq(record.ClassEOF, 1500, 1500, 1964)}, true},
+		{"narrow window", 1020, []record.Request{rq(record.ClassReset, 1010, 1010, 1020)}, false},
+		{"drops before T0 too", 1964, []record.Request{rq(record.ClassReset, 900, 900, 1964), rq(record.ClassReset, 1500, 1500, 1964)}, false},
+		{"only refused in window", 1964, []record.Request{rq(record.ClassRefused, 1500, 0, 1501)}, false},
+		{"nothing failed", 1964, nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			meta := record.Meta{Action: &record.Action{Kind: "signal", SentNs: ms(1000), ReturnedNs: ms(tt.returnMs)},
+				Replicas: []record.Replica{{Name: "replica-0"}}}
+			m := Compute(meta, append(append([]record.Request{}, steady...), tt.reqs...))
+			if m.PhaseInconclusive != tt.inconclude {
+				t.Fatalf("phase_inconclusive = %v, want %v (notes %q)", m.PhaseInconclusive, tt.inconclude, m.Notes)
+			}
+			v, _ := m.Value("dropped_inflight")
+			if tt.inconclude && (!v.Null || v.Why != "inconclusive" || m.DroppedInflight != nil) {
+				t.Errorf("dropped_inflight = %+v, want null (inconclusive)", v)
+			}
+			if !tt.inconclude && v.Null {
+				t.Errorf("dropped_inflight null in a conclusive run")
+			}
+		})
+	}
+}
