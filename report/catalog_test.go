@@ -69,6 +69,11 @@ func TestCatalogMatchesMetrics(t *testing.T) {
 			t.Errorf("notMetrics lists %q, which is no longer a field of Metrics", name)
 		}
 	}
+	for name := range falseWhenFilled {
+		if !tags[name] {
+			t.Errorf("falseWhenFilled lists %q, which is no longer a field of Metrics", name)
+		}
+	}
 	for _, d := range Defs() {
 		if !tags[d.Name] {
 			t.Errorf("catalog metric %q is no JSON key of Metrics", d.Name)
