@@ -109,7 +109,77 @@ func Run(ctx context.Context, cfg Config, onStart func(loadStartNs int64)) (Resu
 	return r, nil
 }
 
+// run fills r step by step: dial, write the request, read the response,
+// wait for the server to end the socket. A step that ends the probe
+// records why and returns false.
 func (r *Result) run(ctx context.Context, cfg Config, onStart func(int64)) {
+	nc, ok := r.dial(ctx, cfg)
+	if !ok {
+		return
+	}
+	defer nc.Close()
+	s := newSocket(ctx, nc)
+	defer s.stopWatch()
+	s.setDeadline(time.Now().Add(cfg.Timeout))
+	if !r.writeRequest(s, cfg) {
+		return
+	}
+	if cfg.Kind == KindInflight {
+		r.LoadStartNs = r.WrittenNs
+		onStart(r.LoadStartNs)
+	}
+	if !r.readResponse(s) {
+		return
+	}
+	if cfg.Kind == KindIdle {
+		r.LoadStartNs = r.ResponseEndNs
+		onStart(r.LoadStartNs)
+	}
+	if s.c.err != nil {
+		// The socket already ended while the body was read (a body
+		// delimited by the close).
+		r.setClosed(closedKind(s.c.err, s.stopped()), s.c.errAt)
+		return
+	}
+	r.idleWait(s, cfg.MaxWait)
+}
+
+// socket is the probe's connection while it runs: the tracked conn, the
+// reader over it, and the context whose end stops every blocked call.
+type socket struct {
+	ctx       context.Context
+	nc        net.Conn
+	c         *trackConn
+	br        *bufio.Reader
+	stopWatch func() bool
+}
+
+// pastDeadline is a deadline in the past: setting it unblocks any Read.
+var pastDeadline = time.Unix(1, 0)
+
+// newSocket wraps nc; stopping ctx sets a deadline in the past, which
+// unblocks any Read (call stopWatch when done).
+func newSocket(ctx context.Context, nc net.Conn) *socket {
+	c := &trackConn{Conn: nc}
+	s := &socket{ctx: ctx, nc: nc, c: c, br: bufio.NewReader(c)}
+	s.stopWatch = context.AfterFunc(ctx, func() { _ = nc.SetDeadline(pastDeadline) })
+	return s
+}
+
+// setDeadline sets the socket's deadline, unless the probe was stopped.
+func (s *socket) setDeadline(t time.Time) {
+	_ = s.nc.SetDeadline(t)
+	if s.stopped() { // the AfterFunc may have run before us
+		_ = s.nc.SetDeadline(pastDeadline)
+	}
+}
+
+// stopped reports whether the probe was stopped.
+func (s *socket) stopped() bool { return s.ctx.Err() != nil }
+
+// dial connects to the target; false (with the class and error recorded)
+// when it could not.
+func (r *Result) dial(ctx context.Context, cfg Config) (net.Conn, bool) {
 	r.StartNs = now()
 	d := net.Dialer{Timeout: cfg.DialTimeout}
 	nc, err := d.DialContext(ctx, "tcp", cfg.Target)
@@ -119,49 +189,39 @@ func (r *Result) run(ctx context.Context, cfg Config, onStart func(int64)) {
 			r.ResponseClass = record.ClassTimeout
 		}
 		r.Error = err.Error()
-		return
+		return nil, false
 	}
 	r.ConnectedNs = now()
-	defer nc.Close()
 	r.LocalAddr, r.RemoteAddr = nc.LocalAddr().String(), nc.RemoteAddr().String()
-	c := &trackConn{Conn: nc}
+	return nc, true
+}
 
-	// Stopping sets a deadline in the past, which unblocks any Read.
-	past := time.Unix(1, 0)
-	stopWatch := context.AfterFunc(ctx, func() { _ = nc.SetDeadline(past) })
-	defer stopWatch()
-	setDeadline := func(t time.Time) {
-		_ = nc.SetDeadline(t)
-		if ctx.Err() != nil { // the AfterFunc may have run before us
-			_ = nc.SetDeadline(past)
-		}
-	}
-	setDeadline(time.Now().Add(cfg.Timeout))
-
+// writeRequest writes the probe's one GET; false when the write failed.
+func (r *Result) writeRequest(s *socket, cfg Config) bool {
 	req := "GET " + cfg.Path + " HTTP/1.1\r\nHost: " + cfg.Host +
 		"\r\nUser-Agent: shutdownlab-probe\r\nX-Request-Id: " + cfg.ID +
 		"\r\nConnection: keep-alive\r\n\r\n"
-	if _, err := io.WriteString(nc, req); err != nil {
+	if _, err := io.WriteString(s.nc, req); err != nil {
 		r.ResponseClass = loadgen.Classify(loadgen.StageWrite, err, 0)
 		r.Error = err.Error()
-		r.setClosed(closedKind(err, ctx.Err() != nil), now())
-		return
+		r.setClosed(closedKind(err, s.stopped()), now())
+		return false
 	}
 	r.WrittenNs = now()
-	if cfg.Kind == KindInflight {
-		r.LoadStartNs = r.WrittenNs
-		onStart(r.LoadStartNs)
-	}
+	return true
+}
 
-	br := bufio.NewReader(c)
-	resp, err := http.ReadResponse(br, &http.Request{Method: http.MethodGet})
+// readResponse reads the response head and the whole body and records
+// them; false when the response could not be read.
+func (r *Result) readResponse(s *socket) bool {
+	resp, err := http.ReadResponse(s.br, &http.Request{Method: http.MethodGet})
 	if err != nil {
-		r.failResponse(ctx, c, loadgen.StageRead, err)
-		return
+		r.failResponse(s, loadgen.StageRead, err)
+		return false
 	}
 	r.Status = resp.StatusCode
 	r.KeepAliveHeader = resp.Header.Get("Keep-Alive")
-	if v, ok := rawHeader(c.head, "Connection"); ok {
+	if v, ok := rawHeader(s.c.head, "Connection"); ok {
 		r.ConnHeader = strings.ToLower(v)
 	} else if v := resp.Header.Get("Connection"); v != "" {
 		r.ConnHeader = strings.ToLower(v)
@@ -171,32 +231,26 @@ func (r *Result) run(ctx context.Context, cfg Config, onStart func(int64)) {
 	r.BodyBytes, err = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	if err != nil {
-		r.failResponse(ctx, c, loadgen.StageBody, err)
-		return
+		r.failResponse(s, loadgen.StageBody, err)
+		return false
 	}
-	r.FirstByteNs = c.first
+	r.FirstByteNs = s.c.first
 	r.ResponseEndNs = now()
-	if c.err != nil {
+	if s.c.err != nil {
 		// The body was delimited by the socket's end: it ended then.
-		r.ResponseEndNs = c.errAt
+		r.ResponseEndNs = s.c.errAt
 	}
 	r.ResponseClass = loadgen.Classify(loadgen.StageBody, nil, r.Status)
-	if cfg.Kind == KindIdle {
-		r.LoadStartNs = r.ResponseEndNs
-		onStart(r.LoadStartNs)
-	}
-	if c.err != nil {
-		// The socket already ended while the body was read (a body
-		// delimited by the close).
-		r.setClosed(closedKind(c.err, ctx.Err() != nil), c.errAt)
-		return
-	}
+	return true
+}
 
-	// The idle wait: block in Read until the server ends the socket.
-	setDeadline(time.Unix(0, r.ResponseEndNs).Add(cfg.MaxWait))
+// idleWait blocks in Read until the server ends the socket, or maxWait
+// after the response, or the probe is stopped; it keeps whatever arrives.
+func (r *Result) idleWait(s *socket, maxWait time.Duration) {
+	s.setDeadline(time.Unix(0, r.ResponseEndNs).Add(maxWait))
 	buf := make([]byte, 512)
 	for {
-		n, err := br.Read(buf)
+		n, err := s.br.Read(buf)
 		if n > 0 {
 			r.UnexpectedBytes += n
 			if keep := maxUnexpectedData - len(r.UnexpectedData); keep > 0 {
@@ -204,11 +258,11 @@ func (r *Result) run(ctx context.Context, cfg Config, onStart func(int64)) {
 			}
 		}
 		if err != nil {
-			at := c.errAt
-			if c.err == nil { // cannot happen with bufio, but be safe
+			at := s.c.errAt
+			if s.c.err == nil { // cannot happen with bufio, but be safe
 				at = now()
 			}
-			kind := closedKind(err, ctx.Err() != nil)
+			kind := closedKind(err, s.stopped())
 			if kind == ClosedError || kind == ClosedReset {
 				r.Error = err.Error()
 			}
@@ -228,12 +282,12 @@ func (r *Result) setClosed(kind string, at int64) {
 }
 
 // failResponse records a response that could not be read at stage.
-func (r *Result) failResponse(ctx context.Context, c *trackConn, stage loadgen.Stage, err error) {
+func (r *Result) failResponse(s *socket, stage loadgen.Stage, err error) {
 	r.ResponseClass = loadgen.Classify(stage, err, 0)
 	r.Error = err.Error()
-	r.FirstByteNs = c.first
-	if c.err != nil {
-		r.setClosed(closedKind(c.err, ctx.Err() != nil), c.errAt)
+	r.FirstByteNs = s.c.first
+	if s.c.err != nil {
+		r.setClosed(closedKind(s.c.err, s.stopped()), s.c.errAt)
 	}
 	// Otherwise the response was malformed on a live socket: the probe
 	// gives up and Closed stays "".
