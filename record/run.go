@@ -14,10 +14,11 @@ type Meta struct {
 	// Run is the 1-based repetition index.
 	Run int `json:"run"`
 
-	// Valid is false when the run could not be measured; Invalid says why.
-	// An invalid run is never counted as a pass.
-	Valid   bool   `json:"valid"`
-	Invalid string `json:"invalid,omitempty"`
+	// Valid is false when the run could not be measured; InvalidReason
+	// says why (JSON "invalid", the name results have always been saved
+	// with). An invalid run is never counted as a pass.
+	Valid         bool   `json:"valid"`
+	InvalidReason string `json:"invalid,omitempty"`
 	// Incomplete marks a run cut short by the user (Ctrl-C).
 	Incomplete bool `json:"incomplete,omitempty"`
 

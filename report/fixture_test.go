@@ -81,7 +81,7 @@ func fixtureRuns() map[string][]fixtureRun {
 		m.Replicas = []record.Replica{{Name: "app-a", Image: "targetapp:close", StopTimeoutS: intp(10),
 			Events: []record.Event{{TimeNs: at(-500), Event: "up", Mode: "close"}, {TimeNs: at(1502), Event: "signal", Signal: "SIGTERM"}}}}
 		if run == 3 {
-			m.Valid, m.Invalid = false, "target never ready"
+			m.Valid, m.InvalidReason = false, "target never ready"
 		}
 		closeRuns[i] = fixtureRun{meta: m, reqs: closedLoop(4, 300+float64(run), 3000, okAll), gz: run == 2}
 	}

@@ -88,8 +88,8 @@ func RunValidity(meta record.Meta, m *Metrics) (bool, string) {
 	switch {
 	case !meta.Valid:
 		switch {
-		case meta.Invalid != "":
-			return false, meta.Invalid
+		case meta.InvalidReason != "":
+			return false, meta.InvalidReason
 		case meta.Agent == nil && meta.Probe == nil:
 			return false, "not marked valid, and no agent summary line: the run did not finish"
 		}
@@ -232,7 +232,7 @@ func loadRun(rd string) (Run, error) {
 	// may be missing precisely because it never got to load); otherwise
 	// what is missing is the reason, never "marked invalid by the runner"
 	// for a runner that never wrote a verdict.
-	if missing != "" && (run.Valid || meta.Invalid == "") {
+	if missing != "" && (run.Valid || meta.InvalidReason == "") {
 		run.Valid = false
 		run.Reason = missing
 	}

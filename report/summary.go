@@ -38,16 +38,16 @@ type VariantSummary struct {
 	Spread SpreadTable `json:"spread"`
 }
 
-// RunSummary is one run in summary.json. Invalid is the reason the run does
-// not count (empty when it does).
+// RunSummary is one run in summary.json. InvalidReason (JSON "invalid") is
+// the reason the run does not count (empty when it does).
 type RunSummary struct {
 	// Run is the 1-based repetition index.
 	Run int `json:"run"`
-	// Valid, Invalid (the reason) and Incomplete say whether it counts.
-	Valid      bool    `json:"valid"`
-	Invalid    string  `json:"invalid,omitempty"`
-	Incomplete bool    `json:"incomplete"`
-	Metrics    Metrics `json:"metrics"`
+	// Valid, InvalidReason and Incomplete say whether it counts.
+	Valid         bool    `json:"valid"`
+	InvalidReason string  `json:"invalid,omitempty"`
+	Incomplete    bool    `json:"incomplete"`
+	Metrics       Metrics `json:"metrics"`
 }
 
 // Summarize builds the summary.json document of a result.
@@ -64,7 +64,7 @@ func Summarize(res *Result) SummaryDoc {
 			} else {
 				vs.InvalidRuns++
 			}
-			vs.Runs = append(vs.Runs, RunSummary{Run: r.Meta.Run, Valid: r.Valid, Invalid: r.Reason,
+			vs.Runs = append(vs.Runs, RunSummary{Run: r.Meta.Run, Valid: r.Valid, InvalidReason: r.Reason,
 				Incomplete: r.Meta.Incomplete, Metrics: r.Metrics})
 		}
 		doc.Variants = append(doc.Variants, vs)

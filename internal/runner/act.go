@@ -292,7 +292,7 @@ func sortedKeys(m map[string]string) []string {
 // runLine is the one-line outcome printed after each run.
 func runLine(m record.Meta) string {
 	if !m.Valid {
-		return "INVALID: " + m.Invalid
+		return "INVALID: " + m.InvalidReason
 	}
 	s := ""
 	if m.LoadKind == string(scenarios.LoadProbe) {

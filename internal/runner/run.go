@@ -115,10 +115,10 @@ func (x *run) judge(ctx context.Context, err error) {
 	case ctx.Err() != nil && isCancel(err):
 		x.meta.Incomplete = true
 		x.meta.Valid = false
-		x.meta.Invalid = "interrupted"
+		x.meta.InvalidReason = "interrupted"
 	default:
 		x.meta.Valid = false
-		x.meta.Invalid = err.Error()
+		x.meta.InvalidReason = err.Error()
 	}
 	// A valid run must be accountable: the agent's summary exists and
 	// agrees with the records that arrived (a probe: exactly one probe
@@ -130,7 +130,7 @@ func (x *run) judge(ctx context.Context, err error) {
 		}
 		if aerr := check(); aerr != nil {
 			x.meta.Valid = false
-			x.meta.Invalid = what + aerr.Error()
+			x.meta.InvalidReason = what + aerr.Error()
 		}
 	}
 }
@@ -317,13 +317,14 @@ func mixFlag(mix []scenarios.Request) string {
 }
 
 func (x *run) startAgent(ctx context.Context, labels map[string]string) error {
-	image, args := x.r.agent, x.agentArgs()
+	image, err := agentImage(ctx, x.r.imgs)
+	args := x.agentArgs()
 	if x.isProbe() {
-		ref, err := x.r.probeImage(ctx)
-		if err != nil {
-			return err
-		}
-		image, args = ref, x.probeArgs()
+		image, err = probeImage(ctx, x.r.imgs)
+		args = x.probeArgs()
+	}
+	if err != nil {
+		return err
 	}
 	c, err := x.r.eng.Run(ctx, docker.ContainerSpec{
 		Name: x.name + "-agent", Image: image, Cmd: args,
