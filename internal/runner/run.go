@@ -317,14 +317,13 @@ func mixFlag(mix []scenarios.Request) string {
 }
 
 func (x *run) startAgent(ctx context.Context, labels map[string]string) error {
-	image, err := agentImage(ctx, x.r.imgs)
-	args := x.agentArgs()
+	image, args := x.r.agent, x.agentArgs()
 	if x.isProbe() {
-		image, err = probeImage(ctx, x.r.imgs)
-		args = x.probeArgs()
-	}
-	if err != nil {
-		return err
+		ref, err := x.r.probeImage(ctx)
+		if err != nil {
+			return err
+		}
+		image, args = ref, x.probeArgs()
 	}
 	c, err := x.r.eng.Run(ctx, docker.ContainerSpec{
 		Name: x.name + "-agent", Image: image, Cmd: args,
