@@ -15,15 +15,18 @@ import (
 
 // expectFlags are the flags shared by run and report for judging a result.
 type expectFlags struct {
-	exprs    setFlags
-	baseline string
-	junit    string
-	parsed   []*gate.Expectation
+	exprs setFlags
+	// baselineVariant is --baseline-variant: the label of the variant
+	// that baseline.NAME in an expectation reads (any variant, not only
+	// the steady-state one).
+	baselineVariant string
+	junit           string
+	parsed          []*gate.Expectation
 }
 
 func (e *expectFlags) register(fs *flag.FlagSet) {
 	fs.Var(&e.exprs, "expect", "an expectation every variant must meet, e.g. 'dropped_inflight == 0' or 'exit_code == 0 @ 2/3' (repeatable; see docs/expectations.md)")
-	fs.StringVar(&e.baseline, "baseline-variant", "", "the variant label that baseline.NAME in an expectation refers to")
+	fs.StringVar(&e.baselineVariant, "baseline-variant", "", "the variant label that baseline.NAME in an expectation refers to")
 	fs.StringVar(&e.junit, "junit", "", "write JUnit XML verdicts to this file (one file per scenario when several run: FILE-<scenario>.xml)")
 }
 
@@ -68,7 +71,7 @@ func (e *expectFlags) judge(w io.Writer, res *report.Result, exps []*gate.Expect
 	if len(exps) == 0 {
 		return 0, nil
 	}
-	rep, err := gate.Evaluate(res, exps, e.baseline)
+	rep, err := gate.Evaluate(res, exps, e.baselineVariant)
 	if err != nil {
 		return exitInvalid, err
 	}

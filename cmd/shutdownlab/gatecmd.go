@@ -29,7 +29,7 @@ are not comparable; 64 bad usage.
 func cmdGate(args []string, stdout, stderr io.Writer) (int, error) {
 	c := newCommand("gate", gateUsage)
 	def := gate.DefaultTolerance()
-	baseline := c.fs.String("baseline", "", "the result directory to compare against (required)")
+	oldDir := c.fs.String("baseline", "", "the result directory to compare against (required)")
 	ratio := c.fs.Float64("ratio", def.Ratio, "a latency regresses when new/old median exceeds this ratio")
 	abs := c.fs.Float64("abs", def.Abs, "a loss count regresses when new-old median exceeds this")
 	minMs := c.fs.Float64("min-ms", def.MinMs, "latency noise floor: a latency only regresses when it also grew by more than this many ms (0: no floor)")
@@ -37,13 +37,13 @@ func cmdGate(args []string, stdout, stderr io.Writer) (int, error) {
 	if err != nil {
 		return exitUsage, err
 	}
-	if len(pos) != 1 || *baseline == "" {
+	if len(pos) != 1 || *oldDir == "" {
 		return exitUsage, usagef("gate needs one result directory and --baseline OLD")
 	}
 	if *ratio < 1 || *abs < 0 || *minMs < 0 {
 		return exitUsage, usagef("gate: --ratio %g must be >= 1, --abs %g and --min-ms %g >= 0", *ratio, *abs, *minMs)
 	}
-	for _, d := range []string{pos[0], *baseline} {
+	for _, d := range []string{pos[0], *oldDir} {
 		if err := resultDirExists(d); err != nil {
 			return exitUsage, err
 		}
@@ -52,20 +52,20 @@ func cmdGate(args []string, stdout, stderr io.Writer) (int, error) {
 	if err != nil {
 		return exitInvalid, err
 	}
-	oldRes, err := report.Load(*baseline)
+	oldRes, err := report.Load(*oldDir)
 	if err != nil {
 		return exitInvalid, err
 	}
 	tol := gate.Tolerance{Abs: *abs, Ratio: *ratio, MinMs: *minMs}
 	info := gate.NewInfo(newRes, oldRes, tol)
 	newSetup, n1 := resultSetup(pos[0], newRes, "new")
-	oldSetup, n2 := resultSetup(*baseline, oldRes, "baseline")
+	oldSetup, n2 := resultSetup(*oldDir, oldRes, "baseline")
 	info.Notes = append(append(append(info.Notes, n1...), n2...), gate.Unrecorded(newSetup, oldSetup)...)
 	if reasons := gate.Comparable(newRes, oldRes, newSetup, oldSetup); len(reasons) > 0 {
 		if err := gate.WriteNotComparable(stdout, info, reasons); err != nil {
 			return exitInvalid, err
 		}
-		return exitInvalid, fmt.Errorf("gate: %s and %s are not comparable: %s", pos[0], *baseline, strings.Join(reasons, "; "))
+		return exitInvalid, fmt.Errorf("gate: %s and %s are not comparable: %s", pos[0], *oldDir, strings.Join(reasons, "; "))
 	}
 	rs := gate.Compare(newRes, oldRes, tol)
 	if err := gate.WriteComparison(stdout, info, rs); err != nil {

@@ -131,7 +131,7 @@ func capabilitiesOfSpec(sp scenarios.Spec) gate.Capabilities {
 // a metric the scenario cannot produce, and baseline.NAME without a
 // --baseline-variant that is one of the scenario's variants. where names
 // the scenario in the message.
-func checkExpectations(where string, exps []*gate.Expectation, c gate.Capabilities, baseline string, labels []string) error {
+func checkExpectations(where string, exps []*gate.Expectation, c gate.Capabilities, baselineVariant string, labels []string) error {
 	for _, e := range exps {
 		if err := e.CheckAvailable(c); err != nil {
 			return usagef("%s: %s", where, caretMsg(err))
@@ -139,12 +139,12 @@ func checkExpectations(where string, exps []*gate.Expectation, c gate.Capabiliti
 		if !e.UsesBaseline() {
 			continue
 		}
-		if baseline == "" {
+		if baselineVariant == "" {
 			return usagef("%s: expect %q uses baseline.NAME but no --baseline-variant was given (variants: %s)",
 				where, e.Source, strings.Join(labels, ", "))
 		}
-		if !slices.Contains(labels, baseline) {
-			return usagef("%s: --baseline-variant %q is not a variant of it (variants: %s)", where, baseline, strings.Join(labels, ", "))
+		if !slices.Contains(labels, baselineVariant) {
+			return usagef("%s: --baseline-variant %q is not a variant of it (variants: %s)", where, baselineVariant, strings.Join(labels, ", "))
 		}
 	}
 	return nil

@@ -30,7 +30,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) (int, error) {
 	if err := exp.parse(); err != nil {
 		return exitUsage, err
 	}
-	if (exp.junit != "" || exp.baseline != "") && len(exp.parsed) == 0 {
+	if (exp.junit != "" || exp.baselineVariant != "") && len(exp.parsed) == 0 {
 		return exitUsage, usagef("--junit and --baseline-variant need at least one --expect")
 	}
 	dir := pos[0]
@@ -49,7 +49,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) (int, error) {
 		return exitInvalid, err
 	}
 	fmt.Fprintf(stdout, "\nwrote %s/{report.md,report.csv,spread.csv,summary.json} and plots\n", dir)
-	if err := checkExpectations("result "+dir, exp.parsed, resultCapabilities(dir, res), exp.baseline, labels(res)); err != nil {
+	if err := checkExpectations("result "+dir, exp.parsed, resultCapabilities(dir, res), exp.baselineVariant, labels(res)); err != nil {
 		return exitUsage, err
 	}
 	invalid := gate.InvalidRuns(res)

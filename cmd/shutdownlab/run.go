@@ -197,7 +197,7 @@ func (p *runPlan) addScenario(sc *scenarios.Scenario, stderr io.Writer) error {
 	for _, v := range vs {
 		labels = append(labels, v.Label)
 	}
-	if err := checkExpectations(describe(sc), exps, capabilities(vs), p.exp.baseline, labels); err != nil {
+	if err := checkExpectations(describe(sc), exps, capabilities(vs), p.exp.baselineVariant, labels); err != nil {
 		return err
 	}
 	p.scs, p.vars[sc], p.exps[sc] = append(p.scs, sc), vs, exps
@@ -207,7 +207,7 @@ func (p *runPlan) addScenario(sc *scenarios.Scenario, stderr io.Writer) error {
 // checkOutputs refuses --junit / --baseline-variant without expectations
 // and an --out or --junit that cannot be written.
 func (p *runPlan) checkOutputs() error {
-	if p.exp.junit != "" || p.exp.baseline != "" {
+	if p.exp.junit != "" || p.exp.baselineVariant != "" {
 		any := false
 		for _, e := range p.exps {
 			any = any || len(e) > 0
