@@ -18,7 +18,7 @@ images: ## build (or reuse, by content hash) the target and load-agent images
 run: ## run the main job: $(SCENARIO) with $(RUNS) runs per variant
 	$(GO) run ./cmd/shutdownlab run $(SCENARIO) --runs $(RUNS)
 
-reproduce: ## re-measure the published claims P1-P12 on node and go ($(RUNS) runs each; ~1 h at 3 runs)
+reproduce: ## re-measure the published claims P1-P12 on node and go ($(RUNS) runs each; 47 min measured for both runtimes at 3 runs, ~25 min for one)
 	$(GO) run ./cmd/shutdownlab reproduce --runs $(RUNS)
 
 test: ## all tests, Docker integration tests included (Docker must be reachable)
