@@ -6,20 +6,22 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/shutdownlab/shutdownlab/record"
 )
 
-// Kind is what the probe's one request is for.
-type Kind string
+// Kind is what the probe's one request is for (record.ProbeKind).
+type Kind = record.ProbeKind
 
 // The probe kinds.
 const (
 	// KindIdle sends one short request (default GET /slow?ms=0) and then
 	// watches the idle keep-alive socket. Load start = response end.
-	KindIdle Kind = "idle"
+	KindIdle = record.ProbeIdle
 	// KindInflight sends one long request (default GET /slow?ms=4000), so
 	// that it is in flight when the signal comes, then watches the socket.
 	// Load start = request written.
-	KindInflight Kind = "inflight"
+	KindInflight = record.ProbeInflight
 )
 
 // Defaults applied by Config.WithDefaults.

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/shutdownlab/shutdownlab/record"
 )
 
 // now is the wall clock in Unix nanoseconds, as results carry it.
@@ -67,22 +69,13 @@ func rawHeader(raw []byte, name string) (v string, ok bool) {
 	return strings.Join(h.Values(name), ", "), true
 }
 
-// The values of Result.Closed.
+// The values of Result.Closed (defined in record).
 const (
-	// ClosedEOF: the server closed the socket cleanly (FIN; Read returned
-	// io.EOF).
-	ClosedEOF = "eof"
-	// ClosedReset: the server reset the socket (RST: ECONNRESET,
-	// ECONNABORTED, or EPIPE on a write).
-	ClosedReset = "reset"
-	// ClosedError: the socket failed with another error (see Result.Error).
-	ClosedError = "error"
-	// ClosedTimeout: the socket was still open when the probe's bound
-	// (-max-wait after the response, or -timeout for the response) passed.
-	ClosedTimeout = "timeout"
-	// ClosedStopped: the probe itself was stopped (SIGTERM to the probe)
-	// while the socket was still open.
-	ClosedStopped = "stopped"
+	ClosedEOF     = record.ProbeClosedEOF
+	ClosedReset   = record.ProbeClosedReset
+	ClosedError   = record.ProbeClosedError
+	ClosedTimeout = record.ProbeClosedTimeout
+	ClosedStopped = record.ProbeClosedStopped
 )
 
 // closedKind maps the error that ended the socket to a Closed value;

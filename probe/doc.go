@@ -5,8 +5,9 @@
 // the response with http.ReadResponse, and then keeps the socket open, idle,
 // blocked in Read, until the server closes it (a clean FIN is "eof", an RST
 // is "reset") or a bound passes. Every moment is recorded as a wall-clock
-// Unix nanosecond timestamp in a Result, so that it can be compared with the
-// time the runner sent the signal (see Analyze). Nothing is retried and no
+// Unix nanosecond timestamp in a Result (record.ProbeResult), so that it can
+// be compared with the time the runner sent the signal (see
+// record.ProbeResult.Analyze). Nothing is retried and no
 // second request is ever sent on the connection.
 //
 // Two kinds exist:

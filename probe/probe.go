@@ -16,74 +16,10 @@ import (
 // maxUnexpectedData is how many unexpected bytes Result.UnexpectedData keeps.
 const maxUnexpectedData = 256
 
-// Result is the record of one probe, written by cmd/probe as one JSON line.
-// Timestamps are wall-clock Unix nanoseconds taken in the probe's process;
-// zero means "did not happen".
-type Result struct {
-	// Type is always "probe".
-	Type string `json:"type"`
-	// Kind is the probe kind (idle or inflight).
-	Kind Kind `json:"kind"`
-	// Target, Path and ID are what was requested (ID is the X-Request-Id).
-	Target string `json:"target"`
-	Path   string `json:"path"`
-	ID     string `json:"id"`
-	// LocalAddr and RemoteAddr are the socket's addresses (to find it in a
-	// packet capture or a server log); empty when the dial failed.
-	LocalAddr  string `json:"local_addr,omitempty"`
-	RemoteAddr string `json:"remote_addr,omitempty"`
-	// MaxWaitMs is the bound on the idle wait after the response.
-	MaxWaitMs float64 `json:"max_wait_ms"`
-
-	// StartNs is when the probe began dialing.
-	StartNs int64 `json:"start_ns"`
-	// ConnectedNs is when the connection was established.
-	ConnectedNs int64 `json:"connected_ns,omitempty"`
-	// WrittenNs is when the whole request was written.
-	WrittenNs int64 `json:"written_ns,omitempty"`
-	// FirstByteNs is when the first response byte arrived.
-	FirstByteNs int64 `json:"first_byte_ns,omitempty"`
-	// ResponseEndNs is when the response body had been read completely;
-	// the idle wait starts here.
-	ResponseEndNs int64 `json:"response_end_ns,omitempty"`
-	// LoadStartNs is the probe's load start, also printed on its start
-	// line: ResponseEndNs for idle, WrittenNs for inflight (0 when that
-	// moment never came).
-	LoadStartNs int64 `json:"load_start_ns,omitempty"`
-	// SocketClosedNs is when the probe saw the server end the socket (the
-	// Read or Write that returned EOF or an error); 0 when it did not
-	// within the probe's bounds.
-	SocketClosedNs int64 `json:"socket_closed_ns,omitempty"`
-	// EndNs is when the probe finished.
-	EndNs int64 `json:"end_ns"`
-
-	// ResponseClass is the request's outcome, with the load agent's classes
-	// (loadgen.Classify): ok, http_error, refused, reset, eof, timeout.
-	ResponseClass record.Class `json:"response_class"`
-	// Status is the response status, 0 when none was read.
-	Status int `json:"status,omitempty"`
-	// ConnHeader is the response's Connection header as sent, lower-cased
-	// ("close", "keep-alive", "" when absent); KeepAliveHeader its
-	// Keep-Alive header as sent (e.g. "timeout=5").
-	ConnHeader      string `json:"conn_header,omitempty"`
-	KeepAliveHeader string `json:"keep_alive_header,omitempty"`
-	// BodyBytes is the size of the response body read.
-	BodyBytes int64 `json:"body_bytes,omitempty"`
-
-	// Closed says how the socket ended: eof, reset, error (the server
-	// side), timeout (still open at the probe's bound), stopped (the probe
-	// was stopped first) or "" when it was never observed (no connection,
-	// or the probe gave up on a malformed response; see Error).
-	Closed string `json:"closed"`
-	// UnexpectedBytes counts bytes received after the response (nothing
-	// should arrive on an idle socket; a server may send e.g. a 408).
-	UnexpectedBytes int `json:"unexpected_bytes,omitempty"`
-	// UnexpectedData is the first 256 of those bytes (non-UTF-8 bytes are
-	// replaced when encoded as JSON).
-	UnexpectedData string `json:"unexpected_data,omitempty"`
-	// Error is the error that ended the request or the socket, if any.
-	Error string `json:"error,omitempty"`
-}
+// Result is the record of one probe, written by cmd/probe as one JSON line
+// (its type, TypeProbe, and fields are defined in package record, where the
+// runner and report read it).
+type Result = record.ProbeResult
 
 // Run performs one probe and returns its Result. onStart, if not nil, is
 // called once with the load start (see Result.LoadStartNs) as soon as that
@@ -102,17 +38,21 @@ func Run(ctx context.Context, cfg Config, onStart func(loadStartNs int64)) (Resu
 	if onStart == nil {
 		onStart = func(int64) {}
 	}
-	r := Result{Type: "probe", Kind: cfg.Kind, Target: cfg.Target, Path: cfg.Path, ID: cfg.ID,
+	r := Result{Type: record.TypeProbe, Kind: cfg.Kind, Target: cfg.Target, Path: cfg.Path, ID: cfg.ID,
 		MaxWaitMs: float64(cfg.MaxWait) / float64(time.Millisecond)}
-	r.run(ctx, cfg, onStart)
+	filler{&r}.run(ctx, cfg, onStart)
 	r.EndNs = now()
 	return r, nil
 }
 
+// filler fills in a Result as the probe runs (its methods are the probe's
+// steps; Result itself is record's type).
+type filler struct{ *Result }
+
 // run fills r step by step: dial, write the request, read the response,
 // wait for the server to end the socket. A step that ends the probe
 // records why and returns false.
-func (r *Result) run(ctx context.Context, cfg Config, onStart func(int64)) {
+func (r filler) run(ctx context.Context, cfg Config, onStart func(int64)) {
 	nc, ok := r.dial(ctx, cfg)
 	if !ok {
 		return
@@ -179,7 +119,7 @@ func (s *socket) stopped() bool { return s.ctx.Err() != nil }
 
 // dial connects to the target; false (with the class and error recorded)
 // when it could not.
-func (r *Result) dial(ctx context.Context, cfg Config) (net.Conn, bool) {
+func (r filler) dial(ctx context.Context, cfg Config) (net.Conn, bool) {
 	r.StartNs = now()
 	d := net.Dialer{Timeout: cfg.DialTimeout}
 	nc, err := d.DialContext(ctx, "tcp", cfg.Target)
@@ -197,7 +137,7 @@ func (r *Result) dial(ctx context.Context, cfg Config) (net.Conn, bool) {
 }
 
 // writeRequest writes the probe's one GET; false when the write failed.
-func (r *Result) writeRequest(s *socket, cfg Config) bool {
+func (r filler) writeRequest(s *socket, cfg Config) bool {
 	req := "GET " + cfg.Path + " HTTP/1.1\r\nHost: " + cfg.Host +
 		"\r\nUser-Agent: shutdownlab-probe\r\nX-Request-Id: " + cfg.ID +
 		"\r\nConnection: keep-alive\r\n\r\n"
@@ -213,7 +153,7 @@ func (r *Result) writeRequest(s *socket, cfg Config) bool {
 
 // readResponse reads the response head and the whole body and records
 // them; false when the response could not be read.
-func (r *Result) readResponse(s *socket) bool {
+func (r filler) readResponse(s *socket) bool {
 	resp, err := http.ReadResponse(s.br, &http.Request{Method: http.MethodGet})
 	if err != nil {
 		r.failResponse(s, loadgen.StageRead, err)
@@ -246,7 +186,7 @@ func (r *Result) readResponse(s *socket) bool {
 
 // idleWait blocks in Read until the server ends the socket, or maxWait
 // after the response, or the probe is stopped; it keeps whatever arrives.
-func (r *Result) idleWait(s *socket, maxWait time.Duration) {
+func (r filler) idleWait(s *socket, maxWait time.Duration) {
 	s.setDeadline(time.Unix(0, r.ResponseEndNs).Add(maxWait))
 	buf := make([]byte, 512)
 	for {
@@ -274,7 +214,7 @@ func (r *Result) idleWait(s *socket, maxWait time.Duration) {
 
 // setClosed records how the socket ended; the time only when the server
 // ended it.
-func (r *Result) setClosed(kind string, at int64) {
+func (r filler) setClosed(kind string, at int64) {
 	r.Closed = kind
 	if kind == ClosedEOF || kind == ClosedReset || kind == ClosedError {
 		r.SocketClosedNs = at
@@ -282,7 +222,7 @@ func (r *Result) setClosed(kind string, at int64) {
 }
 
 // failResponse records a response that could not be read at stage.
-func (r *Result) failResponse(s *socket, stage loadgen.Stage, err error) {
+func (r filler) failResponse(s *socket, stage loadgen.Stage, err error) {
 	r.ResponseClass = loadgen.Classify(stage, err, 0)
 	r.Error = err.Error()
 	r.FirstByteNs = s.c.first

@@ -60,8 +60,8 @@ func TestIdleNeverCloses(t *testing.T) {
 		t.Fatalf("closed %q at %d max-wait %v, want timeout, never closed, 300", r.Closed, r.SocketClosedNs, r.MaxWaitMs)
 	}
 	within(t, "wait", ms(r.EndNs, r.ResponseEndNs), 290, 2000)
-	if m := Analyze(r, r.LoadStartNs+int64(100*time.Millisecond)); m.ClosedBy != "never" || m.SocketClosedAfterSignalMs != nil {
-		t.Errorf("Analyze = %+v, want never with null close", m)
+	if m := r.Analyze(r.LoadStartNs + int64(100*time.Millisecond)); m.ClosedBy != "never" || m.SocketClosedAfterSignalMs != nil {
+		t.Errorf("r.Analyze = %+v, want never with null close", m)
 	}
 }
 

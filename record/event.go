@@ -6,23 +6,23 @@ package record
 type Event struct {
 	// TimeNs is the wall-clock time of the event, Unix nanoseconds.
 	TimeNs int64 `json:"ts_ns"`
-	// Event is the event name: up, signal, ready_false, listener_closed,
-	// drained, deadline, job_abandoned, exit (and others a target may add).
+	// Event is the event name, one of Events (EventUp, EventSignal, ...;
+	// a user's image may log others, which nothing reads).
 	Event string `json:"event"`
-	// Mode is the shutdown mode (on "up").
+	// Mode is the shutdown mode (on EventUp).
 	Mode string `json:"mode,omitempty"`
-	// Signal is the signal name (on "signal").
+	// Signal is the signal name (on EventSignal).
 	Signal string `json:"signal,omitempty"`
-	// Ms is a duration in milliseconds (on "drained": time from the signal
-	// until in-flight requests and jobs were done).
+	// Ms is a duration in milliseconds since the first signal (on
+	// EventDrained, EventDeadline, EventShutdownReturned).
 	Ms *float64 `json:"ms,omitempty"`
-	// Inflight is the number of in-flight requests (on "deadline").
+	// Inflight is the number of in-flight requests (on EventDeadline).
 	Inflight *int `json:"inflight,omitempty"`
 	// JobStep and JobSteps say how far the background job got (on
-	// "deadline" and job events).
+	// EventDeadline and the job events).
 	JobStep  *int `json:"job_step,omitempty"`
 	JobSteps *int `json:"job_steps,omitempty"`
-	// Code is the process exit code (on "exit").
+	// Code is the process exit code (on EventExit).
 	Code *int `json:"code,omitempty"`
 	// Msg is free text.
 	Msg string `json:"msg,omitempty"`

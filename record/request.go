@@ -1,44 +1,12 @@
 package record
 
-// Class is the single outcome class of one request. Every request the load
-// agent starts ends in exactly one class; nothing is retried, so
-// started = sum over all classes, always.
-type Class string
-
-// The outcome classes. See docs/protocol.md, "Outcome accounting".
-const (
-	// ClassOK is a complete response with a 2xx status.
-	ClassOK Class = "ok"
-	// ClassHTTPError is a complete response with any non-2xx status; the
-	// status is in Request.Status.
-	ClassHTTPError Class = "http_error"
-	// ClassRefused means the connection could not be established: the request
-	// provably never reached the server.
-	ClassRefused Class = "refused"
-	// ClassReset means the connection was reset (ECONNRESET, EPIPE) after the
-	// request was (at least partly) written: outcome unknown.
-	ClassReset Class = "reset"
-	// ClassEOF means the server closed the connection cleanly before a full
-	// response arrived, after the request was written: outcome unknown.
-	ClassEOF Class = "eof"
-	// ClassTimeout means no complete response arrived within the client's
-	// per-request timeout (dial, write or read).
-	ClassTimeout Class = "timeout"
-	// ClassNotSent is a request the schedule called for that was never
-	// started on the wire: an open-loop slot missed because every worker was
-	// busy, or a slot skipped because the run was stopping.
-	ClassNotSent Class = "not_sent"
-)
-
-// Classes lists every Class in report order.
-var Classes = []Class{ClassOK, ClassHTTPError, ClassRefused, ClassReset, ClassEOF, ClassTimeout, ClassNotSent}
-
 // Request is the record of one request: written by the load agent as one JSON
 // object per line. Timestamps are wall-clock Unix nanoseconds taken in the
 // agent's container (same kernel clock as the host); zero means "did not
 // happen" (for example Written is 0 when the dial failed).
 type Request struct {
-	// Type is always "req"; it tells request lines from other agent lines.
+	// Type is always TypeRequest ("req"); it tells request lines from
+	// other agent lines.
 	Type string `json:"type"`
 	// ID is the unique X-Request-Id the request carried.
 	ID string `json:"id"`
@@ -95,7 +63,7 @@ func (r *Request) LatencyNs() int64 { return r.End - r.Start }
 // Summary is the agent's last line: how many requests it started and how they
 // ended. Started must equal the sum of ByClass.
 type Summary struct {
-	// Type is always "summary".
+	// Type is always TypeSummary ("summary").
 	Type string `json:"type"`
 	// Started counts every request the agent accounted for, including
 	// not_sent slots.
@@ -105,14 +73,15 @@ type Summary struct {
 	// LoadStart and LoadEnd bound the load (Unix ns).
 	LoadStart int64 `json:"load_start_ns"`
 	LoadEnd   int64 `json:"load_end_ns"`
-	// StoppedBy says why the load ended: "duration", "count" or "signal".
+	// StoppedBy says why the load ended: StoppedByDuration, StoppedByCount
+	// or StoppedBySignal.
 	StoppedBy string `json:"stopped_by"`
 }
 
 // Start is the agent's first line, printed just before the first request;
 // the runner times the action from LoadStart.
 type Start struct {
-	// Type is always "start".
+	// Type is always TypeStart ("start").
 	Type string `json:"type"`
 	// LoadStart is when load began (Unix ns).
 	LoadStart int64 `json:"load_start_ns"`

@@ -1,7 +1,5 @@
 package record
 
-import "encoding/json"
-
 // Meta is what the runner writes as events.json for one run: everything about
 // the run except the per-request records (records.jsonl). Report metrics are
 // pure functions of a Meta and its records.
@@ -38,17 +36,17 @@ type Meta struct {
 	Replicas []Replica `json:"replicas"`
 	// Agent is the load agent's summary line (nil if it never printed one).
 	Agent *Summary `json:"agent,omitempty"`
-	// LoadKind is "probe" when a raw-socket probe drove the run instead of
-	// the load agent; empty for the agent.
+	// LoadKind is LoadKindProbe ("probe") when a raw-socket probe drove
+	// the run instead of the load agent; empty for the agent.
 	LoadKind string `json:"load_kind,omitempty"`
-	// Probe is the probe's {"type":"probe",...} line (package probe's
-	// Result), verbatim; nil for agent runs or when it never printed one.
-	Probe json.RawMessage `json:"probe,omitempty"`
+	// Probe is the probe's {"type":"probe",...} line; nil for agent runs
+	// or when it never printed one.
+	Probe *ProbeResult `json:"probe,omitempty"`
 	// Fingerprint describes the machine the run happened on.
 	Fingerprint Fingerprint `json:"fingerprint"`
 
-	// Topology is "caddy" when the load went through the Caddy reverse
-	// proxy; empty for the direct topology.
+	// Topology is TopologyCaddy ("caddy") when the load went through the
+	// Caddy reverse proxy; empty for the direct topology.
 	Topology string `json:"topology,omitempty"`
 	// ProxyConfig is the file name, in the run directory, of the exact
 	// Caddy JSON configuration used (topology caddy only: "proxy.json");
@@ -87,15 +85,16 @@ type Replacement struct {
 
 // Action records the stop action as it actually happened.
 type Action struct {
-	// Kind is "signal" (docker kill -s SIGNAL) or "stop" (docker stop -t N);
-	// a roll records how replica A was stopped (its roll.via), with Roll
-	// set.
+	// Kind is ActionSignal ("signal": docker kill -s SIGNAL) or ActionStop
+	// ("stop": docker stop -t N); a roll records how replica A was stopped
+	// (its roll.via), with Roll set.
 	Kind string `json:"kind"`
 	// Roll is true when the action was a roll behind the proxy.
 	Roll bool `json:"roll,omitempty"`
-	// Signal is the signal name for Kind "signal".
+	// Signal is the signal name for Kind ActionSignal.
 	Signal string `json:"signal,omitempty"`
-	// StopTimeoutS is the -t value for Kind "stop" (nil: the container's own).
+	// StopTimeoutS is the -t value for Kind ActionStop (nil: the
+	// container's own).
 	StopTimeoutS *int `json:"stop_timeout_s,omitempty"`
 	// Replica is the index of the replica acted on.
 	Replica int `json:"replica"`
@@ -151,9 +150,11 @@ type Replica struct {
 	OOMKilled bool `json:"oom_killed,omitempty"`
 	// Events are the app's lifecycle lines parsed from its stdout.
 	Events []Event `json:"events,omitempty"`
-	// JobLog is /data/job.log read back after the run (one entry per line).
+	// JobLog is the target's JobFile read back after the run (one entry
+	// per line).
 	JobLog []string `json:"job_log,omitempty"`
-	// Ledger is /data/ledger.log read back after the run: request ids.
+	// Ledger is the target's LedgerFile read back after the run: request
+	// ids.
 	Ledger []string `json:"ledger,omitempty"`
 }
 

@@ -2,7 +2,6 @@ package report
 
 import (
 	"bufio"
-	"bytes"
 	"compress/gzip"
 	"encoding/json"
 	"errors"
@@ -314,13 +313,15 @@ func readRecordsFile(rd string, onReq func(*record.Request) error, onSum func(*r
 	return ReadRecords(r, name, onReq, onSum)
 }
 
-// ReadRecords streams agent lines from r: each "req" line is passed to onReq
-// (the pointer is reused: copy what you keep), a "summary" line to onSum
-// (may be nil); "start" lines, blank lines and unknown types are skipped.
-// Errors are "name:line: ...".
+// ReadRecords streams agent lines from r, each decoded as the runner
+// decodes it (record.Line): each request line is passed to onReq (the
+// pointer is reused: copy what you keep), a summary line to onSum (may be
+// nil); start and probe lines, blank lines and lines of other types are
+// skipped. A line that does not decode (record.Line.Decode) is an error,
+// "name:line: ...".
 func ReadRecords(r io.Reader, name string, onReq func(*record.Request) error, onSum func(*record.Summary)) error {
 	br := bufio.NewReaderSize(r, 64<<10)
-	var req record.Request
+	var l record.Line
 	for line := 1; ; line++ {
 		b, err := br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
@@ -335,10 +336,8 @@ func ReadRecords(r io.Reader, name string, onReq func(*record.Request) error, on
 		if err != nil && err != io.EOF {
 			return fmt.Errorf("%s:%d: %w", name, line, err)
 		}
-		if t := bytes.TrimSpace(b); len(t) > 0 {
-			if perr := parseLine(t, &req, onReq, onSum); perr != nil {
-				return fmt.Errorf("%s:%d: %w", name, line, perr)
-			}
+		if perr := takeLine(&l, b, onReq, onSum); perr != nil {
+			return fmt.Errorf("%s:%d: %w", name, line, perr)
 		}
 		if err == io.EOF {
 			return nil
@@ -346,31 +345,19 @@ func ReadRecords(r io.Reader, name string, onReq func(*record.Request) error, on
 	}
 }
 
-// parseLine decodes one agent line by its type.
-func parseLine(b []byte, req *record.Request, onReq func(*record.Request) error, onSum func(*record.Summary)) error {
-	*req = record.Request{}
-	if err := json.Unmarshal(b, req); err != nil {
-		// An unknown line type may have fields a Request cannot hold.
-		var t struct {
-			Type string `json:"type"`
-		}
-		if json.Unmarshal(b, &t) == nil && t.Type != "req" && t.Type != "summary" {
-			return nil
-		}
+// takeLine decodes one agent line into l and hands it on by its type.
+func takeLine(l *record.Line, b []byte, onReq func(*record.Request) error, onSum func(*record.Summary)) error {
+	if err := l.Decode(b); err != nil {
 		return err
 	}
-	switch req.Type {
-	case "req":
-		return onReq(req)
-	case "summary":
-		if onSum == nil {
-			return nil
+	switch l.Type {
+	case record.TypeRequest:
+		return onReq(&l.Request)
+	case record.TypeSummary:
+		if onSum != nil {
+			s := l.Summary
+			onSum(&s)
 		}
-		var s record.Summary
-		if err := json.Unmarshal(b, &s); err != nil {
-			return err
-		}
-		onSum(&s)
 	}
 	return nil
 }

@@ -35,6 +35,25 @@ func TestReadRecords(t *testing.T) {
 	}
 }
 
+// A line the runner counts as malformed (record.Line.Decode) is an error
+// here too: both read the agent's lines with the same decoder.
+func TestReadRecordsRejectsWhatTheRunnerRejects(t *testing.T) {
+	for _, bad := range []string{
+		`null`,
+		`[1]`,
+		`garbage`,
+		`{"type":"req","class":"ok","conn":-1}`,
+		`{"type":"summary","started":1,"by_class":{"ok":"1"}}`,
+		`{"type":"start","load_start_ns":"x"}`,
+	} {
+		in := `{"type":"req","class":"ok"}` + "\n" + bad + "\n"
+		err := ReadRecords(strings.NewReader(in), "records.jsonl", func(*record.Request) error { return nil }, nil)
+		if err == nil || !strings.HasPrefix(err.Error(), "records.jsonl:2: ") {
+			t.Errorf("%s: err = %v, want one naming records.jsonl:2", bad, err)
+		}
+	}
+}
+
 func TestReadRecordsErrorNamesLine(t *testing.T) {
 	in := "{\"type\":\"req\",\"class\":\"ok\"}\n{\"type\":\"req\",\"start_ns\":\"oops\"}\n"
 	err := ReadRecords(strings.NewReader(in), "x/records.jsonl", func(*record.Request) error { return nil }, nil)

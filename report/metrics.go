@@ -1,8 +1,8 @@
 package report
 
 import (
+	"errors"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 
@@ -124,27 +124,10 @@ type Metrics struct {
 	Notes []string `json:"notes,omitempty"`
 }
 
-// failedClasses are the classes counted by the failed metric.
-var failedClasses = map[record.Class]bool{
-	record.ClassHTTPError: true,
-	record.ClassRefused:   true,
-	record.ClassReset:     true,
-	record.ClassEOF:       true,
-	record.ClassTimeout:   true,
-}
-
-// knownClasses are the classes the agent may write.
-var knownClasses = func() map[record.Class]bool {
-	m := map[record.Class]bool{}
-	for _, c := range record.Classes {
-		m[c] = true
-	}
-	return m
-}()
-
-// IsFailed reports whether class c counts as a failure of the service:
-// http_error, refused, reset, eof or timeout. ok and not_sent are not.
-func IsFailed(c record.Class) bool { return failedClasses[c] }
+// IsFailed reports whether class c counts as a failure of the service; it
+// is record.Class.Failed (an unknown class counts as failed, and fails
+// accounting).
+func IsFailed(c record.Class) bool { return c.Failed() }
 
 // ClassKey is the by_class key of a request: its class, except that
 // http_error is split by status as "http_NNN" ("http_000" without a status).
@@ -162,28 +145,22 @@ func ClassKey(r *record.Request) string {
 // records. It is pure: no clock, no I/O, and reqs is not modified.
 func Compute(meta record.Meta, reqs []record.Request) Metrics {
 	m := Metrics{ByClass: map[string]int{}, AccountingOK: true, SetupMs: meta.SetupMs, TeardownMs: meta.TeardownMs}
-	base := map[record.Class]int{}
+	var tally record.Tally
 	var okLat []float64
 	for i := range reqs {
 		r := &reqs[i]
 		m.Requests++
 		m.ByClass[ClassKey(r)]++
-		base[r.Class]++
-		if !knownClasses[r.Class] {
-			m.AccountingOK = false
-			m.Notes = append(m.Notes, fmt.Sprintf("request %q has unknown class %q", r.ID, r.Class))
-		}
+		tally.AddRequest(r.Class)
 		if r.Class == record.ClassOK {
 			m.OK++
 			okLat = append(okLat, float64(r.LatencyNs())/1e6)
 		}
-		if IsFailed(r.Class) {
+		if r.Class.Failed() {
 			m.Failed++
 		}
 	}
-	if meta.LoadKind != "probe" {
-		checkAccounting(&m, meta.Agent, base)
-	}
+	checkAccounting(&m, meta, &tally)
 	computeProbe(&m, meta)
 	computePhases(&m, meta, reqs)
 	computeReplica(&m, meta)
@@ -197,40 +174,31 @@ func Compute(meta record.Meta, reqs []record.Request) Metrics {
 	return m
 }
 
-// checkAccounting compares the records' per-class counts with the agent's
-// summary, when there is one.
-func checkAccounting(m *Metrics, sum *record.Summary, base map[record.Class]int) {
-	if sum == nil {
-		m.Notes = append(m.Notes, "no agent summary: accounting not cross-checked")
-		return
-	}
-	if sum.Started != m.Requests {
-		m.AccountingOK = false
-		m.Notes = append(m.Notes, fmt.Sprintf("accounting: agent started %d, records hold %d", sum.Started, m.Requests))
-	}
-	total := 0
-	for _, n := range sum.ByClass {
-		total += n
-	}
-	if total != sum.Started {
-		m.AccountingOK = false
-		m.Notes = append(m.Notes, fmt.Sprintf("accounting: agent by_class sums to %d, agent started %d", total, sum.Started))
-	}
-	var classes []record.Class
-	for c := range sum.ByClass {
-		classes = append(classes, c)
-	}
-	for c := range base {
-		if _, ok := sum.ByClass[c]; !ok {
-			classes = append(classes, c)
+// checkAccounting applies the accounting rule (record.CheckAccounting, or
+// record.CheckProbeAccounting for a probe run) to the run's summary or
+// probe line and its records; each problem is a note and makes accounting
+// fail. An agent run saved without a summary only gets a note: there is
+// nothing to cross-check.
+func checkAccounting(m *Metrics, meta record.Meta, t *record.Tally) {
+	var errs []error
+	if meta.LoadKind == record.LoadKindProbe {
+		if meta.Probe != nil {
+			t.Probes++
+			if meta.Probe.Type != record.TypeProbe {
+				t.AddMalformed(fmt.Errorf("probe line of type %q", meta.Probe.Type))
+			}
 		}
+		errs = record.CheckProbeAccounting(t)
+	} else {
+		errs = record.CheckAccounting(meta.Agent, t)
 	}
-	slices.Sort(classes)
-	for _, c := range classes {
-		if sum.ByClass[c] != base[c] {
-			m.AccountingOK = false
-			m.Notes = append(m.Notes, fmt.Sprintf("accounting: class %s: agent %d, records %d", c, sum.ByClass[c], base[c]))
+	for _, err := range errs {
+		if errors.Is(err, record.ErrNoSummary) {
+			m.Notes = append(m.Notes, "no agent summary: accounting not cross-checked")
+			continue
 		}
+		m.AccountingOK = false
+		m.Notes = append(m.Notes, "accounting: "+err.Error())
 	}
 }
 

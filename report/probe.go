@@ -1,15 +1,10 @@
 package report
 
-import (
-	"encoding/json"
-	"fmt"
-
-	"github.com/shutdownlab/shutdownlab/probe"
-	"github.com/shutdownlab/shutdownlab/record"
-)
+import "github.com/shutdownlab/shutdownlab/record"
 
 // ProbeMetrics are the metrics of a run driven by a raw-socket probe
-// (Meta.LoadKind "probe"), computed by probe.Analyze against SignalTime.
+// (Meta.LoadKind record.LoadKindProbe), computed by
+// record.ProbeResult.Analyze against SignalTime.
 // They are embedded in Metrics: absent from the JSON of agent runs, and
 // present (null when there is nothing to measure) in probe runs.
 type ProbeMetrics struct {
@@ -35,26 +30,20 @@ type ProbeMetrics struct {
 	ProbeServerClosed bool `json:"probe_server_closed"`
 }
 
-// computeProbe fills the probe metrics of a probe run. A probe run without
-// a probe line, or with a malformed one, fails accounting.
+// computeProbe fills the probe metrics of a probe run. Whether the run
+// accounts for itself (exactly one probe line) is checkAccounting's
+// question.
 func computeProbe(m *Metrics, meta record.Meta) {
-	if meta.LoadKind != "probe" && meta.Probe == nil {
+	if meta.LoadKind != record.LoadKindProbe && meta.Probe == nil {
 		return
 	}
 	m.ProbeMetrics = &ProbeMetrics{}
-	if meta.Probe == nil {
-		m.AccountingOK = false
-		m.Notes = append(m.Notes, "probe run without a probe line")
-		return
-	}
-	var res probe.Result
-	if err := json.Unmarshal(meta.Probe, &res); err != nil || res.Type != "probe" {
-		m.AccountingOK = false
-		m.Notes = append(m.Notes, fmt.Sprintf("malformed probe line (%v)", err))
+	res := meta.Probe
+	if res == nil || res.Type != record.TypeProbe {
 		return
 	}
 	t, _ := SignalTime(meta)
-	a := probe.Analyze(res, t)
+	a := res.Analyze(t)
 	pm := m.ProbeMetrics
 	pm.ProbeResponseAfterSignalMs = a.ResponseAfterSignalMs
 	pm.ProbeResponseAfterStartMs = a.ResponseAfterStartMs
@@ -63,7 +52,7 @@ func computeProbe(m *Metrics, meta record.Meta) {
 	}
 	pm.ProbeSocketClosedAfterSignalMs = a.SocketClosedAfterSignalMs
 	pm.ProbeSocketClosedAfterResponseMs = a.SocketClosedAfterResponseMs
-	pm.ProbeServerClosed = res.Closed == probe.ClosedEOF || res.Closed == probe.ClosedReset
+	pm.ProbeServerClosed = res.ServerClosed()
 	if res.Error != "" {
 		m.Notes = append(m.Notes, "probe: "+res.Error)
 	}

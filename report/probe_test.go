@@ -15,7 +15,7 @@ func TestProbeMetrics(t *testing.T) {
 	const ms = int64(1_000_000)
 	line := `{"type":"probe","kind":"idle","response_end_ns":` + itoa(s-2000*ms) + `,"load_start_ns":` + itoa(s-2000*ms) +
 		`,"socket_closed_ns":` + itoa(s+ms) + `,"response_class":"ok","status":200,"conn_header":"keep-alive","closed":"eof"}`
-	meta := record.Meta{Valid: true, LoadKind: "probe", Probe: json.RawMessage(line),
+	meta := record.Meta{Valid: true, LoadKind: "probe", Probe: probeLine(t, line),
 		Action: &record.Action{Kind: "signal", SentNs: s - 50*ms, ReturnedNs: s}, Replicas: []record.Replica{{Name: "replica-0"}}}
 	m := Compute(meta, nil)
 	if m.ProbeMetrics == nil || !m.AccountingOK || len(m.Notes) != 0 {
@@ -40,7 +40,7 @@ func TestProbeMetrics(t *testing.T) {
 		}
 	}
 	// never closed: the row stays, the value is null
-	meta.Probe = json.RawMessage(strings.Replace(line, `"closed":"eof"`, `"closed":"timeout"`, 1))
+	meta.Probe = probeLine(t, strings.Replace(line, `"closed":"eof"`, `"closed":"timeout"`, 1))
 	m2 := Compute(meta, nil)
 	b, _ := json.Marshal(m2)
 	if !strings.Contains(string(b), `"probe_socket_closed_after_signal_ms":null`) || m2.ProbeServerClosed {
@@ -62,6 +62,16 @@ func TestProbeMetrics(t *testing.T) {
 			t.Errorf("agent run has row %s", d.Name)
 		}
 	}
+}
+
+// probeLine decodes a probe line as events.json holds it.
+func probeLine(t *testing.T, line string) *record.ProbeResult {
+	t.Helper()
+	var r record.ProbeResult
+	if err := json.Unmarshal([]byte(line), &r); err != nil {
+		t.Fatal(err)
+	}
+	return &r
 }
 
 func itoa(n int64) string { b, _ := json.Marshal(n); return string(b) }

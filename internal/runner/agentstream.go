@@ -2,9 +2,10 @@ package runner
 
 import (
 	"bytes"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -36,14 +37,14 @@ type agentStream struct {
 	failOnce     sync.Once
 	stderrTail   tailBuffer // the agent's last stderr lines
 
+	dec record.Line // the line being observed (only observe uses it)
+
 	mu        sync.Mutex
 	outErr    error
 	loadStart int64
-	summary   *record.Summary
-	probes    int    // {"type":"probe"} lines
-	probeLine []byte // the last of them, verbatim
-	malformed int
-	lastErr   string
+	summary   *record.Summary     // the last summary line
+	probe     *record.ProbeResult // the last probe line
+	tally     record.Tally        // what the lines hold, for the accounting rule
 }
 
 func newAgentStream() *agentStream {
@@ -134,13 +135,6 @@ type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 
-// lineHead is the minimal decoding done on every request line.
-type lineHead struct {
-	Type      string       `json:"type"`
-	Class     record.Class `json:"class"`
-	LoadStart int64        `json:"load_start_ns"`
-}
-
 // consume reads r to its end through the stream into w (named
 // records.jsonl in errors). It returns a read error only: a failed write is
 // OutputErr, and r is still read to its end; a malformed line is not an
@@ -155,46 +149,35 @@ func (s *agentStream) consume(r io.Reader, w io.Writer) error {
 	return nil
 }
 
+// observe decodes one line (record.Line) and counts it: a line that does
+// not decode is malformed, a request line is counted by class (and live as
+// progress), and the start, summary and probe lines are kept.
 func (s *agentStream) observe(line []byte) {
-	if len(line) == 0 {
+	l := &s.dec
+	err := l.Decode(line)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err != nil {
+		s.tally.AddMalformed(err)
 		return
 	}
-	var h lineHead
-	if err := json.Unmarshal(line, &h); err != nil {
-		s.mu.Lock()
-		s.malformed++
-		s.lastErr = err.Error()
-		s.mu.Unlock()
-		return
-	}
-	switch h.Type {
-	case "req":
+	switch l.Type {
+	case record.TypeRequest:
+		s.tally.AddRequest(l.Request.Class)
 		s.requests.Add(1)
-		if h.Class != record.ClassOK && h.Class != record.ClassNotSent {
+		if l.Request.Class.Failed() {
 			s.failed.Add(1)
 		}
-	case "start":
-		s.mu.Lock()
-		s.loadStart = h.LoadStart
-		s.mu.Unlock()
+	case record.TypeStart:
+		s.loadStart = l.Start.LoadStart
 		s.once.Do(func() { close(s.started) })
-	case "probe":
-		s.mu.Lock()
-		s.probes++
-		s.probeLine = bytes.Clone(line)
-		s.mu.Unlock()
-	case "summary":
-		var sum record.Summary
-		if err := json.Unmarshal(line, &sum); err != nil {
-			s.mu.Lock()
-			s.malformed++
-			s.lastErr = err.Error()
-			s.mu.Unlock()
-			return
-		}
-		s.mu.Lock()
+	case record.TypeProbe:
+		s.tally.Probes++
+		p := l.Probe
+		s.probe = &p
+	case record.TypeSummary:
+		sum := l.Summary
 		s.summary = &sum
-		s.mu.Unlock()
 	}
 }
 
@@ -212,60 +195,41 @@ func (s *agentStream) Summary() *record.Summary {
 	return s.summary
 }
 
-// Malformed returns how many lines could not be decoded and the last error.
-func (s *agentStream) Malformed() (int, string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.malformed, s.lastErr
-}
-
-// checkAccounting compares the agent's summary with the records it streamed:
-// started must equal the number of request lines and the sum of its classes.
-// A mismatch means records were lost or invented, so the run is invalid.
+// checkAccounting applies the accounting rule of an agent run
+// (record.CheckAccounting) to what arrived; the error lists every problem.
+// A run that fails it had records lost, invented or garbled: invalid.
 func (s *agentStream) checkAccounting() error {
-	sum := s.Summary()
-	if sum == nil {
-		return fmt.Errorf("load agent printed no summary line")
-	}
-	total := 0
-	for _, n := range sum.ByClass {
-		total += n
-	}
-	if total != sum.Started {
-		return fmt.Errorf("agent summary does not add up: started %d, sum of classes %d", sum.Started, total)
-	}
-	if got := int(s.requests.Load()); got != sum.Started {
-		return fmt.Errorf("agent summary says %d requests started but %d request records arrived", sum.Started, got)
-	}
-	if n, last := s.Malformed(); n > 0 {
-		return fmt.Errorf("%d malformed agent output lines (last: %s)", n, last)
-	}
-	return nil
-}
-
-// Probe returns the probe's line and how many probe lines arrived.
-func (s *agentStream) Probe() ([]byte, int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.probeLine, s.probes
+	return joinProblems(record.CheckAccounting(s.summary, &s.tally))
 }
 
-// checkProbe is checkAccounting for a probe run: there is no summary, so
-// exactly one probe line must have arrived, and nothing else but its start
-// line.
+// Probe returns the probe's line (nil before it arrived) and how many
+// probe lines arrived.
+func (s *agentStream) Probe() (*record.ProbeResult, int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.probe, s.tally.Probes
+}
+
+// checkProbe is checkAccounting for a probe run
+// (record.CheckProbeAccounting): exactly one probe line, no request line,
+// no malformed line.
 func (s *agentStream) checkProbe() error {
-	_, n := s.Probe()
-	switch {
-	case n == 0:
-		return fmt.Errorf("probe printed no probe line")
-	case n > 1:
-		return fmt.Errorf("probe printed %d probe lines, want exactly one", n)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return joinProblems(record.CheckProbeAccounting(&s.tally))
+}
+
+// joinProblems makes one error of the accounting rule's problems, "; "
+// between them (nil: none).
+func joinProblems(errs []error) error {
+	if len(errs) == 0 {
+		return nil
 	}
-	if n := s.requests.Load(); n > 0 {
-		return fmt.Errorf("probe output holds %d request lines", n)
+	msgs := make([]string, len(errs))
+	for i, err := range errs {
+		msgs[i] = err.Error()
 	}
-	if n, last := s.Malformed(); n > 0 {
-		return fmt.Errorf("%d malformed probe output lines (last: %s)", n, last)
-	}
-	return nil
+	return errors.New(strings.Join(msgs, "; "))
 }

@@ -5,7 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shutdownlab/shutdownlab/internal/images"
 	"github.com/shutdownlab/shutdownlab/internal/runner"
+	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report"
 )
 
@@ -44,8 +46,8 @@ func TestProbeIdleSocketNode(t *testing.T) {
 	if m.ProbeMetrics == nil {
 		t.Fatalf("no probe metrics: %+v", m)
 	}
-	if run.Meta.LoadKind != "probe" || run.Meta.Probe == nil {
-		t.Errorf("meta load_kind %q, probe line %d bytes", run.Meta.LoadKind, len(run.Meta.Probe))
+	if run.Meta.LoadKind != record.LoadKindProbe || run.Meta.Probe == nil {
+		t.Errorf("meta load_kind %q, probe line %+v", run.Meta.LoadKind, run.Meta.Probe)
 	}
 	if c := m.ProbeSocketClosedAfterSignalMs; c == nil || *c >= 1000 || !m.ProbeServerClosed {
 		t.Errorf("probe_socket_closed_after_signal_ms %v, server closed %v: want < 1000 ms, closed by the server",
@@ -80,7 +82,7 @@ func TestImageFlagDirectInflight(t *testing.T) {
 	r := newRunner(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	ref, _, err := runner.BuildImages(ctx, r.Engine(), "", nil)
+	ref, _, err := images.BuildProject(ctx, r.Engine(), "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

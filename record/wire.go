@@ -1,0 +1,96 @@
+package record
+
+// The names that cross a process boundary, each defined once, here: the
+// agent's and the probe's line types, the targets' lifecycle events, the
+// files a target writes on its DATA_DIR, and the kinds record.Meta names.
+// docs/protocol.md lists them; every writer and reader uses these
+// constants, never a literal.
+
+// The "type" of every line the load agent and the probe print on stdout.
+const (
+	// TypeStart is the Start line: load start has passed.
+	TypeStart = "start"
+	// TypeRequest is one Request record.
+	TypeRequest = "req"
+	// TypeSummary is the agent's closing Summary line.
+	TypeSummary = "summary"
+	// TypeProbe is the probe's one ProbeResult line.
+	TypeProbe = "probe"
+)
+
+// The lifecycle events a target prints (Event.Event). docs/protocol.md,
+// "Lifecycle events", says when each one is logged.
+const (
+	// EventUp: listening; Mode and Msg describe the configuration.
+	EventUp = "up"
+	// EventSignal: a SIGTERM/SIGINT arrived (the first one starts the
+	// shutdown; later ones carry Msg "ignored: ...").
+	EventSignal = "signal"
+	// EventReadyFalse: /readyz turned 503 (full mode, step 1).
+	EventReadyFalse = "ready_false"
+	// EventListenerClosed: the listener is closed (full step 3, or close
+	// mode's stock close).
+	EventListenerClosed = "listener_closed"
+	// EventShutdownReturned: the stock close returned (close mode).
+	EventShutdownReturned = "shutdown_returned"
+	// EventDrained: nothing left in flight (full mode, step 5).
+	EventDrained = "drained"
+	// EventDeadline: DRAIN_MS passed before the drain finished.
+	EventDeadline = "deadline"
+	// EventJobStart: a /job was accepted.
+	EventJobStart = "job_start"
+	// EventJobCommit: the job's COMMIT line was fsynced.
+	EventJobCommit = "job_commit"
+	// EventJobError: writing job.log failed; the job stopped.
+	EventJobError = "job_error"
+	// EventJobAbandoned: the process exits while a job still runs.
+	EventJobAbandoned = "job_abandoned"
+	// EventExit: logged just before the process exits (Code).
+	EventExit = "exit"
+)
+
+// Events lists every lifecycle event name, in the order of a full-mode
+// shutdown where there is one.
+var Events = []string{EventUp, EventJobStart, EventJobCommit, EventJobError, EventSignal,
+	EventReadyFalse, EventListenerClosed, EventShutdownReturned, EventDrained, EventDeadline,
+	EventJobAbandoned, EventExit}
+
+// The files a target writes on its DATA_DIR, read back by the runner
+// after the run.
+const (
+	// DefaultDataDir is the target's DATA_DIR unless the environment says
+	// otherwise.
+	DefaultDataDir = "/data"
+	// LedgerFile holds one X-Request-Id per POST /write, fsynced before
+	// the work.
+	LedgerFile = "ledger.log"
+	// JobFile holds the background job's "step i/N" lines, then COMMIT.
+	JobFile = "job.log"
+)
+
+// The values of Action.Kind: how the acted-on replica was told to stop (a
+// roll records how it stopped replica A, with Action.Roll set).
+const (
+	// ActionSignal is docker kill -s Action.Signal.
+	ActionSignal = "signal"
+	// ActionStop is docker stop -t Action.StopTimeoutS.
+	ActionStop = "stop"
+)
+
+// LoadKindProbe is Meta.LoadKind for a run driven by the raw-socket probe;
+// the load agent's runs leave Meta.LoadKind empty.
+const LoadKindProbe = "probe"
+
+// TopologyCaddy is Meta.Topology for a run through the Caddy reverse
+// proxy; the direct topology leaves Meta.Topology empty.
+const TopologyCaddy = "caddy"
+
+// The values of Summary.StoppedBy: why the load ended.
+const (
+	// StoppedByDuration: the load's duration elapsed.
+	StoppedByDuration = "duration"
+	// StoppedByCount: the requested number of requests was accounted.
+	StoppedByCount = "count"
+	// StoppedBySignal: the agent was told to stop (SIGTERM/SIGINT).
+	StoppedBySignal = "signal"
+)

@@ -1,0 +1,84 @@
+package record_test
+
+import (
+	"os"
+	"regexp"
+	"slices"
+	"testing"
+
+	"github.com/shutdownlab/shutdownlab/record"
+	"github.com/shutdownlab/shutdownlab/scenarios"
+)
+
+// The Node target speaks the same lifecycle protocol as the Go target:
+// every event name server.js can log is one record defines, and it logs
+// every one record defines. The names are found by scanning the source:
+// each log({ event: ... }) call names its event as a string literal or as
+// the variable ev, whose every assignment is a literal.
+func TestNodeTargetEventNames(t *testing.T) {
+	src, err := os.ReadFile("../targetapp/node/server.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := regexp.MustCompile(`\blog\(\{\s*event:\s*([^,}\s]+)`).FindAllSubmatch(src, -1)
+	if len(calls) == 0 {
+		t.Fatal("server.js: no log({ event: ... }) call found; the scan is out of date")
+	}
+	lit := regexp.MustCompile(`^'([^']*)'$`)
+	var names []string
+	for _, c := range calls {
+		switch arg := string(c[1]); {
+		case lit.MatchString(arg):
+			names = append(names, lit.FindStringSubmatch(arg)[1])
+		case arg == "ev":
+			for _, a := range regexp.MustCompile(`\bev\s*=\s*([^;\n]+)`).FindAllSubmatch(src, -1) {
+				m := lit.FindSubmatch(a[1])
+				if m == nil {
+					t.Fatalf("server.js: ev = %s: not a string literal; the scan cannot check it", a[1])
+				}
+				names = append(names, string(m[1]))
+			}
+		default:
+			t.Fatalf("server.js: log({ event: %s }): not a literal or ev; the scan cannot check it", arg)
+		}
+	}
+	for _, n := range names {
+		if !slices.Contains(record.Events, n) {
+			t.Errorf("server.js logs event %q, which record does not define (record/wire.go)", n)
+		}
+	}
+	for _, n := range record.Events {
+		if !slices.Contains(names, n) {
+			t.Errorf("record defines event %q, which server.js never logs", n)
+		}
+	}
+}
+
+// The scenario file's kinds are typed in package scenarios, which imports
+// nothing of ours; the runner writes them into record.Meta as they are, so
+// their values must be record's.
+func TestScenarioKindsAreRecordKinds(t *testing.T) {
+	for _, tt := range []struct{ scenario, record string }{
+		{string(scenarios.ActionSignal), record.ActionSignal},
+		{string(scenarios.ActionStop), record.ActionStop},
+		{string(scenarios.LoadProbe), record.LoadKindProbe},
+		{string(scenarios.TopologyCaddy), record.TopologyCaddy},
+		{string(scenarios.ProbeIdle), string(record.ProbeIdle)},
+		{string(scenarios.ProbeInflight), string(record.ProbeInflight)},
+	} {
+		if tt.scenario != tt.record {
+			t.Errorf("scenarios says %q where record says %q", tt.scenario, tt.record)
+		}
+	}
+}
+
+// Events holds each name once.
+func TestEventsUnique(t *testing.T) {
+	seen := map[string]bool{}
+	for _, n := range record.Events {
+		if seen[n] {
+			t.Errorf("record.Events lists %q twice", n)
+		}
+		seen[n] = true
+	}
+}
