@@ -24,10 +24,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/shutdownlab/shutdownlab/internal/agentcmd"
@@ -35,11 +33,7 @@ import (
 	"github.com/shutdownlab/shutdownlab/record"
 )
 
-func main() {
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, sig))
-}
+func main() { agentcmd.Main(run) }
 
 // flagOf maps loadgen.Config field names to flag names for error messages.
 var flagOf = map[string]string{

@@ -29,9 +29,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strconv"
-	"syscall"
 	"time"
 
 	"github.com/shutdownlab/shutdownlab/internal/agentcmd"
@@ -39,11 +37,7 @@ import (
 	"github.com/shutdownlab/shutdownlab/record"
 )
 
-func main() {
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, sig))
-}
+func main() { agentcmd.Main(run) }
 
 // run is main without the process: it parses args, runs the probe and
 // returns the exit code. The first value on sig stops the probe.

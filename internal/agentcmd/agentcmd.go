@@ -1,7 +1,8 @@
 // Package agentcmd is the skeleton the container commands share (the load
-// agent, cmd/loadagent, and the probe, cmd/probe): flags with PREFIX_NAME
-// environment fallbacks (internal/envflag) and the usage text, the first
-// stop signal as a cancelled context, the -wait-ready poll, and the exit
+// agent, cmd/loadagent, and the probe, cmd/probe): main itself (Main:
+// SIGTERM and SIGINT to the command, its exit code to os.Exit), flags with
+// PREFIX_NAME environment fallbacks (internal/envflag) and the usage text,
+// the first stop signal as a cancelled context, the -wait-ready poll, and the exit
 // codes, so that each command's run says only what is its own.
 //
 // A command's body returns an error; Run prints it on stderr as
@@ -17,6 +18,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/shutdownlab/shutdownlab/internal/envflag"
@@ -33,6 +36,16 @@ const (
 	// ExitNotReady: the target never became ready (-wait-ready).
 	ExitNotReady = 3
 )
+
+// Main is an agent command's main: it calls run with the process's
+// arguments, stdout and stderr, and a channel that receives SIGTERM and
+// SIGINT, then exits with the code run returns. run is the command
+// without the process, so tests call it directly.
+func Main(run func(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) int) {
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, sig))
+}
 
 // Command is one agent command: its name (the prefix of its stderr
 // messages), its flags and where its messages go.
