@@ -33,7 +33,7 @@ import (
 	"github.com/shutdownlab/shutdownlab/record"
 )
 
-// targetImageName is the runner's image name (runner.TargetImageName), so
+// targetImageName is the runner's image name (images.TargetImageName), so
 // the content-hash tag built here is the one the runner reuses.
 const targetImageName = "shutdownlab/target"
 

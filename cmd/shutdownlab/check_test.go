@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/shutdownlab/shutdownlab/internal/docker/dockertest"
-	"github.com/shutdownlab/shutdownlab/internal/runner"
+	"github.com/shutdownlab/shutdownlab/internal/images"
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
@@ -124,7 +124,7 @@ func TestCheckTargetImage(t *testing.T) {
 	t.Chdir("../..") // images compile from the module root
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
-	target, _, err := runner.BuildImages(ctx, eng, "", nil)
+	target, _, err := images.BuildProject(ctx, eng, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/shutdownlab/shutdownlab/internal/docker"
 	"github.com/shutdownlab/shutdownlab/internal/images"
-	"github.com/shutdownlab/shutdownlab/internal/runner"
 )
 
 func cmdImages(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -42,7 +41,7 @@ func cmdImages(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return nil
 	}
 	if *print == "caddy" {
-		spec, err := runner.CaddySpec("")
+		spec, err := images.CaddySpec("")
 		if err != nil {
 			return err
 		}
@@ -54,7 +53,7 @@ func cmdImages(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fmt.Fprintln(stdout, ref)
 		return nil
 	}
-	target, agent, err := runner.BuildImages(ctx, eng, "", log)
+	target, agent, err := images.BuildProject(ctx, eng, "", log)
 	if err != nil {
 		return err
 	}

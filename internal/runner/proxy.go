@@ -7,16 +7,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
 
 	"github.com/shutdownlab/shutdownlab/internal/docker"
-	"github.com/shutdownlab/shutdownlab/internal/images"
 	"github.com/shutdownlab/shutdownlab/internal/proxy"
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
-
-// CaddyImageName is the image of the Caddy reverse proxy (cmd/caddy).
-const CaddyImageName = "shutdownlab/caddy"
 
 // caddyConfigEnv is the variable cmd/caddy reads its JSON configuration
 // from (see cmd/caddy/main.go).
@@ -27,46 +22,6 @@ const proxyAlias = "proxy"
 
 // caddyReadyLine is what Caddy logs once its configuration is running.
 const caddyReadyLine = "serving initial configuration"
-
-// caddyBuild builds the Caddy image at most once per Runner.
-type caddyBuild struct {
-	once sync.Once
-	ref  string
-	err  error
-}
-
-// CaddySpec is the image spec of the Caddy proxy for the module tree at
-// moduleDir ("" = the copy of cmd/caddy built into this binary, whatever
-// the working directory). cmd/caddy is a nested module whose go.mod, go.sum
-// and main.go determine the binary, so the image is keyed by those files
-// and never recompiled while they are unchanged. Compiling it needs Caddy's
-// dependencies in the Go module cache (or a reachable GOPROXY).
-func CaddySpec(moduleDir string) (images.Spec, error) {
-	spec := images.Spec{Name: CaddyImageName, Package: ".", Sources: images.CaddySources}
-	if moduleDir != "" {
-		spec.ModuleDir = filepath.Join(moduleDir, "cmd", "caddy")
-		return spec, nil
-	}
-	m, err := images.CaddyModule()
-	spec.Module = m
-	return spec, err
-}
-
-// caddyImage returns the Caddy image, building it on first use (a cold
-// build compiles Caddy: minutes on 2 cores).
-func (r *Runner) caddyImage(ctx context.Context) (string, error) {
-	r.caddy.once.Do(func() {
-		spec, err := CaddySpec(r.opts.ModuleDir)
-		if err != nil {
-			r.caddy.err = err
-			return
-		}
-		spec.Log = progressWriter{r.opts.Progress}
-		r.opts.Progress.Logf("caddy image: building or reusing %s (a cold build takes minutes)", CaddyImageName)
-		r.caddy.ref, _, r.caddy.err = images.Build(ctx, r.eng, spec)
-	})
-	return r.caddy.ref, r.caddy.err
-}
 
 // agentTarget is the address the load agent sends its requests to.
 func (x *run) agentTarget() string {
@@ -110,7 +65,7 @@ func (x *run) startProxy(ctx context.Context, labels map[string]string) error {
 	x.meta.Topology = string(scenarios.TopologyCaddy)
 	x.meta.ProxyConfig = "proxy.json"
 	x.meta.ProxyConfigSHA256 = hex.EncodeToString(sum[:])
-	ref, err := x.r.caddyImage(ctx)
+	ref, err := x.r.imgs.Caddy(ctx)
 	if err != nil {
 		return fmt.Errorf("caddy image: %w", err)
 	}

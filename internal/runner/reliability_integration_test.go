@@ -102,7 +102,7 @@ func otherSession(t *testing.T, ctx context.Context) string {
 		_, _ = eng2.Sweep(cctx, map[string]string{docker.LabelSession: id})
 		eng2.Close()
 	})
-	target, _, err := runner.BuildImages(ctx, eng2, "", nil)
+	target, _, err := images.BuildProject(ctx, eng2, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func TestReadyPathNeverOK(t *testing.T) {
 	r := newRunner(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	ref, _, err := runner.BuildImages(ctx, r.Engine(), "", nil)
+	ref, _, err := images.BuildProject(ctx, r.Engine(), "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

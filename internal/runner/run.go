@@ -66,7 +66,7 @@ func (r *Runner) runOnce(ctx context.Context, v scenarios.Variant, i int, dir st
 	r.seq++
 	// Other sessions' containers are looked for from before this run's
 	// start to after its end.
-	overlap := startOverlapWatch(ctx, r.eng.Client(), r.eng.Session())
+	overlap := startOverlapWatch(ctx, r.overlap, r.eng.Session())
 	t0 := time.Now()
 	x := &run{
 		r: r, v: v, spec: v.Spec, dir: dir,
@@ -317,13 +317,14 @@ func mixFlag(mix []scenarios.Request) string {
 }
 
 func (x *run) startAgent(ctx context.Context, labels map[string]string) error {
-	image, args := x.r.agent, x.agentArgs()
+	image, err := agentImage(ctx, x.r.imgs)
+	args := x.agentArgs()
 	if x.isProbe() {
-		ref, err := x.r.probeImage(ctx)
-		if err != nil {
-			return err
-		}
-		image, args = ref, x.probeArgs()
+		image, err = probeImage(ctx, x.r.imgs)
+		args = x.probeArgs()
+	}
+	if err != nil {
+		return err
 	}
 	c, err := x.r.eng.Run(ctx, docker.ContainerSpec{
 		Name: x.name + "-agent", Image: image, Cmd: args,

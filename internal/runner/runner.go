@@ -4,24 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
-	"runtime"
-	"sync"
 	"time"
 
 	"github.com/shutdownlab/shutdownlab/internal/docker"
 	"github.com/shutdownlab/shutdownlab/internal/images"
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/scenarios"
-)
-
-// Image names of the project's own images.
-const (
-	TargetImageName = "shutdownlab/target"
-	AgentImageName  = "shutdownlab/loadagent"
-	ProbeImageName  = "shutdownlab/probe"
 )
 
 // Options configure a Runner.
@@ -44,90 +33,17 @@ type Options struct {
 // Runner runs scenarios against one Docker engine. Create it with New and
 // Close it when done.
 type Runner struct {
-	opts   Options
-	eng    *docker.Engine
-	info   docker.Info
-	target string // image ref
-	agent  string // image ref
-	seq    int    // run counter for unique names within the session
-	// goVersion is the Go toolchain the target was compiled with.
-	goVersion string
-	caddy     caddyBuild
-	node      nodeBuild
-	probe     nodeBuild // the probe image (version unused)
-	// shells caches shell-form images by base image, built on first use.
-	shellMu sync.Mutex
-	shells  map[string]string
-}
-
-// nodeBuild is the Node target image, built on first use.
-type nodeBuild struct {
-	once    sync.Once
-	ref     string
-	version string
-	err     error
-}
-
-// targetImage returns the image a target runs and a label naming its
-// runtime for the record ("go go1.26", "node v20.20.2", "image NAME"). A
-// user image (target.image) must exist locally: it is never pulled. The
-// Node image (about 100 MB) and shell-form images (target.entrypoint shell)
-// are built on first use only.
-func (r *Runner) targetImage(ctx context.Context, t scenarios.Target) (ref, label string, err error) {
-	switch {
-	case t.Image != "":
-		ok, err := r.eng.ImageExists(ctx, t.Image)
-		if err != nil {
-			return "", "", fmt.Errorf("target image %s: %w", t.Image, err)
-		}
-		if !ok {
-			return "", "", fmt.Errorf("target image %s: not present on this Docker engine (shutdownlab never pulls; build or load it first)", t.Image)
-		}
-		ref, label = t.Image, "image "+t.Image
-	case t.Runtime == scenarios.RuntimeNode:
-		r.node.once.Do(func() {
-			r.opts.Progress.Logf("node target image: building or reusing %s", images.NodeImageName)
-			r.node.ref, r.node.version, r.node.err = images.BuildNodeTarget(ctx, r.eng, r.opts.ModuleDir, progressWriter{r.opts.Progress})
-		})
-		if r.node.err != nil {
-			return "", "", fmt.Errorf("node target image: %w", r.node.err)
-		}
-		ref, label = r.node.ref, "node "+r.node.version
-	default:
-		ref, label = r.target, "go "+r.goVersion
-	}
-	if t.Entrypoint != scenarios.EntrypointShell {
-		return ref, label, nil
-	}
-	r.shellMu.Lock()
-	defer r.shellMu.Unlock()
-	if sh, ok := r.shells[ref]; ok {
-		return sh, label + " behind /bin/sh -c", nil
-	}
-	sh, err := images.BuildShellTarget(ctx, r.eng, ref, progressWriter{r.opts.Progress})
-	if err != nil {
-		return "", "", err
-	}
-	if r.shells == nil {
-		r.shells = map[string]string{}
-	}
-	r.shells[ref] = sh
-	return sh, label + " behind /bin/sh -c", nil
-}
-
-// probeImage returns the raw-socket probe's image (./cmd/probe, built like
-// the load agent, cached by content hash), built on first use.
-func (r *Runner) probeImage(ctx context.Context) (string, error) {
-	r.probe.once.Do(func() {
-		var spec images.Spec
-		if spec, r.probe.err = imageSpec(ProbeImageName, "./cmd/probe", r.opts.ModuleDir, progressWriter{r.opts.Progress}); r.probe.err == nil {
-			r.probe.ref, _, r.probe.err = images.Build(ctx, r.eng, spec)
-		}
-	})
-	if r.probe.err != nil {
-		return "", fmt.Errorf("probe image: %w", r.probe.err)
-	}
-	return r.probe.ref, nil
+	opts Options
+	// eng is the container runtime runs use: dock, or a fake in tests.
+	eng engine
+	// dock is the Docker engine (nil under a fake): Engine, Close.
+	dock *docker.Engine
+	// overlap lists other sessions' containers (dock's client).
+	overlap overlapLister
+	info    docker.Info
+	// imgs builds the images runs need, each on first use (images.Cache).
+	imgs imageSource
+	seq  int // run counter for unique names within the session
 }
 
 // New connects to the Docker engine and builds (or reuses, by content
@@ -146,53 +62,17 @@ func New(ctx context.Context, opts Options) (*Runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Runner{opts: opts, eng: eng, goVersion: runtime.Version()}
+	cache := images.NewCache(eng, opts.ModuleDir, progressWriter{opts.Progress})
+	r := &Runner{opts: opts, eng: eng, dock: eng, overlap: eng.Client(), imgs: cache}
 	if r.info, err = eng.Info(ctx); err != nil {
 		eng.Close()
 		return nil, err
 	}
-	if r.target, r.agent, err = BuildImages(ctx, eng, opts.ModuleDir, progressWriter{opts.Progress}); err != nil {
+	if _, _, err = cache.Project(ctx); err != nil {
 		eng.Close()
 		return nil, err
 	}
 	return r, nil
-}
-
-// BuildImages builds (or reuses) the target and load agent images and
-// returns their references. moduleDir "" compiles the sources built into
-// this binary (images.EmbeddedModule); the images are then tagged by a hash
-// of those sources, so a cached image costs no go build.
-func BuildImages(ctx context.Context, eng images.Engine, moduleDir string, log io.Writer) (target, agent string, err error) {
-	for _, b := range []struct {
-		name, pkg, what string
-		ref             *string
-	}{
-		{TargetImageName, "./cmd/target", "target image", &target},
-		{AgentImageName, "./cmd/loadagent", "load agent image", &agent},
-	} {
-		spec, err := imageSpec(b.name, b.pkg, moduleDir, log)
-		if err == nil {
-			*b.ref, _, err = images.Build(ctx, eng, spec)
-		}
-		if err != nil {
-			return "", "", fmt.Errorf("%s: %w", b.what, err)
-		}
-	}
-	return target, agent, nil
-}
-
-// imageSpec is the spec of one of the project's Go images: compiled from
-// moduleDir, or from the embedded sources when it is "".
-func imageSpec(name, pkg, moduleDir string, log io.Writer) (images.Spec, error) {
-	spec := images.Spec{Name: name, Package: pkg, ModuleDir: moduleDir, Log: log}
-	if moduleDir == "" {
-		m, err := images.EmbeddedModule()
-		if err != nil {
-			return spec, err
-		}
-		spec.Module = m
-	}
-	return spec, nil
 }
 
 // progressWriter adapts Progress.Logf to an io.Writer for image build lines.
@@ -211,10 +91,15 @@ func trimNL(s string) string {
 }
 
 // Close releases the engine connection. It does not remove images.
-func (r *Runner) Close() error { return r.eng.Close() }
+func (r *Runner) Close() error {
+	if r.dock == nil {
+		return nil
+	}
+	return r.dock.Close()
+}
 
 // Engine returns the runner's Docker engine.
-func (r *Runner) Engine() *docker.Engine { return r.eng }
+func (r *Runner) Engine() *docker.Engine { return r.dock }
 
 // Outcome sums up one scenario's runs.
 type Outcome struct {
@@ -292,15 +177,15 @@ func (r *Runner) RunScenario(ctx context.Context, sc *scenarios.Scenario) (Outco
 func (r *Runner) prepareImages(ctx context.Context, variants []scenarios.Variant) error {
 	for _, v := range variants {
 		if v.Spec.Topology == scenarios.TopologyCaddy {
-			if _, err := r.caddyImage(ctx); err != nil {
+			if _, err := r.imgs.Caddy(ctx); err != nil {
 				return fmt.Errorf("caddy image: %w", err)
 			}
 		}
-		if _, _, err := r.targetImage(ctx, v.Spec.Target); err != nil {
+		if _, _, err := r.imgs.Target(ctx, imageTarget(v.Spec.Target)); err != nil {
 			return err
 		}
 		if v.Spec.Load.Kind == scenarios.LoadProbe {
-			if _, err := r.probeImage(ctx); err != nil {
+			if _, err := probeImage(ctx, r.imgs); err != nil {
 				return err
 			}
 		}
@@ -348,5 +233,3 @@ func invalidf(format string, args ...any) error {
 func isCancel(err error) bool {
 	return errors.Is(err, context.Canceled)
 }
-
-var _ = os.Stderr

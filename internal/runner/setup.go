@@ -31,7 +31,7 @@ func (x *run) startAll(ctx context.Context) error {
 	x.network = x.name
 	x.labels = labels
 	var err error
-	if x.targetRef, x.runtime, err = x.r.targetImage(ctx, x.spec.Target); err != nil {
+	if x.targetRef, x.runtime, err = x.r.imgs.Target(ctx, imageTarget(x.spec.Target)); err != nil {
 		return err
 	}
 	// Container start is the slow part of set-up (~0.8 s each on a

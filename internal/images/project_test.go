@@ -1,4 +1,4 @@
-package runner_test
+package images_test
 
 import (
 	"context"
@@ -9,7 +9,6 @@ import (
 
 	"github.com/shutdownlab/shutdownlab/internal/docker"
 	"github.com/shutdownlab/shutdownlab/internal/images"
-	"github.com/shutdownlab/shutdownlab/internal/runner"
 )
 
 // fakeImageEngine is an images.Engine that records builds and never has a
@@ -26,12 +25,12 @@ func (f *fakeImageEngine) BuildImage(_ context.Context, r io.Reader, tag string,
 	return err
 }
 
-// TestBuildImagesOutsideRepository: the images are compiled from the
+// TestBuildProjectOutsideRepository: the images are compiled from the
 // sources built into the binary, so a working directory with no go.mod
 // above it (a binary run outside the repository) builds them all the same
 // (it failed with "module root: no go.mod found"), and so does the Caddy
 // spec.
-func TestBuildImagesOutsideRepository(t *testing.T) {
+func TestBuildProjectOutsideRepository(t *testing.T) {
 	t.Chdir(t.TempDir())
 	if _, err := images.ModuleRoot(); err == nil {
 		t.Skip("a go.mod lies above the temp dir; cannot test an empty working directory here")
@@ -39,14 +38,14 @@ func TestBuildImagesOutsideRepository(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	f := &fakeImageEngine{}
-	target, agent, err := runner.BuildImages(ctx, f, "", nil)
+	target, agent, err := images.BuildProject(ctx, f, "", nil)
 	if err != nil {
-		t.Fatalf("BuildImages from an empty working dir: %v", err)
+		t.Fatalf("BuildProject from an empty working dir: %v", err)
 	}
-	if !strings.HasPrefix(target, runner.TargetImageName+":") || !strings.HasPrefix(agent, runner.AgentImageName+":") || len(f.built) != 2 {
+	if !strings.HasPrefix(target, images.TargetImageName+":") || !strings.HasPrefix(agent, images.AgentImageName+":") || len(f.built) != 2 {
 		t.Errorf("target %q agent %q built %q", target, agent, f.built)
 	}
-	spec, err := runner.CaddySpec("")
+	spec, err := images.CaddySpec("")
 	if err != nil || spec.Module == nil || spec.Module["main.go"] == nil {
 		t.Errorf("CaddySpec from an empty working dir: %v (module %d files)", err, len(spec.Module))
 	}

@@ -1,0 +1,46 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/shutdownlab/shutdownlab/internal/images"
+	"github.com/shutdownlab/shutdownlab/scenarios"
+)
+
+// imageSource is what the runner asks of internal/images: the images of a
+// run, each built (or found by content hash) on first use.
+type imageSource interface {
+	// Go returns the project's Go image name built from main package pkg.
+	Go(ctx context.Context, name, pkg string) (string, error)
+	// Caddy returns the Caddy proxy image.
+	Caddy(ctx context.Context) (string, error)
+	// Target returns a target's image and the label naming its runtime.
+	Target(ctx context.Context, t images.Target) (ref, label string, err error)
+}
+
+var _ imageSource = (*images.Cache)(nil)
+
+// imageTarget says which image the scenario's target runs.
+func imageTarget(t scenarios.Target) images.Target {
+	return images.Target{Image: t.Image, Node: t.Runtime == scenarios.RuntimeNode,
+		Shell: t.Entrypoint == scenarios.EntrypointShell}
+}
+
+// agentImage returns the load agent's image.
+func agentImage(ctx context.Context, imgs imageSource) (string, error) {
+	ref, err := imgs.Go(ctx, images.AgentImageName, images.AgentPackage)
+	if err != nil {
+		return "", fmt.Errorf("load agent image: %w", err)
+	}
+	return ref, nil
+}
+
+// probeImage returns the raw-socket probe's image.
+func probeImage(ctx context.Context, imgs imageSource) (string, error) {
+	ref, err := imgs.Go(ctx, images.ProbeImageName, images.ProbePackage)
+	if err != nil {
+		return "", fmt.Errorf("probe image: %w", err)
+	}
+	return ref, nil
+}
