@@ -58,6 +58,45 @@ func (e *Engine) WatchKills(ctx context.Context, id string) (*KillWatch, error) 
 	return w, nil
 }
 
+// NewKillWatch returns a KillWatch fed from events instead of the engine's
+// event stream, for an engine that stands in for Engine in tests. It
+// collects what arrives on events until Stop (taking what is already
+// buffered there when Stop is called) or until events is closed.
+func NewKillWatch(events <-chan KillEvent) *KillWatch {
+	ctx, cancel := context.WithCancel(context.Background())
+	w := &KillWatch{cancel: cancel, done: make(chan struct{})}
+	add := func(e KillEvent) {
+		w.mu.Lock()
+		w.events = append(w.events, e)
+		w.mu.Unlock()
+	}
+	go func() {
+		defer close(w.done)
+		for {
+			select {
+			case e, ok := <-events:
+				if !ok {
+					return
+				}
+				add(e)
+			case <-ctx.Done():
+				for {
+					select {
+					case e, ok := <-events:
+						if !ok {
+							return
+						}
+						add(e)
+					default:
+						return
+					}
+				}
+			}
+		}
+	}()
+	return w
+}
+
 func (w *KillWatch) follow(ctx context.Context, res client.EventsResult) {
 	defer close(w.done)
 	for {
