@@ -48,6 +48,15 @@ type Result struct {
 	Unreadable []string
 }
 
+// Labels returns the labels of the result's variants, in order.
+func (r *Result) Labels() []string {
+	out := make([]string, len(r.Variants))
+	for i := range r.Variants {
+		out[i] = r.Variants[i].Label
+	}
+	return out
+}
+
 // Variant is one variant of a scenario and its repetitions.
 type Variant struct {
 	// Label is the human label ("mode=full"); Slug its directory name.

@@ -150,3 +150,13 @@ func TestScenarioInReport(t *testing.T) {
 		t.Errorf("report.md lacks the scenario:\n%s", b.String())
 	}
 }
+
+func TestResultLabels(t *testing.T) {
+	res := &Result{Variants: []Variant{{Label: "mode=none"}, {Label: "mode=full"}, {Label: "baseline"}}}
+	if got := strings.Join(res.Labels(), " "); got != "mode=none mode=full baseline" {
+		t.Errorf("Labels() = %q", got)
+	}
+	if got := (&Result{}).Labels(); len(got) != 0 {
+		t.Errorf("no variants: Labels() = %q", got)
+	}
+}

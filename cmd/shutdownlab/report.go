@@ -49,7 +49,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) (int, error) {
 		return exitInvalid, err
 	}
 	fmt.Fprintf(stdout, "\nwrote %s/{report.md,report.csv,spread.csv,summary.json} and plots\n", dir)
-	if err := checkExpectations("result "+dir, exp.parsed, resultCapabilities(dir, res), exp.baselineVariant, labels(res)); err != nil {
+	if err := checkExpectations("result "+dir, exp.parsed, resultCapabilities(dir, res), exp.baselineVariant, res.Labels()); err != nil {
 		return exitUsage, err
 	}
 	invalid := gate.InvalidRuns(res)
@@ -80,12 +80,4 @@ func resultCapabilities(dir string, res *report.Result) gate.Capabilities {
 		c.Writes, c.Probe = c.Writes || sc.Writes, c.Probe || sc.Probe
 	}
 	return c
-}
-
-func labels(res *report.Result) []string {
-	var out []string
-	for _, v := range res.Variants {
-		out = append(out, v.Label)
-	}
-	return out
 }
