@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report"
 )
 
@@ -76,7 +77,7 @@ func CapabilitiesOf(res *report.Result) Capabilities {
 		for j := range res.Variants[i].Runs {
 			r := &res.Variants[i].Runs[j]
 			c.Writes = c.Writes || r.Metrics.Writes != nil
-			c.Probe = c.Probe || r.Metrics.ProbeMetrics != nil || r.Meta.LoadKind == "probe"
+			c.Probe = c.Probe || r.Metrics.ProbeMetrics != nil || r.Meta.LoadKind == record.LoadKindProbe
 			c.Baseline = c.Baseline || res.Variants[i].IsBaseline()
 		}
 	}

@@ -119,7 +119,7 @@ func (c *client) fail(rec *record.Request, stage Stage, err error) {
 // is the outcome.
 func (c *client) do(rec *record.Request, e *preparedEntry, seq uint64, sched int64) {
 	r := c.r
-	*rec = record.Request{Type: "req", Method: e.Method, Path: e.Path, Worker: c.worker, Scheduled: sched}
+	*rec = record.Request{Type: record.TypeRequest, Method: e.Method, Path: e.Path, Worker: c.worker, Scheduled: sched}
 	start := time.Now()
 	rec.Start = start.UnixNano()
 	deadline := start.Add(r.cfg.Timeout)

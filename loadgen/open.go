@@ -112,7 +112,7 @@ func (r *runner) skipRest(from, limit uint64, schedAt func(uint64) time.Time, rn
 func (r *runner) notSent(s slot, why string) {
 	t := now()
 	rec := record.Request{
-		Type: "req", ID: r.cfg.IDPrefix + "-" + strconv.FormatUint(s.seq, 10),
+		Type: record.TypeRequest, ID: r.cfg.IDPrefix + "-" + strconv.FormatUint(s.seq, 10),
 		Method: s.e.Method, Path: s.e.Path, Worker: -1,
 		Scheduled: s.sched, Start: t, End: t,
 		Class: record.ClassNotSent, Error: why,

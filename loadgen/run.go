@@ -11,15 +11,15 @@ import (
 	"github.com/shutdownlab/shutdownlab/record"
 )
 
-// Stop reasons, as in record.Summary.StoppedBy.
+// Stop reasons, as in record.Summary.StoppedBy (defined there).
 const (
 	// StoppedByDuration: Config.Duration elapsed.
-	StoppedByDuration = "duration"
+	StoppedByDuration = record.StoppedByDuration
 	// StoppedByCount: Config.MaxRequests requests were accounted.
-	StoppedByCount = "count"
+	StoppedByCount = record.StoppedByCount
 	// StoppedBySignal: the context was cancelled (the agent got SIGTERM or
 	// SIGINT), or the Encoder failed.
-	StoppedBySignal = "signal"
+	StoppedBySignal = record.StoppedBySignal
 )
 
 // flushEvery is how often Run flushes a buffering Encoder during the run.
@@ -80,7 +80,9 @@ func Run(ctx context.Context, cfg Config, enc Encoder) (record.Summary, error) {
 	}
 
 	loadStart := time.Now()
-	r.encode(func() error { return enc.EncodeStart(&record.Start{Type: "start", LoadStart: loadStart.UnixNano()}) })
+	r.encode(func() error {
+		return enc.EncodeStart(&record.Start{Type: record.TypeStart, LoadStart: loadStart.UnixNano()})
+	})
 	if ctx.Err() != nil {
 		r.stop(StoppedBySignal)
 	}
@@ -106,7 +108,7 @@ func Run(ctx context.Context, cfg Config, enc Encoder) (record.Summary, error) {
 	r.supervise(ctx, loadStart, done)
 
 	loadEnd := time.Now().UnixNano()
-	sum := record.Summary{Type: "summary", ByClass: map[record.Class]int{}, LoadStart: loadStart.UnixNano(), LoadEnd: loadEnd, StoppedBy: r.stoppedBy}
+	sum := record.Summary{Type: record.TypeSummary, ByClass: map[record.Class]int{}, LoadStart: loadStart.UnixNano(), LoadEnd: loadEnd, StoppedBy: r.stoppedBy}
 	for i, cl := range record.Classes {
 		n := int(r.counts[i].Load())
 		sum.ByClass[cl] = n
@@ -245,7 +247,7 @@ func (r *runner) once(c *client, e *preparedEntry, t time.Time) {
 		c.do(&rec, e, r.seq.Add(1), t.UnixNano())
 	case <-r.stopCh:
 		at := now()
-		rec = record.Request{Type: "req", ID: fmt.Sprintf("%s-once-%d", r.cfg.IDPrefix, c.worker), Method: e.Method, Path: e.Path,
+		rec = record.Request{Type: record.TypeRequest, ID: fmt.Sprintf("%s-once-%d", r.cfg.IDPrefix, c.worker), Method: e.Method, Path: e.Path,
 			Worker: c.worker, Scheduled: t.UnixNano(), Start: at, End: at, Class: record.ClassNotSent, Error: "load stopped before its time"}
 	}
 	r.emit(&rec)

@@ -221,7 +221,7 @@ func computeReplica(m *Metrics, meta record.Meta) {
 	}
 	m.OOMKilled = rep.OOMKilled
 	switch {
-	case meta.Action != nil && meta.Action.Kind == "stop" && meta.Action.StopTimeoutS != nil:
+	case meta.Action != nil && meta.Action.Kind == record.ActionStop && meta.Action.StopTimeoutS != nil:
 		m.StopTimeoutS = ptr(*meta.Action.StopTimeoutS)
 	case rep.StopTimeoutS != nil:
 		m.StopTimeoutS = ptr(*rep.StopTimeoutS)
@@ -233,13 +233,13 @@ func computeReplica(m *Metrics, meta record.Meta) {
 	handled, deadline, committed, steps := false, false, false, 0
 	for _, e := range rep.Events {
 		switch e.Event {
-		case "signal":
+		case record.EventSignal:
 			handled = true
-		case "drained":
+		case record.EventDrained:
 			if m.DrainMs == nil && e.Ms != nil {
 				m.DrainMs = ptr(*e.Ms)
 			}
-		case "deadline":
+		case record.EventDeadline:
 			if !deadline && e.Inflight != nil {
 				m.AbandonedInflight = ptr(*e.Inflight)
 			}

@@ -57,9 +57,9 @@ func DeliveryWindow(meta record.Meta) (w Window, ok bool) {
 	}
 	if a.Error == "" && a.ReturnedNs > 0 {
 		switch a.Kind {
-		case "signal":
+		case record.ActionSignal:
 			consider(a.ReturnedNs, SignalRefEngine)
-		case "stop":
+		case record.ActionStop:
 			consider(a.ReturnedNs, SignalRefStop)
 		}
 	}
@@ -80,7 +80,7 @@ func appSignalNs(meta record.Meta) int64 {
 		return 0
 	}
 	for _, e := range meta.Replicas[i].Events {
-		if e.Event == "signal" && e.TimeNs >= meta.Action.SentNs {
+		if e.Event == record.EventSignal && e.TimeNs >= meta.Action.SentNs {
 			return e.TimeNs
 		}
 	}

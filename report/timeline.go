@@ -10,14 +10,15 @@ import (
 // Phase names of the timeline, in column order: the harness sent the action
 // (t₀), the acted-on replica logged the signal, flipped readiness, closed
 // its listener, logged "drained" or hit its shutdown "deadline", and the
-// engine saw it exit (FinishedAt).
+// engine saw it exit (FinishedAt). A phase the replica logs is named
+// after its lifecycle event.
 const (
 	PhaseSent           = "sent"
-	PhaseSignal         = "signal"
-	PhaseReadyFalse     = "ready_false"
-	PhaseListenerClosed = "listener_closed"
-	PhaseDrained        = "drained"
-	PhaseDeadline       = "deadline"
+	PhaseSignal         = record.EventSignal
+	PhaseReadyFalse     = record.EventReadyFalse
+	PhaseListenerClosed = record.EventListenerClosed
+	PhaseDrained        = record.EventDrained
+	PhaseDeadline       = record.EventDeadline
 	PhaseExit           = "exit"
 )
 

@@ -11,12 +11,15 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/shutdownlab/shutdownlab/record"
 )
 
-// LedgerFile and JobFile are the file names written under DATA_DIR.
+// LedgerFile and JobFile are the file names written under DATA_DIR
+// (defined in record, where the runner reads them back).
 const (
-	LedgerFile = "ledger.log"
-	JobFile    = "job.log"
+	LedgerFile = record.LedgerFile
+	JobFile    = record.JobFile
 )
 
 // App is one target app: its HTTP server, its readiness, its counters of

@@ -37,7 +37,7 @@ func (a *App) BeginDrain() bool {
 	a.draining = true
 	a.mu.Unlock()
 	a.ready.Store(false)
-	a.log.Log(record.Event{Event: "ready_false"})
+	a.log.Log(record.Event{Event: record.EventReadyFalse})
 	return true
 }
 
@@ -54,7 +54,7 @@ func (a *App) Drain(ctx context.Context, signalAt time.Time) DrainResult {
 		return a.deadline(signalAt)
 	}
 	a.closeListener()
-	a.log.Log(record.Event{Event: "listener_closed"})
+	a.log.Log(record.Event{Event: record.EventListenerClosed})
 	// Responses now carry "Connection: close". SetKeepAlivesEnabled(false)
 	// also closes idle connections once; the sweep repeats that.
 	a.srv.SetKeepAlivesEnabled(false)
@@ -64,7 +64,7 @@ func (a *App) Drain(ctx context.Context, signalAt time.Time) DrainResult {
 	for {
 		if r := a.status(signalAt); r.Inflight == 0 && r.Conns == 0 && !r.JobRunning {
 			r.Drained = true
-			a.log.Log(record.Event{Event: "drained", Ms: msp(r.Elapsed)})
+			a.log.Log(record.Event{Event: record.EventDrained, Ms: msp(r.Elapsed)})
 			return r
 		}
 		select {
@@ -94,7 +94,7 @@ func (a *App) status(signalAt time.Time) DrainResult {
 // deadline logs what the deadline abandoned.
 func (a *App) deadline(signalAt time.Time) DrainResult {
 	r := a.status(signalAt)
-	a.log.Log(record.Event{Event: "deadline", Ms: msp(r.Elapsed), Inflight: intp(r.Inflight),
+	a.log.Log(record.Event{Event: record.EventDeadline, Ms: msp(r.Elapsed), Inflight: intp(r.Inflight),
 		JobStep: intp(r.JobStep), JobSteps: intp(r.JobSteps)})
 	a.logAbandoned(r)
 	return r
@@ -102,7 +102,7 @@ func (a *App) deadline(signalAt time.Time) DrainResult {
 
 func (a *App) logAbandoned(r DrainResult) {
 	if r.JobRunning {
-		a.log.Log(record.Event{Event: "job_abandoned", JobStep: intp(r.JobStep), JobSteps: intp(r.JobSteps)})
+		a.log.Log(record.Event{Event: record.EventJobAbandoned, JobStep: intp(r.JobStep), JobSteps: intp(r.JobSteps)})
 	}
 }
 
@@ -118,13 +118,13 @@ func (a *App) StockShutdown(signalAt time.Time) error {
 	logged := make(chan struct{})
 	// Shutdown runs this in a goroutine right after closing the listener.
 	a.srv.RegisterOnShutdown(func() {
-		a.log.Log(record.Event{Event: "listener_closed"})
+		a.log.Log(record.Event{Event: record.EventListenerClosed})
 		close(logged)
 	})
 	err := a.srv.Shutdown(context.Background())
 	<-logged // keep the log in order: listener_closed before shutdown_returned
 	r := a.status(signalAt)
-	ev := record.Event{Event: "shutdown_returned", Ms: msp(r.Elapsed)}
+	ev := record.Event{Event: record.EventShutdownReturned, Ms: msp(r.Elapsed)}
 	if err != nil {
 		ev.Msg = err.Error()
 	}

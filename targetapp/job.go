@@ -48,7 +48,7 @@ func (a *App) StartJob(steps int, stepDur time.Duration) error {
 	a.job = jobState{running: true, steps: steps}
 	a.jobWG.Add(1)
 	a.mu.Unlock()
-	a.log.Log(record.Event{Event: "job_start", JobStep: intp(0), JobSteps: intp(steps)})
+	a.log.Log(record.Event{Event: record.EventJobStart, JobStep: intp(0), JobSteps: intp(steps)})
 	go a.runJob(f, steps, stepDur)
 	return nil
 }
@@ -79,7 +79,7 @@ func (a *App) runJob(f *os.File, steps int, stepDur time.Duration) {
 			return
 		}
 		if err := appendLine(fmt.Sprintf("step %d/%d", i, steps)); err != nil {
-			finish("job_error", err.Error())
+			finish(record.EventJobError, err.Error())
 			return
 		}
 		done = i
@@ -88,8 +88,8 @@ func (a *App) runJob(f *os.File, steps int, stepDur time.Duration) {
 		a.mu.Unlock()
 	}
 	if err := appendLine("COMMIT"); err != nil {
-		finish("job_error", err.Error())
+		finish(record.EventJobError, err.Error())
 		return
 	}
-	finish("job_commit", "")
+	finish(record.EventJobCommit, "")
 }

@@ -79,10 +79,10 @@ func Run(app *App, ln net.Listener, sigs <-chan os.Signal) int {
 	if ta, ok := ln.Addr().(*net.TCPAddr); ok {
 		port = ta.Port
 	}
-	log.Log(record.Event{Event: "up", Mode: string(cfg.Mode), Msg: cfg.summary(port)})
+	log.Log(record.Event{Event: record.EventUp, Mode: string(cfg.Mode), Msg: cfg.summary(port)})
 
 	exit := func(code int, msg string) int {
-		log.Log(record.Event{Event: "exit", Code: intp(code), Msg: msg})
+		log.Log(record.Event{Event: record.EventExit, Code: intp(code), Msg: msg})
 		return code
 	}
 	var sig os.Signal
@@ -92,7 +92,7 @@ func Run(app *App, ln net.Listener, sigs <-chan os.Signal) int {
 	case sig = <-sigs:
 	}
 	signalAt, realAt := app.now(), time.Now()
-	log.Log(record.Event{TimeNs: signalAt.UnixNano(), Event: "signal", Signal: signalName(sig)})
+	log.Log(record.Event{TimeNs: signalAt.UnixNano(), Event: record.EventSignal, Signal: signalName(sig)})
 
 	ignored := "ignored: already draining"
 	if cfg.Mode == ModeClose {
@@ -104,7 +104,7 @@ func Run(app *App, ln net.Listener, sigs <-chan os.Signal) int {
 		for {
 			select {
 			case s := <-sigs:
-				log.Log(record.Event{Event: "signal", Signal: signalName(s), Msg: ignored})
+				log.Log(record.Event{Event: record.EventSignal, Signal: signalName(s), Msg: ignored})
 			case <-stop:
 				return
 			}
