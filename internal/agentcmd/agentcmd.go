@@ -2,8 +2,8 @@
 // agent, cmd/loadagent, and the probe, cmd/probe): main itself (Main:
 // SIGTERM and SIGINT to the command, its exit code to os.Exit), flags with
 // PREFIX_NAME environment fallbacks (internal/envflag) and the usage text,
-// the first stop signal as a cancelled context, the -wait-ready poll, and the exit
-// codes, so that each command's run says only what is its own.
+// the first stop signal as a cancelled context, the -wait-ready poll, and
+// the exit codes, so that each command's run says only what is its own.
 //
 // A command's body returns an error; Run prints it on stderr as
 // "NAME: error" and turns it into the exit code: a *FlagError (BadFlag) is
