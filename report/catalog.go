@@ -156,7 +156,7 @@ func floatP(p *float64) Value {
 var defs = []MetricDef{
 	{Name: "requests", Kind: KindCount, Doc: "request records (started, including not_sent)", get: func(m *Metrics) Value { return intV(m.Requests) }},
 	{Name: "ok", Kind: KindCount, Doc: "requests of class ok (2xx)", get: func(m *Metrics) Value { return intV(m.OK) }},
-	{Name: "failed_while_running", Kind: KindCount, Doc: "failed requests started before the acted-on replica exited (the headline)", get: func(m *Metrics) Value { return intP(m.FailedWhileRunning) }},
+	{Name: "failed_while_running", Kind: KindCount, Compare: CompareLoss, Doc: "failed requests started before the acted-on replica exited (the headline)", get: func(m *Metrics) Value { return intP(m.FailedWhileRunning) }},
 	{Name: "failed", Kind: KindCount, Compare: CompareLoss, Doc: "http_error + refused + reset + eof + timeout", get: func(m *Metrics) Value { return intV(m.Failed) }},
 	{Name: "accounting_ok", Kind: KindBool, Doc: "records agree with the agent summary", get: func(m *Metrics) Value { return boolV(m.AccountingOK) }},
 	{Name: "dropped_inflight", Kind: KindCount, Compare: CompareLoss, Null: "n/a", Doc: "failed requests fully written before the action was sent and open at it", get: func(m *Metrics) Value {
@@ -166,8 +166,8 @@ var defs = []MetricDef{
 		return intP(m.DroppedInflight)
 	}},
 	{Name: "phase_inconclusive", Kind: KindBool, Doc: "slow signal delivery could hide dropped in-flight work (dropped_inflight is then null)", get: func(m *Metrics) Value { return boolV(m.PhaseInconclusive) }},
-	{Name: "failed_in_delivery_window", Kind: KindCount, Null: "n/a", Doc: "failed requests written while the signal was on its way (T0..T1)", get: func(m *Metrics) Value { return intP(m.FailedInDeliveryWindow) }},
-	{Name: "idle_close_race", Kind: KindCount, Null: "n/a", Doc: "failed after the signal: eof/reset on a reused connection, no response byte", get: func(m *Metrics) Value { return intP(m.IdleCloseRace) }},
+	{Name: "failed_in_delivery_window", Kind: KindCount, Compare: CompareLoss, Null: "n/a", Doc: "failed requests written while the signal was on its way (T0..T1)", get: func(m *Metrics) Value { return intP(m.FailedInDeliveryWindow) }},
+	{Name: "idle_close_race", Kind: KindCount, Compare: CompareLoss, Null: "n/a", Doc: "failed after the signal: eof/reset on a reused connection, no response byte", get: func(m *Metrics) Value { return intP(m.IdleCloseRace) }},
 	{Name: "inflight_at_action", Kind: KindCount, Null: "n/a", Doc: "requests open at the moment the action was sent (any class)", get: func(m *Metrics) Value { return intP(m.InflightAtAction) }},
 	{Name: "served_after_signal", Kind: KindCount, Null: "n/a", Doc: "ok requests sent after the signal had certainly arrived (T1)", get: func(m *Metrics) Value { return intP(m.ServedAfterSignal) }},
 	{Name: "failed_after_signal", Kind: KindCount, Compare: CompareLoss, Null: "n/a", Doc: "failed requests sent after the signal had certainly arrived (T1)", get: func(m *Metrics) Value { return intP(m.FailedAfterSignal) }},

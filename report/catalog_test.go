@@ -179,7 +179,7 @@ func TestComparisonFitsKind(t *testing.T) {
 		got[d.Compare] = append(got[d.Compare], d.Name)
 	}
 	want := map[Comparison][]string{
-		CompareLoss:    {"failed", "dropped_inflight", "failed_after_signal", "ghost_writes", "lost_writes"},
+		CompareLoss:    {"failed_while_running", "failed", "dropped_inflight", "failed_in_delivery_window", "idle_close_race", "failed_after_signal", "ghost_writes", "lost_writes"},
 		CompareLatency: {"exit_after_ms", "drain_ms", "p50_ms", "p99_ms", "max_ms"},
 		CompareCodes:   {"exit_code"},
 	}

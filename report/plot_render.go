@@ -236,7 +236,7 @@ func renderFailures(res *Result) ([]byte, error) {
 	if n == 0 || len(names) == 0 {
 		return nil, fmt.Errorf("nothing to plot")
 	}
-	const legW = 1.9 * vg.Inch
+	const legW = 2.4 * vg.Inch // fits "failed_in_delivery_window"
 	w := max(8*vg.Inch, vg.Length(n)*1.6*vg.Inch+legW)
 	h := 4 * vg.Inch
 	// The data area is about w - legW - 0.8in wide; n+0.2 category widths
