@@ -8,7 +8,8 @@
 // The metric names, kinds and exact definitions are listed by Defs and
 // documented for users in docs/metrics.md.
 //
-// Of shutdownlab, report imports only record and internal/orderedjson (the
-// spread table's ordered JSON), plus gonum's stat package and gonum/plot:
-// it never needs Docker.
+// Of shutdownlab, report imports only record and two leaves:
+// internal/resultdir (the result directory's layout and files) and
+// internal/orderedjson (the spread table's ordered JSON), plus gonum's stat
+// package and gonum/plot: it never needs Docker.
 package report

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 	"github.com/shutdownlab/shutdownlab/record"
 )
 
@@ -128,24 +129,24 @@ func writeFixture(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	refs := []VariantRef{{Label: "mode=close", Slug: "mode-close"}, {Label: "mode=full", Slug: "mode-full"}}
-	if err := writeJSON(filepath.Join(dir, "variants.json"), refs); err != nil {
+	refs := []resultdir.VariantRef{{Label: "mode=close", Slug: "mode-close"}, {Label: "mode=full", Slug: "mode-full"}}
+	if err := resultdir.WriteVariants(dir, refs); err != nil {
 		return err
 	}
 	for slug, runs := range fixtureRuns() {
 		for _, fr := range runs {
-			rd := filepath.Join(dir, slug, fmt.Sprintf("run-%03d", fr.meta.Run))
+			rd := resultdir.RunDir(dir, slug, fr.meta.Run)
 			if err := os.MkdirAll(rd, 0o755); err != nil {
 				return err
 			}
-			sum := record.Summary{Type: "summary", Started: len(fr.reqs) + fr.extraStarted, ByClass: map[record.Class]int{},
-				LoadStart: fr.meta.LoadStartNs, LoadEnd: fr.meta.LoadEndNs, StoppedBy: "duration"}
+			sum := record.Summary{Type: record.TypeSummary, Started: len(fr.reqs) + fr.extraStarted, ByClass: map[record.Class]int{},
+				LoadStart: fr.meta.LoadStartNs, LoadEnd: fr.meta.LoadEndNs, StoppedBy: record.StoppedByDuration}
 			for _, r := range fr.reqs {
 				sum.ByClass[r.Class]++
 			}
 			sum.ByClass[record.ClassOK] += fr.extraStarted
 			fr.meta.Agent = &sum
-			if err := writeJSON(filepath.Join(rd, "events.json"), fr.meta); err != nil {
+			if err := resultdir.WriteJSON(filepath.Join(rd, resultdir.EventsFile), fr.meta); err != nil {
 				return err
 			}
 			if err := writeRecords(rd, fr, &sum); err != nil {
@@ -156,18 +157,10 @@ func writeFixture(dir string) error {
 	return nil
 }
 
-func writeJSON(name string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(name, append(b, '\n'), 0o644)
-}
-
 func writeRecords(rd string, fr fixtureRun, sum *record.Summary) (err error) {
-	name := filepath.Join(rd, "records.jsonl")
+	name := filepath.Join(rd, resultdir.RecordsFile)
 	if fr.gz {
-		name += ".gz"
+		name = filepath.Join(rd, resultdir.RecordsGzFile)
 	}
 	f, err := os.Create(name)
 	if err != nil {

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/result and testdata/golden")
@@ -44,11 +46,11 @@ func loadFixture(t *testing.T) *Result {
 func TestGolden(t *testing.T) {
 	res := loadFixture(t)
 	outs := map[string]func(*bytes.Buffer) error{
-		SummaryFile:    func(b *bytes.Buffer) error { return WriteSummary(b, res) },
-		MarkdownFile:   func(b *bytes.Buffer) error { return WriteMarkdown(b, res) },
-		CSVFile:        func(b *bytes.Buffer) error { return WriteCSV(b, res) },
-		SpreadCSVFile:  func(b *bytes.Buffer) error { return WriteSpreadCSV(b, res) },
-		"terminal.txt": func(b *bytes.Buffer) error { return WriteTerminalTable(b, res) },
+		resultdir.SummaryFile:   func(b *bytes.Buffer) error { return WriteSummary(b, res) },
+		resultdir.MarkdownFile:  func(b *bytes.Buffer) error { return WriteMarkdown(b, res) },
+		resultdir.CSVFile:       func(b *bytes.Buffer) error { return WriteCSV(b, res) },
+		resultdir.SpreadCSVFile: func(b *bytes.Buffer) error { return WriteSpreadCSV(b, res) },
+		"terminal.txt":          func(b *bytes.Buffer) error { return WriteTerminalTable(b, res) },
 	}
 	for name, write := range outs {
 		t.Run(name, func(t *testing.T) {
@@ -115,7 +117,7 @@ func TestWriteAndRebuild(t *testing.T) {
 	if res.GeneratedAt.IsZero() {
 		t.Errorf("generated_at not set")
 	}
-	for _, name := range []string{SummaryFile, MarkdownFile, CSVFile, SpreadCSVFile} {
+	for _, name := range []string{resultdir.SummaryFile, resultdir.MarkdownFile, resultdir.CSVFile, resultdir.SpreadCSVFile} {
 		if fi, err := os.Stat(filepath.Join(dir, name)); err != nil || fi.Size() == 0 {
 			t.Errorf("%s: %v", name, err)
 		}

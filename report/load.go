@@ -2,18 +2,15 @@ package report
 
 import (
 	"bufio"
-	"compress/gzip"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 	"time"
 
+	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 	"github.com/shutdownlab/shutdownlab/record"
 )
 
@@ -81,14 +78,6 @@ type Run struct {
 	Reason string
 }
 
-// VariantRef is one entry of <dir>/variants.json, which lists the variants
-// in scenario order.
-type VariantRef struct {
-	// Label is the human label; Slug the variant's directory name.
-	Label string `json:"label"`
-	Slug  string `json:"slug"`
-}
-
 // RunValidity decides whether a run counts: the runner must have marked it
 // valid, it must not be incomplete, and its accounting must add up. The
 // reason names the first failed condition.
@@ -110,59 +99,19 @@ func RunValidity(meta record.Meta, m *Metrics) (bool, string) {
 	return true, ""
 }
 
-// Load reads a scenario result directory: <dir>/variants.json (if present)
-// for the variant order, else variant directories sorted by name; then every
-// <variant>/run-*/events.json and records.jsonl[.gz], computing each run's
-// metrics as it goes.
+// Load reads a scenario result directory: its variants in order
+// (resultdir.Variants), then every <variant>/run-*/ with its events.json
+// and records.jsonl[.gz], computing each run's metrics as it goes.
 func Load(dir string) (*Result, error) {
-	refs, err := variantRefs(dir)
+	refs, err := resultdir.Variants(dir)
 	if err != nil {
 		return nil, err
 	}
 	res := &Result{GeneratedAt: time.Now().UTC()}
-	var haveFP bool
 	for _, ref := range refs {
-		v := Variant{Label: ref.Label, Slug: ref.Slug}
-		runDirs, err := filepath.Glob(filepath.Join(dir, ref.Slug, "run-*"))
+		v, err := loadVariant(res, dir, ref)
 		if err != nil {
 			return nil, err
-		}
-		slices.Sort(runDirs)
-		for _, rd := range runDirs {
-			if fi, err := os.Stat(rd); err != nil || !fi.IsDir() {
-				continue
-			}
-			run, err := loadRun(rd)
-			if err != nil {
-				// One broken run must not hide the others: keep it as a
-				// run that does not count, saying why.
-				rel := filepath.ToSlash(filepath.Join(ref.Slug, filepath.Base(rd)))
-				res.Unreadable = append(res.Unreadable, fmt.Sprintf("%s: %v", rel, err))
-				run = Run{Name: filepath.Base(rd), Metrics: Metrics{ByClass: map[string]int{}},
-					Reason: fmt.Sprintf("unreadable, skipped: %v", err)}
-				fmt.Sscanf(run.Name, "run-%d", &run.Meta.Run)
-				run.Meta.Variant = ref.Label
-			}
-			if v.Label == "" {
-				v.Label = run.Meta.Variant
-			}
-			if res.Scenario == "" {
-				res.Scenario = run.Meta.Scenario
-			}
-			if res.ProxyConfig == "" && run.Meta.ProxyConfig != "" {
-				if b, err := os.ReadFile(filepath.Join(rd, filepath.Base(run.Meta.ProxyConfig))); err == nil {
-					res.ProxyConfig = string(b)
-					res.ProxyConfigFrom = filepath.ToSlash(filepath.Join(ref.Slug, filepath.Base(rd), filepath.Base(run.Meta.ProxyConfig)))
-					res.ProxyConfigSHA256 = run.Meta.ProxyConfigSHA256
-				}
-			}
-			if !haveFP && run.Meta.Fingerprint != (record.Fingerprint{}) {
-				res.Fingerprint, haveFP = run.Meta.Fingerprint, true
-			}
-			v.Runs = append(v.Runs, run)
-		}
-		if v.Label == "" {
-			v.Label = v.Slug
 		}
 		res.Variants = append(res.Variants, v)
 	}
@@ -170,50 +119,56 @@ func Load(dir string) (*Result, error) {
 		res.Scenario = filepath.Base(filepath.Clean(dir))
 	}
 	applyBaseline(res)
-	if b, err := os.ReadFile(filepath.Join(dir, "scenario.yaml")); err == nil {
+	if b, err := os.ReadFile(filepath.Join(dir, resultdir.ScenarioFile)); err == nil {
 		res.ScenarioYAML = string(b)
 	}
 	return res, nil
 }
 
-// variantRefs returns the variants in order: variants.json, else every
-// subdirectory holding a run-* directory, sorted by name.
-func variantRefs(dir string) ([]VariantRef, error) {
-	name := filepath.Join(dir, "variants.json")
-	b, err := os.ReadFile(name)
-	if err == nil {
-		var refs []VariantRef
-		if err := json.Unmarshal(b, &refs); err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
+// loadVariant reads the runs of one variant of result directory dir, and
+// fills what res takes from the first run that has it (scenario name,
+// fingerprint, proxy configuration).
+func loadVariant(res *Result, dir string, ref resultdir.VariantRef) (Variant, error) {
+	v := Variant{Label: ref.Label, Slug: ref.Slug}
+	runDirs, err := resultdir.RunDirs(dir, ref.Slug)
+	if err != nil {
+		return v, err
+	}
+	for _, rd := range runDirs {
+		run, err := loadRun(rd)
+		if err != nil {
+			// One broken run must not hide the others: keep it as a
+			// run that does not count, saying why.
+			rel := filepath.ToSlash(filepath.Join(ref.Slug, filepath.Base(rd)))
+			res.Unreadable = append(res.Unreadable, fmt.Sprintf("%s: %v", rel, err))
+			run = Run{Name: filepath.Base(rd), Metrics: Metrics{ByClass: map[string]int{}},
+				Reason: fmt.Sprintf("unreadable, skipped: %v", err)}
+			run.Meta.Run, _ = resultdir.RunNumber(run.Name)
+			run.Meta.Variant = ref.Label
 		}
-		for i, r := range refs {
-			if r.Slug == "" || r.Slug != filepath.Base(r.Slug) || r.Slug == ".." {
-				return nil, fmt.Errorf("%s: entry %d: bad slug %q", name, i, r.Slug)
+		if v.Label == "" {
+			v.Label = run.Meta.Variant
+		}
+		if res.Scenario == "" {
+			res.Scenario = run.Meta.Scenario
+		}
+		if res.ProxyConfig == "" && run.Meta.ProxyConfig != "" {
+			name := filepath.Base(run.Meta.ProxyConfig)
+			if b, err := os.ReadFile(filepath.Join(rd, name)); err == nil {
+				res.ProxyConfig = string(b)
+				res.ProxyConfigFrom = filepath.ToSlash(filepath.Join(ref.Slug, filepath.Base(rd), name))
+				res.ProxyConfigSHA256 = run.Meta.ProxyConfigSHA256
 			}
 		}
-		return refs, nil
-	}
-	if !errors.Is(err, fs.ErrNotExist) {
-		return nil, err
-	}
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	var refs []VariantRef
-	for _, e := range ents {
-		if !e.IsDir() {
-			continue
+		if res.Fingerprint == (record.Fingerprint{}) {
+			res.Fingerprint = run.Meta.Fingerprint
 		}
-		runs, _ := filepath.Glob(filepath.Join(dir, e.Name(), "run-*"))
-		if len(runs) > 0 {
-			refs = append(refs, VariantRef{Slug: e.Name()})
-		}
+		v.Runs = append(v.Runs, run)
 	}
-	if len(refs) == 0 {
-		return nil, fmt.Errorf("%s: no variants.json and no <variant>/run-* directories", dir)
+	if v.Label == "" {
+		v.Label = v.Slug
 	}
-	return refs, nil
+	return v, nil
 }
 
 // loadRun reads one run directory and computes its metrics. A missing
@@ -231,7 +186,7 @@ func loadRun(rd string) (Run, error) {
 		return run, err
 	}
 	if meta.Run == 0 {
-		fmt.Sscanf(run.Name, "run-%d", &meta.Run)
+		meta.Run, _ = resultdir.RunNumber(run.Name)
 	}
 	run.Meta = meta
 	run.Metrics = Compute(meta, reqs)
@@ -256,16 +211,17 @@ func missingReason(rd string, err error) string {
 		base = filepath.Base(pe.Path)
 	}
 	switch {
-	case base == "events.json":
-		what := "no records.jsonl either"
-		if _, rerr := os.Stat(filepath.Join(rd, "records.jsonl")); rerr == nil {
-			what = "records.jsonl is there, without a verdict"
-		} else if _, rerr := os.Stat(filepath.Join(rd, "records.jsonl.gz")); rerr == nil {
-			what = "records.jsonl.gz is there, without a verdict"
+	case base == resultdir.EventsFile:
+		what := "no " + resultdir.RecordsFile + " either"
+		for _, name := range []string{resultdir.RecordsFile, resultdir.RecordsGzFile} {
+			if _, rerr := os.Stat(filepath.Join(rd, name)); rerr == nil {
+				what = name + " is there, without a verdict"
+				break
+			}
 		}
-		return "missing events.json: the run never finished (the harness was killed before it wrote one; " + what + ")"
-	case strings.HasPrefix(base, "records.jsonl"):
-		return "missing records.jsonl[.gz]: no request records were saved"
+		return "missing " + resultdir.EventsFile + ": the run never finished (the harness was killed before it wrote one; " + what + ")"
+	case base == resultdir.RecordsFile || base == resultdir.RecordsGzFile:
+		return "missing " + resultdir.RecordsFile + "[.gz]: no request records were saved"
 	case base != "":
 		return "missing file " + base
 	}
@@ -278,17 +234,12 @@ func missingReason(rd string, err error) string {
 // wrapping fs.ErrNotExist, with whatever was read.
 func LoadRun(rd string) (record.Meta, []record.Request, error) {
 	var meta record.Meta
-	name := filepath.Join(rd, "events.json")
-	b, err := os.ReadFile(name)
-	if err != nil {
+	if err := resultdir.ReadJSON(filepath.Join(rd, resultdir.EventsFile), &meta); err != nil {
 		return meta, nil, err
-	}
-	if err := json.Unmarshal(b, &meta); err != nil {
-		return meta, nil, fmt.Errorf("%s: %w", name, err)
 	}
 	var reqs []record.Request
 	var sum *record.Summary
-	err = readRecordsFile(rd, func(r *record.Request) error {
+	err := readRecordsFile(rd, func(r *record.Request) error {
 		reqs = append(reqs, *r)
 		return nil
 	}, func(s *record.Summary) { sum = s })
@@ -298,27 +249,14 @@ func LoadRun(rd string) (record.Meta, []record.Request, error) {
 	return meta, reqs, err
 }
 
-// readRecordsFile opens records.jsonl, else records.jsonl.gz, in rd.
+// readRecordsFile reads run directory rd's records (resultdir.OpenRecords)
+// with ReadRecords.
 func readRecordsFile(rd string, onReq func(*record.Request) error, onSum func(*record.Summary)) error {
-	name := filepath.Join(rd, "records.jsonl")
-	f, err := os.Open(name)
-	if errors.Is(err, fs.ErrNotExist) {
-		name += ".gz"
-		f, err = os.Open(name)
-	}
+	r, name, err := resultdir.OpenRecords(rd)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	var r io.Reader = f
-	if strings.HasSuffix(name, ".gz") {
-		zr, err := gzip.NewReader(f)
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		defer zr.Close()
-		r = zr
-	}
+	defer r.Close()
 	return ReadRecords(r, name, onReq, onSum)
 }
 

@@ -6,14 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 	"github.com/shutdownlab/shutdownlab/record"
-)
-
-// Plot file names written by Write: FailuresPlotFile once per result,
-// LatencyPlotFile in every run directory whose records could be read.
-const (
-	FailuresPlotFile = "failures.png"
-	LatencyPlotFile  = "latency.png"
 )
 
 // MaxLatencyPoints bounds the points of one latency plot; above it the ok
@@ -43,17 +37,17 @@ func RunPath(v *Variant, r *Run) string { return path.Join(v.Slug, r.Name) }
 func WritePlots(dir string, res *Result) *PlotSet {
 	ps := &PlotSet{Latency: map[string]string{}}
 	if b, err := renderFailures(res); err != nil {
-		ps.Notes = append(ps.Notes, fmt.Sprintf("%s not drawn: %v", FailuresPlotFile, err))
-	} else if err := writeFileAtomic(filepath.Join(dir, FailuresPlotFile), b); err != nil {
-		ps.Notes = append(ps.Notes, fmt.Sprintf("%s not written: %v", FailuresPlotFile, err))
+		ps.Notes = append(ps.Notes, fmt.Sprintf("%s not drawn: %v", resultdir.FailuresPlotFile, err))
+	} else if err := resultdir.WriteFileAtomic(filepath.Join(dir, resultdir.FailuresPlotFile), b); err != nil {
+		ps.Notes = append(ps.Notes, fmt.Sprintf("%s not written: %v", resultdir.FailuresPlotFile, err))
 	} else {
-		ps.Failures = FailuresPlotFile
+		ps.Failures = resultdir.FailuresPlotFile
 	}
 	for i := range res.Variants {
 		v := &res.Variants[i]
 		for j := range v.Runs {
 			r := &v.Runs[j]
-			rel := path.Join(RunPath(v, r), LatencyPlotFile)
+			rel := path.Join(RunPath(v, r), resultdir.LatencyPlotFile)
 			if err := writeLatencyPlot(filepath.Join(dir, filepath.FromSlash(rel)), res.Scenario, v, r); err != nil {
 				ps.Notes = append(ps.Notes, fmt.Sprintf("%s run %d: latency plot not drawn: %v", v.Label, r.Meta.Run, err))
 				continue
@@ -80,7 +74,7 @@ func writeLatencyPlot(name, scenario string, v *Variant, r *Run) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(name, b)
+	return resultdir.WriteFileAtomic(name, b)
 }
 
 // Series keys of a latency plot, in legend order: the outcome classes, with

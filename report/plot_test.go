@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 	"github.com/shutdownlab/shutdownlab/record"
 )
 
@@ -209,7 +210,7 @@ func TestWritePlots(t *testing.T) {
 	if _, err := Rebuild(dir); err != nil {
 		t.Fatal(err)
 	}
-	md, err := os.ReadFile(filepath.Join(dir, MarkdownFile))
+	md, err := os.ReadFile(filepath.Join(dir, resultdir.MarkdownFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +260,7 @@ func TestWritePlotsMissingRecords(t *testing.T) {
 	if _, err := Rebuild(dir); err != nil {
 		t.Fatal(err)
 	}
-	md, err := os.ReadFile(filepath.Join(dir, MarkdownFile))
+	md, err := os.ReadFile(filepath.Join(dir, resultdir.MarkdownFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +270,7 @@ func TestWritePlotsMissingRecords(t *testing.T) {
 	if strings.Contains(string(md), "mode-full/run-002/latency.png") {
 		t.Errorf("report.md links a plot that was not drawn")
 	}
-	if _, err := os.Stat(filepath.Join(dir, "mode-full", "run-001", LatencyPlotFile)); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, "mode-full", "run-001", resultdir.LatencyPlotFile)); err != nil {
 		t.Errorf("other runs lost their plots: %v", err)
 	}
 }

@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"strings"
+
+	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 )
 
 // headlineExtra are optional metrics the terminal table shows when some
@@ -38,7 +40,7 @@ func writeScenario(b *strings.Builder, res *Result) {
 	if res.ScenarioYAML == "" {
 		return
 	}
-	b.WriteString("\n## Scenario\n\nThe scenario file as run (`scenario.yaml`; `--set` overrides and variants are applied on top of it, see each variant's label).\n\n")
+	b.WriteString("\n## Scenario\n\nThe scenario file as run (`" + resultdir.ScenarioFile + "`; `--set` overrides and variants are applied on top of it, see each variant's label).\n\n")
 	b.WriteString("```yaml\n" + strings.TrimRight(res.ScenarioYAML, "\n") + "\n```\n")
 }
 
@@ -47,8 +49,8 @@ func writeProxyConfig(b *strings.Builder, res *Result) {
 		return
 	}
 	b.WriteString("\n## Proxy configuration\n\n")
-	fmt.Fprintf(b, "The exact Caddy configuration of `%s` (sha256 `%s`); every run's own copy is `proxy.json` in its directory. "+
+	fmt.Fprintf(b, "The exact Caddy configuration of `%s` (sha256 `%s`); every run's own copy is `%s` in its directory. "+
 		"Retries, if any, are Caddy's and appear here (`load_balancing.try_duration`, `retry_match`); the load agent never retries.\n\n",
-		res.ProxyConfigFrom, res.ProxyConfigSHA256)
+		res.ProxyConfigFrom, res.ProxyConfigSHA256, resultdir.ProxyConfigFile)
 	b.WriteString("```json\n" + strings.TrimRight(res.ProxyConfig, "\n") + "\n```\n")
 }

@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 	"github.com/shutdownlab/shutdownlab/record"
 )
 
@@ -79,14 +79,6 @@ func WriteSummary(w io.Writer, res *Result) error {
 	return enc.Encode(Summarize(res))
 }
 
-// Output file names written by Write.
-const (
-	SummaryFile   = "summary.json"
-	MarkdownFile  = "report.md"
-	CSVFile       = "report.csv"
-	SpreadCSVFile = "spread.csv"
-)
-
 // Write writes summary.json, report.md, report.csv and spread.csv into dir,
 // and the plots (see WritePlots), which report.md links; a plot that cannot
 // be drawn is noted in report.md and does not fail Write. A zero
@@ -100,17 +92,17 @@ func Write(dir string, res *Result) error {
 		name  string
 		write func(io.Writer, *Result) error
 	}{
-		{SummaryFile, WriteSummary},
-		{MarkdownFile, func(w io.Writer, r *Result) error { return writeMarkdown(w, r, plots) }},
-		{CSVFile, WriteCSV},
-		{SpreadCSVFile, WriteSpreadCSV},
+		{resultdir.SummaryFile, WriteSummary},
+		{resultdir.MarkdownFile, func(w io.Writer, r *Result) error { return writeMarkdown(w, r, plots) }},
+		{resultdir.CSVFile, WriteCSV},
+		{resultdir.SpreadCSVFile, WriteSpreadCSV},
 	}
 	for _, o := range outs {
 		var b bytes.Buffer
 		if err := o.write(&b, res); err != nil {
 			return fmt.Errorf("%s: %w", o.name, err)
 		}
-		if err := writeFileAtomic(filepath.Join(dir, o.name), b.Bytes()); err != nil {
+		if err := resultdir.WriteFileAtomic(filepath.Join(dir, o.name), b.Bytes()); err != nil {
 			return err
 		}
 	}
@@ -125,31 +117,4 @@ func Rebuild(dir string) (*Result, error) {
 		return nil, err
 	}
 	return res, Write(dir, res)
-}
-
-// writeFileAtomic writes via a temporary file and a rename, so a reader
-// never sees half a report.
-func writeFileAtomic(name string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*")
-	if err != nil {
-		return err
-	}
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	if werr != nil || cerr != nil {
-		os.Remove(f.Name())
-		if werr != nil {
-			return werr
-		}
-		return cerr
-	}
-	if err := os.Chmod(f.Name(), 0o644); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	if err := os.Rename(f.Name(), name); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return nil
 }
