@@ -5,14 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/shutdownlab/shutdownlab/internal/docker"
+	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 	"github.com/shutdownlab/shutdownlab/record"
-	"github.com/shutdownlab/shutdownlab/report"
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
@@ -166,7 +167,7 @@ func (x *run) awaitAgent(ctx context.Context, loadStart time.Time) error {
 		return invalidf("%s still running %s after its load should have ended", x.loadName(), x.loadBound()+agentExitSlack)
 	}
 	if st.ExitCode != 0 {
-		tail := "see agent.log"
+		tail := "see " + agentLogFile
 		if lines := x.stream.StderrTail(); len(lines) > 0 {
 			tail = "last lines: " + strings.Join(lines, " | ")
 		}
@@ -222,16 +223,16 @@ func (x *run) collect(ctx context.Context) error {
 			errs = append(errs, err)
 		}
 		rep.Events = parseLifecycle(stdout)
-		errs = append(errs, os.WriteFile(filepath.Join(x.dir, "app-"+alias+".log"), append(stdout, stderr...), 0o644))
-		rep.Ledger, err = x.readBack(ctx, c.ID, "/data/ledger.log", alias+"-ledger.log")
+		errs = append(errs, os.WriteFile(filepath.Join(x.dir, resultdir.AppLog(alias)), append(stdout, stderr...), 0o644))
+		rep.Ledger, err = x.readBack(ctx, c.ID, path.Join(record.DefaultDataDir, record.LedgerFile), resultdir.LedgerLog(alias))
 		errs = append(errs, err)
-		rep.JobLog, err = x.readBack(ctx, c.ID, "/data/job.log", alias+"-job.log")
+		rep.JobLog, err = x.readBack(ctx, c.ID, path.Join(record.DefaultDataDir, record.JobFile), resultdir.JobLog(alias))
 		errs = append(errs, err)
 		x.meta.Replicas = append(x.meta.Replicas, rep)
 	}
 	errs = append(errs, x.collectProxy(ctx))
 	if x.isProbe() {
-		x.meta.LoadKind = string(scenarios.LoadProbe)
+		x.meta.LoadKind = record.LoadKindProbe
 		if line, _ := x.stream.Probe(); line != nil {
 			x.meta.Probe = line
 		}
@@ -295,7 +296,7 @@ func runLine(m record.Meta) string {
 		return "INVALID: " + m.InvalidReason
 	}
 	s := ""
-	if m.LoadKind == string(scenarios.LoadProbe) {
+	if m.LoadKind == record.LoadKindProbe {
 		s = "probe line recorded"
 		if m.Probe == nil {
 			s = "no probe line"
@@ -304,7 +305,7 @@ func runLine(m record.Meta) string {
 	if m.Agent != nil {
 		failed := 0
 		for c, n := range m.Agent.ByClass {
-			if report.IsFailed(c) {
+			if c.Failed() {
 				failed += n
 			}
 		}

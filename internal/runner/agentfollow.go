@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 )
 
 // logsFunc streams a container's output into stdout and stderr until the
@@ -101,7 +103,7 @@ func (x *run) followAgent(ctx context.Context) (*agentFollow, error) {
 		if x.stream.OutputErr() != nil {
 			return
 		}
-		if err := compressIfLarge(recordsPath); err != nil {
+		if err := resultdir.CompressRecords(x.dir); err != nil {
 			x.r.opts.Progress.Logf("records: %v", err)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 	"github.com/shutdownlab/shutdownlab/record"
 )
 
@@ -98,7 +99,7 @@ func (s *agentStream) line(line []byte) {
 func (s *agentStream) fail(name string, err error) {
 	s.failOnce.Do(func() {
 		s.mu.Lock()
-		s.outErr = fmt.Errorf("writing %s: %w", name, bareError(err)) // the file is named once
+		s.outErr = fmt.Errorf("writing %s: %w", name, resultdir.BareError(err)) // the file is named once
 		s.mu.Unlock()
 		close(s.outputFailed)
 	})

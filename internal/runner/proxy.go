@@ -10,6 +10,8 @@ import (
 
 	"github.com/shutdownlab/shutdownlab/internal/docker"
 	"github.com/shutdownlab/shutdownlab/internal/proxy"
+	"github.com/shutdownlab/shutdownlab/internal/resultdir"
+	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
@@ -58,12 +60,12 @@ func (x *run) startProxy(ctx context.Context, labels map[string]string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(x.dir, "proxy.json"), cfg, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(x.dir, resultdir.ProxyConfigFile), cfg, 0o644); err != nil {
 		return fmt.Errorf("proxy config: %w", err)
 	}
 	sum := sha256.Sum256(cfg)
-	x.meta.Topology = string(scenarios.TopologyCaddy)
-	x.meta.ProxyConfig = "proxy.json"
+	x.meta.Topology = record.TopologyCaddy
+	x.meta.ProxyConfig = resultdir.ProxyConfigFile
 	x.meta.ProxyConfigSHA256 = hex.EncodeToString(sum[:])
 	ref, err := x.r.imgs.Caddy(ctx)
 	if err != nil {
@@ -97,5 +99,5 @@ func (x *run) collectProxy(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(x.dir, "proxy.log"), append(stdout, stderr...), 0o644)
+	return os.WriteFile(filepath.Join(x.dir, resultdir.ProxyLogFile), append(stdout, stderr...), 0o644)
 }

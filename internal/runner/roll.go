@@ -52,7 +52,7 @@ func (x *run) startReplacement(ctx context.Context, settle bool) error {
 		return err
 	}
 	for _, e := range x.eventsOf(ctx, c.ID) {
-		if e.Event == "up" {
+		if e.Event == record.EventUp {
 			rep.UpNs = e.TimeNs
 			break
 		}

@@ -27,12 +27,6 @@ const (
 	targetPort        = 8080
 )
 
-// Files of a run directory the runner writes while the agent runs.
-const (
-	recordsFile  = "records.jsonl"
-	agentLogFile = "agent.log"
-)
-
 // run is the state of one run in progress.
 type run struct {
 	r        *Runner
@@ -260,7 +254,7 @@ func (x *run) waitUp(ctx context.Context, c *docker.Container) error {
 	if x.spec.Target.Image != "" {
 		return nil
 	}
-	err := x.r.eng.WaitLog(ctx, c.ID, `"event":"up"`, x.readyTimeout())
+	err := x.r.eng.WaitLog(ctx, c.ID, `"event":"`+record.EventUp+`"`, x.readyTimeout())
 	if err == nil {
 		return nil
 	}

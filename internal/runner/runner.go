@@ -9,6 +9,7 @@ import (
 
 	"github.com/shutdownlab/shutdownlab/internal/docker"
 	"github.com/shutdownlab/shutdownlab/internal/images"
+	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
@@ -132,19 +133,19 @@ func (r *Runner) RunScenario(ctx context.Context, sc *scenarios.Scenario) (Outco
 	if ctx.Err() != nil {
 		return Outcome{}, nil
 	}
-	dir, err := NewResultDir(r.opts.Out, sc.Name(), r.opts.Now())
+	dir, err := resultdir.New(r.opts.Out, sc.Name(), r.opts.Now())
 	if err != nil {
 		return Outcome{}, err
 	}
 	out := Outcome{Dir: dir}
-	if err := writeFileAtomic(filepath.Join(dir, "scenario.yaml"), sc.Raw()); err != nil {
+	if err := resultdir.WriteFileAtomic(filepath.Join(dir, resultdir.ScenarioFile), sc.Raw()); err != nil {
 		return out, err
 	}
-	refs := make([]VariantRef, len(variants))
+	refs := make([]resultdir.VariantRef, len(variants))
 	for i, v := range variants {
-		refs[i] = VariantRef{Label: v.Label, Slug: v.Slug}
+		refs[i] = resultdir.VariantRef{Label: v.Label, Slug: v.Slug}
 	}
-	if err := writeJSON(filepath.Join(dir, "variants.json"), refs); err != nil {
+	if err := resultdir.WriteVariants(dir, refs); err != nil {
 		return out, err
 	}
 	fp := r.fingerprint()
@@ -154,7 +155,7 @@ func (r *Runner) RunScenario(ctx context.Context, sc *scenarios.Scenario) (Outco
 				return out, nil
 			}
 			r.opts.Progress.RunStart(sc.Name(), v.Label, i, v.Spec.Runs, v.Spec.Load.Duration.D())
-			meta := r.runOnce(ctx, v, i, RunDir(dir, v.Slug, i))
+			meta := r.runOnce(ctx, v, i, resultdir.RunDir(dir, v.Slug, i))
 			meta.Fingerprint = fp
 			out.Runs++
 			if !meta.Valid {
@@ -165,7 +166,7 @@ func (r *Runner) RunScenario(ctx context.Context, sc *scenarios.Scenario) (Outco
 			}
 			// The outcome first: on a full disk events.json fails too.
 			r.opts.Progress.RunEnd(runLine(meta))
-			if err := writeJSON(filepath.Join(RunDir(dir, v.Slug, i), "events.json"), meta); err != nil {
+			if err := resultdir.WriteJSON(filepath.Join(resultdir.RunDir(dir, v.Slug, i), resultdir.EventsFile), meta); err != nil {
 				return out, err
 			}
 		}
