@@ -61,7 +61,7 @@ func run(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) int {
 		enc := json.NewEncoder(stdout)
 		var outErr error
 		res, err := probe.Run(ctx, cfg, func(ns int64) {
-			outErr = enc.Encode(record.Start{Type: "start", LoadStart: ns})
+			outErr = enc.Encode(record.Start{Type: record.TypeStart, LoadStart: ns})
 		})
 		if err != nil { // validated above; kept for safety
 			return agentcmd.Exit(agentcmd.ExitUsage, err)

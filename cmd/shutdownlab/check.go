@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/shutdownlab/shutdownlab/gate"
 	"github.com/shutdownlab/shutdownlab/internal/docker"
+	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 	"github.com/shutdownlab/shutdownlab/report"
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
@@ -235,7 +235,7 @@ func printVerdict(w io.Writer, dir string, o checkOpts, vs []scenarios.Variant, 
 	}
 	text := verdictText(o, checkActions(o, vs, res))
 	fmt.Fprint(w, "\n"+text)
-	if err := os.WriteFile(filepath.Join(dir, "verdict.txt"), []byte(text), 0o644); err != nil {
+	if err := resultdir.WriteFileAtomic(filepath.Join(dir, resultdir.VerdictFile), []byte(text)); err != nil {
 		fmt.Fprintf(w, "shutdownlab: %v\n", err)
 	}
 }

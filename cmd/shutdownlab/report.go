@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/shutdownlab/shutdownlab/gate"
+	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 	"github.com/shutdownlab/shutdownlab/report"
 )
 
@@ -48,7 +49,8 @@ func cmdReport(args []string, stdout, stderr io.Writer) (int, error) {
 	if err := report.WriteTerminalTable(stdout, res); err != nil {
 		return exitInvalid, err
 	}
-	fmt.Fprintf(stdout, "\nwrote %s/{report.md,report.csv,spread.csv,summary.json} and plots\n", dir)
+	fmt.Fprintf(stdout, "\nwrote %s/{%s,%s,%s,%s} and plots\n", dir,
+		resultdir.MarkdownFile, resultdir.CSVFile, resultdir.SpreadCSVFile, resultdir.SummaryFile)
 	if err := checkExpectations("result "+dir, exp.parsed, resultCapabilities(dir, res), exp.baselineVariant, res.Labels()); err != nil {
 		return exitUsage, err
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/shutdownlab/shutdownlab/gate"
+	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 	"github.com/shutdownlab/shutdownlab/internal/runner"
 	"github.com/shutdownlab/shutdownlab/report"
 	"github.com/shutdownlab/shutdownlab/scenarios"
@@ -102,7 +103,7 @@ func (p *runPlan) reportScenario(sc *scenarios.Scenario, oc runner.Outcome, fail
 	noteUnreadable(stderr, res)
 	fmt.Fprintln(stdout)
 	_ = report.WriteTerminalTable(stdout, res)
-	fmt.Fprintf(stdout, "\n%s: %d runs (%d invalid, %d incomplete) -> %s/report.md\n", sc.Name(), oc.Runs, oc.Invalid, oc.Incomplete, oc.Dir)
+	fmt.Fprintf(stdout, "\n%s: %d runs (%d invalid, %d incomplete) -> %s/%s\n", sc.Name(), oc.Runs, oc.Invalid, oc.Incomplete, oc.Dir, resultdir.MarkdownFile)
 	if p.onReport != nil {
 		p.onReport(oc.Dir, res, stdout)
 	}

@@ -1,27 +1,23 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/shutdownlab/shutdownlab/gate"
+	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 	"github.com/shutdownlab/shutdownlab/report"
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
-// effectiveFile is written by run into a result directory, beside
-// scenario.yaml: every variant's resolved spec (defaults, the file, --set
-// and the variant's values), so that gate can tell whether two results
-// ran under the same load.
-const effectiveFile = "effective.json"
-
-// effectiveDoc is the content of effective.json.
+// effectiveDoc is the content of resultdir.EffectiveFile, written by run
+// into a result directory beside the scenario file: every variant's
+// resolved spec (defaults, the file, --set and the variant's values), so
+// that gate can tell whether two results ran under the same load.
 type effectiveDoc struct {
 	// Sets are the --set overrides the run was given.
 	Sets []string `json:"sets,omitempty"`
@@ -40,11 +36,7 @@ func writeEffective(dir string, sets []string, vs []scenarios.Variant) error {
 	for _, v := range vs {
 		doc.Variants = append(doc.Variants, effectiveVariant{Label: v.Label, Spec: v.Spec})
 	}
-	b, err := json.MarshalIndent(doc, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, effectiveFile), append(b, '\n'), 0o644)
+	return resultdir.WriteJSON(filepath.Join(dir, resultdir.EffectiveFile), doc)
 }
 
 // resultSetup is what result dir res was measured under: the action,
@@ -66,32 +58,30 @@ func resultSetup(dir string, res *report.Result, side string) (gate.Setup, []str
 // resultSpecs reads the variants' specs of a result directory.
 func resultSpecs(dir string) (map[string]scenarios.Spec, string) {
 	out := map[string]scenarios.Spec{}
-	b, err := os.ReadFile(filepath.Join(dir, effectiveFile))
+	var doc effectiveDoc
+	err := resultdir.ReadJSON(filepath.Join(dir, resultdir.EffectiveFile), &doc)
 	if err == nil {
-		var doc effectiveDoc
-		if err := json.Unmarshal(b, &doc); err != nil {
-			return out, fmt.Sprintf("%s unreadable (%v): load parameters not compared", effectiveFile, err)
-		}
 		for _, v := range doc.Variants {
 			out[v.Label] = v.Spec
 		}
 		return out, ""
 	}
 	if !errors.Is(err, fs.ErrNotExist) {
-		return out, fmt.Sprintf("%s: %v: load parameters not compared", effectiveFile, err)
+		return out, fmt.Sprintf("%s unreadable (%v): load parameters not compared", resultdir.EffectiveFile, err)
 	}
-	sc, err := scenarios.Load(filepath.Join(dir, "scenario.yaml"))
+	noEffective := "no " + resultdir.EffectiveFile
+	sc, err := scenarios.Load(filepath.Join(dir, resultdir.ScenarioFile))
 	if err != nil {
-		return out, fmt.Sprintf("no %s, and scenario.yaml does not load (%v): load parameters not compared", effectiveFile, err)
+		return out, fmt.Sprintf("%s, and %s does not load (%v): load parameters not compared", noEffective, resultdir.ScenarioFile, err)
 	}
 	vs, err := sc.Expand(nil)
 	if err != nil {
-		return out, fmt.Sprintf("no %s, and scenario.yaml does not expand (%v): load parameters not compared", effectiveFile, err)
+		return out, fmt.Sprintf("%s, and %s does not expand (%v): load parameters not compared", noEffective, resultdir.ScenarioFile, err)
 	}
 	for _, v := range vs {
 		out[v.Label] = v.Spec
 	}
-	return out, fmt.Sprintf("no %s (written by run since this version): load parameters taken from scenario.yaml; --set overrides of that run, if any, are unknown", effectiveFile)
+	return out, fmt.Sprintf("%s (written by run since this version): load parameters taken from %s; --set overrides of that run, if any, are unknown", noEffective, resultdir.ScenarioFile)
 }
 
 // specSetup is the gate.Setup fields of one variant's spec.
