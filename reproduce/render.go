@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 	"github.com/shutdownlab/shutdownlab/report"
 )
 
@@ -120,7 +121,7 @@ func (rep *Report) scenarioLinks(sc string) string {
 		for _, sr := range rep.Scenarios {
 			if sr.Scenario == sc && sr.Runtime == rt && sr.Dir != "" && !seen[sr.Dir] {
 				seen[sr.Dir] = true
-				links = append(links, fmt.Sprintf("[%s](%s/report.md)", rt, sr.Dir))
+				links = append(links, fmt.Sprintf("[%s](%s/%s)", rt, sr.Dir, resultdir.MarkdownFile))
 			}
 		}
 	}
