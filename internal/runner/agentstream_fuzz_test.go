@@ -37,6 +37,12 @@ func FuzzAgentStream(f *testing.F) {
 	f.Add([]byte(start + req + "garbage\n" + sum + "\n"))
 	f.Add([]byte(start + `{"type":"probe","kind":"idle"}` + "\n"))
 	f.Add([]byte("\r\n\n" + start + req + "  \t\n" + sum + "\r\n"))
+	// What the fuzzer once found checkAccounting to accept (kept as seeds;
+	// TestAgentStreamAccounting has them as rows).
+	f.Add([]byte(`{"tYpe":"req"}` + "\n" + `{"tYpe":"summary","stArted":1,"BY_ClAss":{"":1}}`))
+	f.Add([]byte(start + req + "null\n" + sum + "\n"))
+	f.Add([]byte(start + `{"type":"req","class":"ok","conn":-1}` + "\n" + sum + "\n"))
+	f.Add([]byte(start + req + `{"type":"summary","started":1,"by_class":{"ok":2,"reset":-1}}` + "\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s := newAgentStream()
 		var out bytes.Buffer
