@@ -158,20 +158,21 @@ func (x *run) stopBound() time.Duration {
 // awaitAgent waits for the load agent to finish its load and exit 0.
 func (x *run) awaitAgent(ctx context.Context, loadStart time.Time) error {
 	eng := x.r.eng
-	deadline := loadStart.Add(x.loadBound() + agentExitSlack)
+	bound := x.load.bound(x.spec) + agentExitSlack
+	deadline := loadStart.Add(bound)
 	exited, st, err := eng.WaitExit(ctx, x.agent.ID, max(time.Until(deadline), time.Second))
 	if err != nil {
 		return err
 	}
 	if !exited {
-		return invalidf("%s still running %s after its load should have ended", x.loadName(), x.loadBound()+agentExitSlack)
+		return invalidf("%s still running %s after its load should have ended", x.load.name(), bound)
 	}
 	if st.ExitCode != 0 {
 		tail := "see " + agentLogFile
 		if lines := x.stream.StderrTail(); len(lines) > 0 {
 			tail = "last lines: " + strings.Join(lines, " | ")
 		}
-		return invalidf("%s exited with code %d (%s)", x.loadName(), st.ExitCode, tail)
+		return invalidf("%s exited with code %d (%s)", x.load.name(), st.ExitCode, tail)
 	}
 	return nil
 }
@@ -231,16 +232,7 @@ func (x *run) collect(ctx context.Context) error {
 		x.meta.Replicas = append(x.meta.Replicas, rep)
 	}
 	errs = append(errs, x.collectProxy(ctx))
-	if x.isProbe() {
-		x.meta.LoadKind = record.LoadKindProbe
-		if line, _ := x.stream.Probe(); line != nil {
-			x.meta.Probe = line
-		}
-	}
-	if sum := x.stream.Summary(); sum != nil {
-		x.meta.Agent = sum
-		x.meta.LoadEndNs = sum.LoadEnd
-	}
+	x.load.collect(&x.meta, x.stream)
 	return errors.Join(errs...)
 }
 
@@ -290,27 +282,13 @@ func sortedKeys(m map[string]string) []string {
 	return keys
 }
 
-// runLine is the one-line outcome printed after each run.
-func runLine(m record.Meta) string {
+// runLine is the one-line outcome printed after each run; load is what
+// its load driver says of it (loadDriver.outcome).
+func runLine(m record.Meta, load string) string {
 	if !m.Valid {
 		return "INVALID: " + m.InvalidReason
 	}
-	s := ""
-	if m.LoadKind == record.LoadKindProbe {
-		s = "probe line recorded"
-		if m.Probe == nil {
-			s = "no probe line"
-		}
-	}
-	if m.Agent != nil {
-		failed := 0
-		for c, n := range m.Agent.ByClass {
-			if c.Failed() {
-				failed += n
-			}
-		}
-		s = fmt.Sprintf("%d requests, %d failed", m.Agent.Started, failed)
-	}
+	s := load
 	if m.Action != nil && len(m.Replicas) > m.Action.Replica {
 		rep := m.Replicas[m.Action.Replica]
 		if rep.Exited {

@@ -111,7 +111,7 @@ func (x *run) followAgent(ctx context.Context) (*agentFollow, error) {
 	logs := func(ctx context.Context, stdout, stderr io.Writer) error {
 		return x.r.eng.Logs(ctx, id, true, stdout, stderr)
 	}
-	bound := x.startBound() + x.loadBound() + 2*agentExitSlack
+	bound := x.startBound() + x.load.bound(x.spec) + 2*agentExitSlack
 	return x.stream.follow(ctx, bound, logs, rec, recordsFile, logf, agentLogFile, closeAll), nil
 }
 
@@ -120,10 +120,10 @@ func (x *run) followAgent(ctx context.Context) (*agentFollow, error) {
 func (x *run) endFollow() {
 	p := x.r.opts.Progress
 	if !x.follow.wait(streamGrace) {
-		p.Logf("%s output stream did not end within %s of being cut; abandoned", x.loadName(), streamCutWait)
+		p.Logf("%s output stream did not end within %s of being cut; abandoned", x.load.name(), streamCutWait)
 		return
 	}
 	if err := x.follow.err; err != nil {
-		p.Logf("%s output stream: %v", x.loadName(), err)
+		p.Logf("%s output stream: %v", x.load.name(), err)
 	}
 }

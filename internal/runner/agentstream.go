@@ -46,6 +46,10 @@ type agentStream struct {
 	summary   *record.Summary     // the last summary line
 	probe     *record.ProbeResult // the last probe line
 	tally     record.Tally        // what the lines hold, for the accounting rule
+
+	// other, when set, takes each line of a type not kept here (the load
+	// driver's own lines, loadDriver.observe); it is called under mu.
+	other func(typ string, line []byte)
 }
 
 func newAgentStream() *agentStream {
@@ -179,6 +183,11 @@ func (s *agentStream) observe(line []byte) {
 	case record.TypeSummary:
 		sum := l.Summary
 		s.summary = &sum
+	case "":
+	default:
+		if s.other != nil {
+			s.other(l.Type, line)
+		}
 	}
 }
 

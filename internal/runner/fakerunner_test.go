@@ -66,6 +66,11 @@ func newFakeRun(t *testing.T, f *fakeEngine, v scenarios.Variant) *run {
 	r.seq++
 	x := &run{r: r, v: v, spec: v.Spec, dir: t.TempDir(), name: fmt.Sprintf("shutdownlab-fake-%d", r.seq),
 		stream: newAgentStream(), targetRef: "target:fake", runtime: "go fake"}
+	load, err := newLoadDriver(v.Spec.Load.Kind)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.load, x.stream.other = load, load.observe
 	x.labels = map[string]string{"shutdownlab.run": x.name}
 	x.network = x.name
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

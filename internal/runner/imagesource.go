@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/shutdownlab/shutdownlab/internal/images"
 	"github.com/shutdownlab/shutdownlab/scenarios"
@@ -25,22 +24,4 @@ var _ imageSource = (*images.Cache)(nil)
 func imageTarget(t scenarios.Target) images.Target {
 	return images.Target{Image: t.Image, Node: t.Runtime == scenarios.RuntimeNode,
 		Shell: t.Entrypoint == scenarios.EntrypointShell}
-}
-
-// agentImage returns the load agent's image.
-func agentImage(ctx context.Context, imgs imageSource) (string, error) {
-	ref, err := imgs.Go(ctx, images.AgentImageName, images.AgentPackage)
-	if err != nil {
-		return "", fmt.Errorf("load agent image: %w", err)
-	}
-	return ref, nil
-}
-
-// probeImage returns the raw-socket probe's image.
-func probeImage(ctx context.Context, imgs imageSource) (string, error) {
-	ref, err := imgs.Go(ctx, images.ProbeImageName, images.ProbePackage)
-	if err != nil {
-		return "", fmt.Errorf("probe image: %w", err)
-	}
-	return ref, nil
 }

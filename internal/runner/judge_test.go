@@ -46,7 +46,11 @@ func TestJudge(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			v := fakeVariant(t, cmpOr(tt.scenario, "direct-inflight"), time.Second)
-			x := &run{spec: v.Spec, stream: newAgentStream(), meta: record.Meta{Valid: true}}
+			load, err := newLoadDriver(v.Spec.Load.Kind)
+			if err != nil {
+				t.Fatal(err)
+			}
+			x := &run{spec: v.Spec, load: load, stream: newAgentStream(), meta: record.Meta{Valid: true}}
 			x.stream.Write([]byte(strings.ReplaceAll(tt.output, "$NOW", "1")))
 			if tt.outputErr {
 				x.stream.fail(recordsFile, noSpace)

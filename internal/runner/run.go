@@ -42,8 +42,10 @@ type run struct {
 	targetRef, runtime string
 	labels             map[string]string
 	meta               record.Meta
-	stream             *agentStream
-	obs                observation
+	// load is what drives the load (the load agent, the probe, ...).
+	load   loadDriver
+	stream *agentStream
+	obs    observation
 	// kills watches the acted-on replica's engine kill events (nil when
 	// the event stream was unavailable: killsErr says why).
 	kills    *docker.KillWatch
@@ -58,10 +60,6 @@ type run struct {
 // reason in the Meta, and everything created is removed on every path.
 func (r *Runner) runOnce(ctx context.Context, v scenarios.Variant, i int, dir string) record.Meta {
 	r.seq++
-	// Other sessions' containers are looked for from before this run's
-	// start to after its end.
-	overlap := startOverlapWatch(ctx, r.overlap, r.eng.Session())
-	t0 := time.Now()
 	x := &run{
 		r: r, v: v, spec: v.Spec, dir: dir,
 		name:   fmt.Sprintf("shutdownlab-%s-%d", r.eng.Session(), r.seq),
@@ -71,7 +69,17 @@ func (r *Runner) runOnce(ctx context.Context, v scenarios.Variant, i int, dir st
 			Baseline: v.Baseline,
 		},
 	}
-	err := os.MkdirAll(dir, 0o755)
+	load, err := newLoadDriver(v.Spec.Load.Kind)
+	if err != nil { // nothing started yet
+		x.judge(ctx, err)
+		return x.meta
+	}
+	x.load, x.stream.other = load, load.observe
+	// Other sessions' containers are looked for from before this run's
+	// start to after its end.
+	overlap := startOverlapWatch(ctx, r.overlap, r.eng.Session())
+	t0 := time.Now()
+	err = os.MkdirAll(dir, 0o755)
 	if err == nil {
 		err = x.execute(ctx, t0)
 	}
@@ -114,17 +122,13 @@ func (x *run) judge(ctx context.Context, err error) {
 		x.meta.Valid = false
 		x.meta.InvalidReason = err.Error()
 	}
-	// A valid run must be accountable: the agent's summary exists and
-	// agrees with the records that arrived (a probe: exactly one probe
-	// line).
+	// A valid run must be accountable: its load's output accounts for
+	// itself (the agent's summary agrees with its records; a probe printed
+	// exactly one probe line).
 	if x.meta.Valid {
-		check, what := x.stream.checkAccounting, "accounting: "
-		if x.isProbe() {
-			check, what = x.stream.checkProbe, "probe: "
-		}
-		if aerr := check(); aerr != nil {
+		if aerr := x.load.check(x.stream); aerr != nil {
 			x.meta.Valid = false
-			x.meta.InvalidReason = what + aerr.Error()
+			x.meta.InvalidReason = aerr.Error()
 		}
 	}
 }
@@ -181,7 +185,7 @@ func (x *run) execute(ctx context.Context, t0 time.Time) (retErr error) {
 		x.endFollow()
 	}()
 
-	sw := &startWait{eng: x.r.eng, replicas: x.replicas, agent: x.agent, loadName: x.loadName(),
+	sw := &startWait{eng: x.r.eng, replicas: x.replicas, agent: x.agent, loadName: x.load.name(),
 		timeout: x.startBound(), stream: x.stream, streamEnded: fol.done, progress: x.r.opts.Progress}
 	if err := sw.wait(rctx); err != nil {
 		return err
@@ -270,62 +274,17 @@ func (x *run) waitUp(ctx context.Context, c *docker.Container) error {
 	return invalidf("target %s never became ready: %v", alias, err)
 }
 
-// agentArgs are the load agent's flags for the scenario's load.
-func (x *run) agentArgs() []string {
-	l := x.spec.Load
-	args := []string{
-		"-target", x.agentTarget(),
-		"-shape", string(l.Shape),
-		"-clients", strconv.Itoa(l.Clients),
-		"-duration", l.Duration.String(),
-		"-max-requests", strconv.Itoa(l.MaxRequests),
-		"-timeout", l.Timeout.String(),
-		"-drain", agentDrain.String(),
-		"-fail-pause", l.FailPause.String(),
-		"-stagger", l.StaggerSpan().String(),
-		"-wait-ready", x.spec.Target.Protocol.ReadyPath,
-		"-wait-timeout", x.readyTimeout().String(),
-		"-mix", mixFlag(l.Mix),
-		"-id-prefix", fmt.Sprintf("r%d", x.r.seq),
-	}
-	if j := l.Job; j != nil {
-		// The agent sends the job request itself at load start + at, so
-		// the action's timing relative to the job is exact.
-		args = append(args, "-once", fmt.Sprintf("GET /job?steps=%d&step_ms=%d @%s", j.Steps, j.StepMS, j.At.D()))
-	}
-	if l.Shape == scenarios.ShapeOpen {
-		args = append(args, "-rate", strconv.FormatFloat(l.Rate, 'f', -1, 64))
-	}
-	return args
-}
-
-func mixFlag(mix []scenarios.Request) string {
-	s := ""
-	for i, m := range mix {
-		if i > 0 {
-			s += "; "
-		}
-		s += fmt.Sprintf("%s %s %d %d", m.Method, m.Path, m.Weight, m.BodyBytes)
-	}
-	return s
-}
-
 func (x *run) startAgent(ctx context.Context, labels map[string]string) error {
-	image, err := agentImage(ctx, x.r.imgs)
-	args := x.agentArgs()
-	if x.isProbe() {
-		image, err = probeImage(ctx, x.r.imgs)
-		args = x.probeArgs()
-	}
+	image, err := x.load.image(ctx, x.r.imgs)
 	if err != nil {
 		return err
 	}
 	c, err := x.r.eng.Run(ctx, docker.ContainerSpec{
-		Name: x.name + "-agent", Image: image, Cmd: args,
+		Name: x.name + "-agent", Image: image, Cmd: x.load.args(x),
 		Labels: labels, Network: x.network,
 	})
 	if err != nil {
-		return fmt.Errorf("%s: %w", x.loadName(), err)
+		return fmt.Errorf("%s: %w", x.load.name(), err)
 	}
 	x.mu.Lock()
 	x.agent = c

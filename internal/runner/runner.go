@@ -165,13 +165,22 @@ func (r *Runner) RunScenario(ctx context.Context, sc *scenarios.Scenario) (Outco
 				out.Incomplete++
 			}
 			// The outcome first: on a full disk events.json fails too.
-			r.opts.Progress.RunEnd(runLine(meta))
+			r.opts.Progress.RunEnd(runLine(meta, loadOutcome(v.Spec.Load.Kind, meta)))
 			if err := resultdir.WriteJSON(filepath.Join(resultdir.RunDir(dir, v.Slug, i), resultdir.EventsFile), meta); err != nil {
 				return out, err
 			}
 		}
 	}
 	return out, nil
+}
+
+// loadOutcome is what the load driver of kind says of a run (its part
+// of the run's one-line outcome).
+func loadOutcome(kind scenarios.LoadKind, m record.Meta) string {
+	if d, err := newLoadDriver(kind); err == nil {
+		return d.outcome(m)
+	}
+	return ""
 }
 
 // prepareImages builds (or finds) every image the variants need.
@@ -185,10 +194,12 @@ func (r *Runner) prepareImages(ctx context.Context, variants []scenarios.Variant
 		if _, _, err := r.imgs.Target(ctx, imageTarget(v.Spec.Target)); err != nil {
 			return err
 		}
-		if v.Spec.Load.Kind == scenarios.LoadProbe {
-			if _, err := probeImage(ctx, r.imgs); err != nil {
-				return err
-			}
+		load, err := newLoadDriver(v.Spec.Load.Kind)
+		if err != nil {
+			return err
+		}
+		if _, err := load.image(ctx, r.imgs); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -65,3 +65,12 @@ func (x *run) readyTimeout() time.Duration {
 // startBound is how long the load's start line may take once everything
 // started: the agent's own ready wait ends first, then its exit says why.
 func (x *run) startBound() time.Duration { return x.readyTimeout() + startSlack }
+
+// port is the target's port: the image's declared protocol port (8080 for
+// the built-in targets).
+func (x *run) port() int {
+	if p := x.spec.Target.Protocol.Port; p > 0 {
+		return p
+	}
+	return targetPort
+}

@@ -1,0 +1,72 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/shutdownlab/shutdownlab/record"
+	"github.com/shutdownlab/shutdownlab/scenarios"
+)
+
+// loadDriver is one load kind (scenarios.LoadKind) as the runner sees it:
+// the program that drives the target during a run. The runner has no
+// branch on the kind; it asks the run's driver.
+//
+// Every driver is a container on the run's network that prints JSON lines
+// on stdout (docs/protocol.md): a record.Start line once its load start has
+// passed (the action is timed from it), then its own lines. The runner
+// copies every line to records.jsonl and keeps the lines agentStream knows
+// (start, req, summary, probe); a line of any other type goes to the
+// driver's observe. A new kind is one new file: a type implementing
+// loadDriver, and its entry in loadDrivers.
+type loadDriver interface {
+	// name names the load in messages: "load agent", "probe".
+	name() string
+	// image returns the image the load's container runs, built (or found
+	// by content hash) on first use.
+	image(ctx context.Context, imgs imageSource) (string, error)
+	// args are the container's arguments for run x: where to send the
+	// load (x.agentTarget()), the ready wait (x.readyTimeout()), and the
+	// kind's own settings in x.spec.Load.
+	args(x *run) []string
+	// bound is how long after its start line the load may run before it
+	// should have ended by itself; past it (plus agentExitSlack) the run
+	// is invalid.
+	bound(spec scenarios.Spec) time.Duration
+	// observe takes each output line of a type agentStream does not keep
+	// itself, as it arrives: typ is its "type", line the whole line (valid
+	// during the call only). It runs on the stream's goroutine with the
+	// stream locked: it must neither block nor call the stream. A kind
+	// with its own line types counts them here for check and collect.
+	observe(typ string, line []byte)
+	// check says why the load's output does not account for itself (nil:
+	// it does): the run is then invalid with this reason. It runs once the
+	// output stream has ended, for a run nothing else made invalid.
+	check(s *agentStream) error
+	// collect stores what the load measured in the run's record.
+	collect(meta *record.Meta, s *agentStream)
+	// outcome is the load's part of the one-line outcome printed after a
+	// valid run ("120 requests, 3 failed"), from its record.
+	outcome(m record.Meta) string
+}
+
+// loadDrivers makes a fresh driver for a run, by load kind: the one place
+// a load kind is wired into the runner.
+var loadDrivers = map[scenarios.LoadKind]func() loadDriver{
+	scenarios.LoadAgent: func() loadDriver { return agentDriver{} },
+	scenarios.LoadProbe: func() loadDriver { return probeDriver{} },
+}
+
+// newLoadDriver returns a driver for kind ("" is the default kind, the
+// load agent).
+func newLoadDriver(kind scenarios.LoadKind) (loadDriver, error) {
+	if kind == "" {
+		kind = scenarios.LoadAgent
+	}
+	mk, ok := loadDrivers[kind]
+	if !ok {
+		return nil, fmt.Errorf("load.kind %q: this runner has no driver for it", kind)
+	}
+	return mk(), nil
+}
