@@ -28,7 +28,7 @@ import (
 // Label keys set on the objects this package creates.
 const (
 	// LabelManaged marks every container, network and volume created here;
-	// its value is "1". [Engine.Clean] removes everything that carries it.
+	// its value is "1". [Engine.CleanOrphans] removes what carries it once its owner is gone (everything, with its All option).
 	LabelManaged = "shutdownlab"
 	// LabelSession holds the session id of the [Engine] that created the
 	// object.

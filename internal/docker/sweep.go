@@ -156,10 +156,6 @@ func (e *Engine) Sweep(ctx context.Context, match map[string]string) (Removed, e
 	return out, errors.Join(errs...)
 }
 
-// Clean removes every container, network and volume labelled LabelManaged=1,
-// from any session, live runs' included. Images are kept. Prefer
-// CleanOrphans, which spares the objects of runs still going.
-func (e *Engine) Clean(ctx context.Context) (Removed, error) { return e.Sweep(ctx, nil) }
 
 // CleanSession removes the objects of this Engine's session only.
 func (e *Engine) CleanSession(ctx context.Context) (Removed, error) {

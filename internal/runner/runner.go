@@ -217,21 +217,6 @@ func (r *Runner) fingerprint() record.Fingerprint {
 	return fp
 }
 
-// Clean removes every container, network and volume labelled by
-// shutdownlab, from any session (leftovers of killed runs).
-func Clean(ctx context.Context) (string, error) {
-	eng, err := docker.New(ctx)
-	if err != nil {
-		return "", err
-	}
-	defer eng.Close()
-	removed, err := eng.Clean(ctx)
-	if removed.Empty() && err == nil {
-		return "nothing to clean", nil
-	}
-	return removed.String(), err
-}
-
 // errInvalid marks a harness failure that makes a run invalid.
 type errInvalid struct{ msg string }
 
