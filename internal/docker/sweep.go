@@ -156,7 +156,6 @@ func (e *Engine) Sweep(ctx context.Context, match map[string]string) (Removed, e
 	return out, errors.Join(errs...)
 }
 
-
 // CleanSession removes the objects of this Engine's session only.
 func (e *Engine) CleanSession(ctx context.Context) (Removed, error) {
 	return e.Sweep(ctx, map[string]string{LabelSession: e.session})
