@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report"
 	"github.com/shutdownlab/shutdownlab/scenarios"
@@ -296,23 +296,13 @@ func Assemble(claims []Claim, runtimes []string, runs int, srs []ScenarioResult)
 }
 
 // newDir creates root/<timestamp>-reproduce/, with a numeric suffix when it
-// exists.
+// exists (internal/resultdir names every result directory).
 func newDir(root string, now time.Time) (string, error) {
-	base := filepath.Join(root, now.Format("20060102-150405")+"-reproduce")
-	if err := os.MkdirAll(root, 0o755); err != nil {
+	dir, err := resultdir.New(root, "reproduce", now)
+	if err != nil {
 		return "", fmt.Errorf("reproduce: %w", err)
 	}
-	dir := base
-	for i := 2; ; i++ {
-		err := os.Mkdir(dir, 0o755)
-		if err == nil {
-			return dir, nil
-		}
-		if !os.IsExist(err) || i > 99 {
-			return "", fmt.Errorf("reproduce: %w", err)
-		}
-		dir = fmt.Sprintf("%s-%d", base, i)
-	}
+	return dir, nil
 }
 
 // FormatEstimate prints per-runtime estimates and their total

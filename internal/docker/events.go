@@ -73,25 +73,22 @@ func NewKillWatch(events <-chan KillEvent) *KillWatch {
 	go func() {
 		defer close(w.done)
 		for {
+			var e KillEvent
+			ok := true
 			select {
-			case e, ok := <-events:
-				if !ok {
+			case e, ok = <-events:
+			case <-ctx.Done():
+				// Stopped: take what is already buffered, then end.
+				select {
+				case e, ok = <-events:
+				default:
 					return
 				}
-				add(e)
-			case <-ctx.Done():
-				for {
-					select {
-					case e, ok := <-events:
-						if !ok {
-							return
-						}
-						add(e)
-					default:
-						return
-					}
-				}
 			}
+			if !ok {
+				return
+			}
+			add(e)
 		}
 	}()
 	return w
