@@ -11,7 +11,8 @@ type Event struct {
 	Event string `json:"event"`
 	// Mode is the shutdown mode (on EventUp).
 	Mode string `json:"mode,omitempty"`
-	// Signal is the signal name (on EventSignal).
+	// Signal is the signal name (on EventSignal, and EventWorkerExit when
+	// a signal killed the worker).
 	Signal string `json:"signal,omitempty"`
 	// Ms is a duration in milliseconds since the first signal (on
 	// EventDrained, EventDeadline, EventShutdownReturned).
@@ -22,8 +23,14 @@ type Event struct {
 	// EventDeadline and the job events).
 	JobStep  *int `json:"job_step,omitempty"`
 	JobSteps *int `json:"job_steps,omitempty"`
-	// Code is the process exit code (on EventExit).
+	// Code is the process exit code (on EventExit, and EventWorkerExit
+	// when the worker exited rather than died from a signal).
 	Code *int `json:"code,omitempty"`
+	// Worker is the cluster worker's id, from 1 (on EventFork and
+	// EventWorkerExit).
+	Worker *int `json:"worker,omitempty"`
+	// PID is the worker's process id (on EventFork and EventWorkerExit).
+	PID int `json:"pid,omitempty"`
 	// Msg is free text.
 	Msg string `json:"msg,omitempty"`
 }

@@ -47,13 +47,30 @@ const (
 	EventJobAbandoned = "job_abandoned"
 	// EventExit: logged just before the process exits (Code).
 	EventExit = "exit"
+
+	// The cluster target's supervisor (targetapp/node/cluster.js, its
+	// primary process) logs these besides up, signal and exit.
+
+	// EventFork: the primary forked a worker (Worker, PID; Msg "start" for
+	// the initial pool, "replaces worker=K" for a re-fork).
+	EventFork = "fork"
+	// EventWorkerExit: a worker process ended (Worker, PID; Code when it
+	// exited, Signal when a signal killed it).
+	EventWorkerExit = "worker_exit"
+	// EventTeardownBroadcast: the gated supervisor told every worker over
+	// IPC to shut down (its first SIGTERM/SIGINT).
+	EventTeardownBroadcast = "teardown_broadcast"
+	// EventForcedExit: the teardown timeout passed with workers still
+	// alive; the primary kills them and exits non-zero (Ms since the
+	// signal; Msg names what was still alive).
+	EventForcedExit = "forced_exit"
 )
 
 // Events lists every lifecycle event name, in the order of a full-mode
 // shutdown where there is one.
 var Events = []string{EventUp, EventJobStart, EventJobCommit, EventJobError, EventSignal,
 	EventReadyFalse, EventListenerClosed, EventShutdownReturned, EventDrained, EventDeadline,
-	EventJobAbandoned, EventExit}
+	EventJobAbandoned, EventExit, EventFork, EventWorkerExit, EventTeardownBroadcast, EventForcedExit}
 
 // The files a target writes on its DATA_DIR, read back by the runner
 // after the run.

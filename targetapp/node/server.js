@@ -19,12 +19,17 @@
 // Lifecycle events: one JSON object per line on stdout, the Go target's
 // schema ({"ts_ns":<unix ns>,"event":...}), written with fs.writeSync so no
 // line is lost on exit. Bad environment: a message on stderr, exit 2.
+//
+// Required as a module (cluster.js does), it only defines: nothing is
+// opened, no handler installed, nothing listens; module.exports lists what
+// it shares.
 const http = require('http');
 const fs = require('fs');
 const path = require('path');
 
 const MAX_MS = 24 * 60 * 60 * 1000;
 const MAX_STEPS = 100000;
+const isMain = require.main === module;
 
 // ---- clock and log --------------------------------------------------------
 
@@ -46,10 +51,10 @@ function writeAll(fd, s) {
 }
 
 // log writes one event; fields in the Go target's order: event, mode, signal,
-// ms, inflight, job_step, job_steps, code, msg.
+// ms, inflight, job_step, job_steps, code, worker, pid, msg.
 function log(ev, ts) {
   const o = { event: ev.event };
-  for (const k of ['mode', 'signal', 'ms', 'inflight', 'job_step', 'job_steps', 'code', 'msg']) {
+  for (const k of ['mode', 'signal', 'ms', 'inflight', 'job_step', 'job_steps', 'code', 'worker', 'pid', 'msg']) {
     if (ev[k] !== undefined && ev[k] !== '') o[k] = ev[k];
   }
   writeAll(1, '{"ts_ns":' + (ts === undefined ? nowNs() : ts).toString() + ',' +
@@ -85,18 +90,20 @@ function parseConfig(env) {
 }
 
 const { cfg, errs } = parseConfig(process.env);
-if (errs.length > 0) {
+if (isMain && errs.length > 0) {
   for (const e of errs) writeAll(2, `target: ${e}\n`);
   process.exit(2);
 }
 
 let ledgerFd;
-try {
-  fs.mkdirSync(cfg.dataDir, { recursive: true });
-  ledgerFd = fs.openSync(path.join(cfg.dataDir, 'ledger.log'), 'a', 0o644);
-} catch (e) {
-  writeAll(2, `target: DATA_DIR=${JSON.stringify(cfg.dataDir)}: ${e.message}\n`);
-  process.exit(2);
+if (isMain) {
+  try {
+    fs.mkdirSync(cfg.dataDir, { recursive: true });
+    ledgerFd = fs.openSync(path.join(cfg.dataDir, 'ledger.log'), 'a', 0o644);
+  } catch (e) {
+    writeAll(2, `target: DATA_DIR=${JSON.stringify(cfg.dataDir)}: ${e.message}\n`);
+    process.exit(2);
+  }
 }
 
 // ---- state ----------------------------------------------------------------
@@ -330,21 +337,27 @@ function onSignal(name) {
   else fullMode();
 }
 
-if (cfg.mode !== 'none') {
+if (isMain && cfg.mode !== 'none') {
   // Before listening: no window where the signal kills a draining mode.
   process.on('SIGTERM', () => onSignal('SIGTERM'));
   process.on('SIGINT', () => onSignal('SIGINT'));
 }
 
-server.on('error', (e) => {
-  writeAll(2, `target: listen: ${e.message}\n`);
-  process.exit(2);
-});
-server.listen({ port: cfg.port, host: cfg.host || undefined }, () => {
-  server.removeAllListeners('error');
-  server.on('error', (e) => exit(1, 'server error: ' + e.message));
-  const host = cfg.host || '0.0.0.0';
-  log({ event: 'up', mode: cfg.mode, msg: `runtime=node node=${process.version} pid=${process.pid} ` +
-    `host=${host} port=${server.address().port} drain_ms=${cfg.drainMs} prestop_ms=${cfg.prestopMs} ` +
-    `keepalive_ms=${cfg.keepaliveMs} sweep_ms=${cfg.sweepMs} data_dir=${cfg.dataDir}` });
-});
+module.exports = { MAX_MS, nowNs, msSince, writeAll, log, parseConfig, send, sendError, queryInt, handler };
+
+if (isMain) listen();
+
+function listen() {
+  server.on('error', (e) => {
+    writeAll(2, `target: listen: ${e.message}\n`);
+    process.exit(2);
+  });
+  server.listen({ port: cfg.port, host: cfg.host || undefined }, () => {
+    server.removeAllListeners('error');
+    server.on('error', (e) => exit(1, 'server error: ' + e.message));
+    const host = cfg.host || '0.0.0.0';
+    log({ event: 'up', mode: cfg.mode, msg: `runtime=node node=${process.version} pid=${process.pid} ` +
+      `host=${host} port=${server.address().port} drain_ms=${cfg.drainMs} prestop_ms=${cfg.prestopMs} ` +
+      `keepalive_ms=${cfg.keepaliveMs} sweep_ms=${cfg.sweepMs} data_dir=${cfg.dataDir}` });
+  });
+}
