@@ -3,6 +3,7 @@ module github.com/shutdownlab/shutdownlab
 go 1.26.8
 
 require (
+	github.com/coder/websocket v1.8.15
 	github.com/containerd/errdefs v1.0.0
 	github.com/goccy/go-yaml v1.19.2
 	github.com/moby/moby/api v1.56.1

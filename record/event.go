@@ -31,6 +31,12 @@ type Event struct {
 	Worker *int `json:"worker,omitempty"`
 	// PID is the worker's process id (on EventFork and EventWorkerExit).
 	PID int `json:"pid,omitempty"`
+	// Conn is the target's number of one WebSocket stream (on
+	// EventWSCloseSent, EventWSTerminated).
+	Conn *int64 `json:"conn,omitempty"`
+	// Conns is a number of open WebSocket streams (on EventWSClosing,
+	// EventWSAbandoned).
+	Conns *int `json:"conns,omitempty"`
 	// Msg is free text.
 	Msg string `json:"msg,omitempty"`
 }

@@ -44,6 +44,8 @@ type App struct {
 	lnClosed bool
 	draining bool
 
+	ws *wsHub // the /events streams
+
 	changed  chan struct{} // poked when a counter drops; capacity 1
 	bgCtx    context.Context
 	bgCancel context.CancelFunc
@@ -88,6 +90,8 @@ func New(cfg Config, log *Logger, opts ...Option) (*App, error) {
 		o(a)
 	}
 	a.bgCtx, a.bgCancel = context.WithCancel(context.Background())
+	a.ws = newWSHub(cfg)
+	go a.ws.events.run(a.bgCtx)
 	a.ready.Store(true)
 	a.srv = &http.Server{
 		Handler: a.Handler(),
@@ -143,6 +147,7 @@ func (a *App) Close() error {
 	a.lnClosed = true
 	a.mu.Unlock()
 	err := a.srv.Close()
+	a.ws.closeStreams() // srv.Close does not close hijacked connections
 	a.bgCancel()
 	a.jobWG.Wait()
 	a.ledgerMu.Lock()

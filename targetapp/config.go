@@ -51,6 +51,25 @@ type Config struct {
 	// DataDir is DATA_DIR, where ledger.log and job.log are written. Default
 	// /data; created if missing.
 	DataDir string
+
+	// EventsPerS is EVENTS_PER_S, the /events stream's rate, 0..1000 events
+	// per second. Default 10; 0 sends none.
+	EventsPerS int
+	// EventsReplay is EVENTS_REPLAY, how many of the newest events
+	// /events?after=SEQ can replay, 0..1000000. Default 0: no replay (the
+	// stream starts live whatever the cursor).
+	EventsReplay int
+	// UpgradesPerS is UPGRADES_PER_S, the /events handshake-rate capacity:
+	// upgrades beyond it get 503. Default 0: no limit.
+	UpgradesPerS int
+	// CloseSpread is CLOSE_SPREAD_MS (full mode): each /events stream gets
+	// its close frame 1001 at a random moment in [0, CLOSE_SPREAD_MS) after
+	// the listener closed. Default 0: all at once.
+	CloseSpread time.Duration
+	// CloseDeadline is CLOSE_DEADLINE_MS (full mode), 1..4000: how long a
+	// peer has to answer its close frame before its connection is
+	// terminated. Default 2000.
+	CloseDeadline time.Duration
 }
 
 // DefaultConfig returns the configuration used when no variable is set.
@@ -61,6 +80,9 @@ func DefaultConfig() Config {
 		KeepAlive: 5000 * time.Millisecond,
 		Sweep:     100 * time.Millisecond,
 		DataDir:   "/data",
+
+		EventsPerS:    defaultEventsPerS,
+		CloseDeadline: defaultCloseDeadline,
 	}
 }
 
@@ -129,6 +151,7 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	if v := getenv("DATA_DIR"); v != "" {
 		c.DataDir = v
 	}
+	errs = append(errs, c.wsFromEnv(getenv)...)
 	if len(errs) > 0 {
 		return Config{}, errors.Join(errs...)
 	}

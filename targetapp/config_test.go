@@ -22,9 +22,12 @@ func TestConfigFromEnv(t *testing.T) {
 		{name: "empty is unset", env: map[string]string{"MODE": "", "PORT": ""}, want: def},
 		// Every variable set to a valid value.
 		{name: "all set", env: map[string]string{"MODE": "close", "LISTEN_HOST": "127.0.0.1", "PORT": "9000",
-			"DRAIN_MS": "5000", "PRESTOP_MS": "2000", "KEEPALIVE_MS": "15000", "SWEEP_MS": "50", "DATA_DIR": "/tmp/x"},
+			"DRAIN_MS": "5000", "PRESTOP_MS": "2000", "KEEPALIVE_MS": "15000", "SWEEP_MS": "50", "DATA_DIR": "/tmp/x",
+			"EVENTS_PER_S": "0", "EVENTS_REPLAY": "500", "UPGRADES_PER_S": "200", "CLOSE_SPREAD_MS": "3000",
+			"CLOSE_DEADLINE_MS": "4000"},
 			want: Config{Mode: ModeClose, Host: "127.0.0.1", Port: 9000, Drain: 5 * time.Second,
-				PreStop: 2 * time.Second, KeepAlive: 15 * time.Second, Sweep: 50 * time.Millisecond, DataDir: "/tmp/x"}},
+				PreStop: 2 * time.Second, KeepAlive: 15 * time.Second, Sweep: 50 * time.Millisecond, DataDir: "/tmp/x",
+				EventsReplay: 500, UpgradesPerS: 200, CloseSpread: 3 * time.Second, CloseDeadline: 4 * time.Second}},
 		// none is a valid mode.
 		{name: "mode none", env: map[string]string{"MODE": "none"}, want: with(func(c *Config) { c.Mode = ModeNone })},
 		// PORT 0 lets the kernel choose.
@@ -45,6 +48,11 @@ func TestConfigFromEnv(t *testing.T) {
 		{name: "sweep zero", env: map[string]string{"SWEEP_MS": "0"}, wantErr: []string{"SWEEP_MS", `"0"`}},
 		// Beyond 24 h.
 		{name: "drain huge", env: map[string]string{"DRAIN_MS": "86400001"}, wantErr: []string{"DRAIN_MS"}},
+		// The /events variables: bounds named in the error.
+		{name: "events rate huge", env: map[string]string{"EVENTS_PER_S": "1001"}, wantErr: []string{"EVENTS_PER_S", "0..1000"}},
+		{name: "close deadline zero", env: map[string]string{"CLOSE_DEADLINE_MS": "0"}, wantErr: []string{"CLOSE_DEADLINE_MS", "1..4000"}},
+		{name: "close deadline past the library's", env: map[string]string{"CLOSE_DEADLINE_MS": "5000"}, wantErr: []string{"CLOSE_DEADLINE_MS"}},
+		{name: "negative spread", env: map[string]string{"CLOSE_SPREAD_MS": "-1"}, wantErr: []string{"CLOSE_SPREAD_MS", `"-1"`}},
 		// Every bad variable is reported, not only the first.
 		{name: "two bad", env: map[string]string{"PORT": "x", "SWEEP_MS": "y"}, wantErr: []string{"PORT", "SWEEP_MS", `"y"`}},
 	}

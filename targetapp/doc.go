@@ -16,6 +16,11 @@
 //	                             $DATA_DIR/job.log for i = 1..N, then appends "COMMIT".
 //	                             Defaults steps=10, step_ms=300. Only one job runs at a
 //	                             time: a second /job while one runs gets 409.
+//	GET  /events[?after=SEQ]     a WebSocket stream of record.WSFrame events (EVENTS_PER_S),
+//	                             numbered by the wall clock; with after and EVENTS_REPLAY > 0 the
+//	                             buffered events after SEQ are replayed first. Upgrades get 503
+//	                             (Connection: close, X-Shutdownlab-Refusal) while draining (full,
+//	                             from step 1) or beyond UPGRADES_PER_S.
 //
 // A bad query value gets 400 with a message naming the parameter and the
 // value, for example `bad ms="x": must be an integer in 0..86400000`. A wrong
@@ -45,6 +50,14 @@
 //     DRAIN_MS > 0, the deadline is DRAIN_MS after the signal (the pre-stop
 //     wait counts against it); when it passes first, the app exits 1. Further
 //     signals during the drain are logged and otherwise ignored.
+//
+// /events streams are hijacked connections, which http.Server does not
+// track: none mode leaves them to die with the process, close mode's
+// Shutdown returns without them (ws_abandoned), and full mode retires them
+// at step 3: a close frame 1001 to each at a random moment inside
+// CLOSE_SPREAD_MS, and termination for a peer that has not answered within
+// CLOSE_DEADLINE_MS (ws_closing, ws_close_sent, ws_terminated; see
+// docs/protocol.md).
 //
 // # Lifecycle log
 //

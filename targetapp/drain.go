@@ -18,6 +18,9 @@ type DrainResult struct {
 	Inflight int
 	// Conns is the number of connections still open.
 	Conns int
+	// WSConns is the number of /events streams still open (hijacked
+	// connections, not in Conns).
+	WSConns int
 	// JobRunning tells whether a job was still running; JobStep and JobSteps
 	// say how far it (or the last job) got.
 	JobRunning bool
@@ -43,8 +46,9 @@ func (a *App) BeginDrain() bool {
 
 // Drain runs the five steps (full mode) for a signal received at signalAt:
 // BeginDrain; wait PreStop while serving; close the listener; disable
-// keep-alives and sweep idle connections every Sweep; wait for in-flight
-// requests, open connections and the running job. It logs "drained" or,
+// keep-alives and sweep idle connections every Sweep, and retire the
+// /events streams (retireStreams); wait for in-flight requests, open
+// connections, streams and the running job. It logs "drained" or,
 // when ctx ends first (the DRAIN_MS deadline), "deadline" (and
 // "job_abandoned" if a job runs), and returns the result. Drain does not
 // exit and does not log "exit"; Run does.
@@ -59,10 +63,11 @@ func (a *App) Drain(ctx context.Context, signalAt time.Time) DrainResult {
 	// also closes idle connections once; the sweep repeats that.
 	a.srv.SetKeepAlivesEnabled(false)
 	a.sweep(a.cfg.Sweep)
+	a.retireStreams(signalAt)
 	tick := time.NewTicker(a.cfg.Sweep)
 	defer tick.Stop()
 	for {
-		if r := a.status(signalAt); r.Inflight == 0 && r.Conns == 0 && !r.JobRunning {
+		if r := a.status(signalAt); r.Inflight == 0 && r.Conns == 0 && r.WSConns == 0 && !r.JobRunning {
 			r.Drained = true
 			a.log.Log(record.Event{Event: record.EventDrained, Ms: msp(r.Elapsed)})
 			return r
@@ -79,9 +84,11 @@ func (a *App) Drain(ctx context.Context, signalAt time.Time) DrainResult {
 
 // status snapshots the counters.
 func (a *App) status(signalAt time.Time) DrainResult {
+	ws := a.WSConns()
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return DrainResult{
+		WSConns:    ws,
 		Elapsed:    a.now().Sub(signalAt),
 		Inflight:   a.inflight,
 		Conns:      len(a.conns),
@@ -101,6 +108,9 @@ func (a *App) deadline(signalAt time.Time) DrainResult {
 }
 
 func (a *App) logAbandoned(r DrainResult) {
+	if r.WSConns > 0 {
+		a.log.Log(record.Event{Event: record.EventWSAbandoned, Conns: intp(r.WSConns)})
+	}
 	if r.JobRunning {
 		a.log.Log(record.Event{Event: record.EventJobAbandoned, JobStep: intp(r.JobStep), JobSteps: intp(r.JobSteps)})
 	}

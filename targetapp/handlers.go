@@ -27,6 +27,7 @@ func (a *App) Handler() http.Handler {
 	mux.HandleFunc("GET /slow", a.counted(a.slow))
 	mux.HandleFunc("POST /write", a.counted(a.write))
 	mux.HandleFunc("GET /job", a.startJobHandler)
+	mux.HandleFunc("GET /events", a.events)
 	return mux
 }
 
