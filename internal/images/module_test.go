@@ -30,20 +30,27 @@ func TestEmbeddedModuleCoversImagePackages(t *testing.T) {
 	}
 	const mod = "github.com/shutdownlab/shutdownlab"
 	for _, pkg := range []string{"./cmd/target", "./cmd/loadagent", "./cmd/probe"} {
-		cmd := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", pkg)
+		cmd := exec.Command("go", "list", "-deps", "-f",
+			"{{if not .Standard}}{{.ImportPath}}{{with .Module}} {{.Path}} {{.Version}}{{end}}{{end}}", pkg)
 		cmd.Dir = moduleRoot(t)
 		out, err := cmd.Output()
 		if err != nil {
 			t.Fatalf("go list %s: %v", pkg, err)
 		}
 		want := map[string]bool{}
-		for _, p := range strings.Fields(string(out)) {
-			rel, ok := strings.CutPrefix(p, mod+"/")
-			if !ok {
-				t.Errorf("%s imports %s, outside this module: the embedded sources cannot build it offline", pkg, p)
+		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			f := strings.Fields(line) // import path, module path, version
+			rel, ok := strings.CutPrefix(f[0], mod+"/")
+			if ok {
+				want[rel] = true
 				continue
 			}
-			want[rel] = true
+			// A third-party package (github.com/coder/websocket for
+			// /events) builds from the module cache or GOPROXY, as Caddy's
+			// do; the embedded go.sum must pin it, so the image key holds it.
+			if len(f) != 3 || !bytes.Contains(m["go.sum"], []byte(f[1]+" "+f[2]+" h1:")) {
+				t.Errorf("%s imports %s, outside this module and not pinned by the embedded go.sum", pkg, line)
+			}
 		}
 		files, err := m.PackageSources(pkg)
 		if err != nil {

@@ -33,7 +33,9 @@ const (
 // package pkg): compiled from moduleDir, or from the sources built into
 // this binary (EmbeddedModule) when moduleDir is "", whatever the working
 // directory. The image is then tagged by a hash of those sources, so a
-// cached image costs no go build.
+// cached image costs no go build. Third-party modules (the target's
+// github.com/coder/websocket) are pinned by the embedded go.sum and come
+// from the Go module cache (or a reachable GOPROXY), as Caddy's do.
 func ProjectSpec(name, pkg, moduleDir string, log io.Writer) (Spec, error) {
 	spec := Spec{Name: name, Package: pkg, ModuleDir: moduleDir, Log: log}
 	if moduleDir == "" {
