@@ -130,6 +130,14 @@ func AppendRequestJSON(b []byte, r *record.Request) []byte {
 		b = append(b, `,"upstream":`...)
 		b = appendString(b, r.Upstream)
 	}
+	if r.Hostile != "" {
+		b = append(b, `,"hostile":`...)
+		b = appendString(b, r.Hostile)
+	}
+	if r.SentBytes != 0 {
+		b = append(b, `,"sent_bytes":`...)
+		b = strconv.AppendInt(b, r.SentBytes, 10)
+	}
 	if r.Error != "" {
 		b = append(b, `,"error":`...)
 		b = appendString(b, r.Error)

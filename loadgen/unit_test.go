@@ -98,6 +98,7 @@ func TestAppendRequestJSONMatchesEncodingJSON(t *testing.T) {
 			Scheduled: randInt(), Start: randInt(), Connected: randInt(), Written: randInt(),
 			FirstByte: randInt(), End: randInt(), Status: int(randInt()),
 			Class: record.Class(randStr()), ConnHeader: randStr(), Upstream: randStr(), Error: randStr(),
+			Hostile: randStr(), SentBytes: randInt(),
 		})
 	}
 	for _, r := range cases {

@@ -30,10 +30,16 @@ const (
 	// started on the wire: an open-loop slot missed because every worker was
 	// busy, or a slot skipped because the run was stopping.
 	ClassNotSent Class = "not_sent"
+	// ClassAborted is a request the client itself cut off on purpose, by
+	// closing its connection before the request was complete (the hostile
+	// load kind HostileAbort): no outcome was awaited, so it is neither a
+	// success nor a failure of the service. A response or a connection
+	// error that came before the abort is recorded as such instead.
+	ClassAborted Class = "aborted"
 )
 
 // Classes lists every Class in report order.
-var Classes = []Class{ClassOK, ClassHTTPError, ClassRefused, ClassReset, ClassEOF, ClassTimeout, ClassNotSent}
+var Classes = []Class{ClassOK, ClassHTTPError, ClassRefused, ClassReset, ClassEOF, ClassTimeout, ClassNotSent, ClassAborted}
 
 // Known reports whether c is one of Classes: a class the load agent
 // writes. A request of any other class (empty included) makes accounting
@@ -41,7 +47,7 @@ var Classes = []Class{ClassOK, ClassHTTPError, ClassRefused, ClassReset, ClassEO
 func (c Class) Known() bool { return slices.Contains(Classes, c) }
 
 // Failed reports whether a request that ended in class c failed:
-// http_error, refused, reset, eof and timeout did; ok and not_sent did
-// not. A class that is not Known counts as failed, never silently as "not
+// http_error, refused, reset, eof and timeout did; ok, not_sent and
+// aborted did not. A class that is not Known counts as failed, never silently as "not
 // failed"; it also makes accounting fail, so such a run is invalid.
-func (c Class) Failed() bool { return c != ClassOK && c != ClassNotSent }
+func (c Class) Failed() bool { return c != ClassOK && c != ClassNotSent && c != ClassAborted }

@@ -9,6 +9,7 @@ func TestClassKnownFailed(t *testing.T) {
 	}{
 		{ClassOK, true, false},
 		{ClassNotSent, true, false},
+		{ClassAborted, true, false},
 		{ClassHTTPError, true, true},
 		{ClassRefused, true, true},
 		{ClassReset, true, true},

@@ -48,6 +48,14 @@ type Request struct {
 	// Upstream is the response's UpstreamHeader: which replica a proxy
 	// forwarded the request to (topology caddy); empty without it.
 	Upstream string `json:"upstream,omitempty"`
+	// Hostile names the hostile load kind that made this request
+	// (HostileSlowHeaders, HostileSlowBody, HostileAbort); empty for an
+	// ordinary request. Its latency includes the client's own slowness.
+	Hostile string `json:"hostile,omitempty"`
+	// SentBytes is how many bytes of the request a hostile client had
+	// written when the request reached its outcome (0 when none, or for
+	// an ordinary request, which writes it whole).
+	SentBytes int64 `json:"sent_bytes,omitempty"`
 	// Error is the error text for failed requests.
 	Error string `json:"error,omitempty"`
 }

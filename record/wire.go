@@ -98,6 +98,20 @@ const (
 // the load agent's runs leave Meta.LoadKind empty.
 const LoadKindProbe = "probe"
 
+// The values of Request.Hostile: the hostile load kinds (loadgen.Hostile,
+// loadgen.RunHostile).
+const (
+	// HostileSlowHeaders trickles the request's headers at a set byte
+	// rate.
+	HostileSlowHeaders = "slow_headers"
+	// HostileSlowBody sends the headers at once and trickles the body at
+	// a set byte rate.
+	HostileSlowBody = "slow_body"
+	// HostileAbort sends the headers and part of the body, then closes the
+	// connection (class aborted).
+	HostileAbort = "abort"
+)
+
 // TopologyCaddy is Meta.Topology for a run through the Caddy reverse
 // proxy; the direct topology leaves Meta.Topology empty.
 const TopologyCaddy = "caddy"

@@ -243,13 +243,13 @@ func ByClassKeys() []string {
 }
 
 // byClassDef is the row of by_class.KEY: a count, compared as a loss
-// unless the class is ok or not_sent. A failure class (http_NNN, refused,
+// unless the class is ok, not_sent or aborted. A failure class (http_NNN, refused,
 // reset, eof, timeout) is a loss, and so is a key no known class has
 // (something the client saw that was not a success).
 func byClassDef(key string) MetricDef {
 	d := MetricDef{Name: ByClassPrefix + key, Kind: KindCount, Doc: "requests of class " + key, Compare: CompareLoss,
 		get: func(m *Metrics) Value { return intV(m.ByClass[key]) }}
-	if key == string(record.ClassOK) || key == string(record.ClassNotSent) {
+	if key == string(record.ClassOK) || key == string(record.ClassNotSent) || key == string(record.ClassAborted) {
 		d.Compare = CompareNone
 	}
 	return d
