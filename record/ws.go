@@ -190,4 +190,7 @@ type WSClient struct {
 	// delivered: events the client missed and never recovered. Without
 	// replay a reconnect's gap lands here, never as zero loss.
 	Unknown int64 `json:"unknown"`
+	// Exhausted is true when the client stopped because its attempt
+	// budget was used up, not because the run ended.
+	Exhausted bool `json:"exhausted,omitempty"`
 }

@@ -49,7 +49,7 @@ func (t *WSTally) AddAttempt(a WSAttempt) {
 func (t *WSTally) AddClose(w WSClose) {
 	c := t.client(w.Client)
 	c.closes++
-	c.events.add(w.WSEventCounts)
+	c.events.Add(w.WSEventCounts)
 }
 
 // AddClient keeps one WSClient line.
@@ -58,8 +58,8 @@ func (t *WSTally) AddClient(w WSClient) {
 	c.lines = append(c.lines, w)
 }
 
-// add adds o's counts to e.
-func (e *WSEventCounts) add(o WSEventCounts) {
+// Add adds o's counts to e.
+func (e *WSEventCounts) Add(o WSEventCounts) {
 	e.Received += o.Received
 	e.DupRejected += o.DupRejected
 	e.DupAccepted += o.DupAccepted
