@@ -21,8 +21,7 @@ type wsStream struct {
 
 	stopWrite chan struct{} // closed: the writer stops (a close frame follows)
 	stopOnce  sync.Once
-	readDone  chan struct{} // closed when the reader has ended
-	peerClose int           // the peer's close code (0: none arrived); set before readDone
+	readDone  chan struct{} // closed when the reader has ended (the peer's close frame, or the connection's end)
 	done      chan struct{} // closed when the stream has ended and left the hub
 }
 
@@ -49,17 +48,6 @@ func (a *App) WSConns() int {
 	a.ws.mu.Lock()
 	defer a.ws.mu.Unlock()
 	return len(a.ws.streams)
-}
-
-// snapshot returns the open streams.
-func (h *wsHub) snapshot() []*wsStream {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	out := make([]*wsStream, 0, len(h.streams))
-	for _, s := range h.streams {
-		out = append(out, s)
-	}
-	return out
 }
 
 // hijackRecorder lets websocket.Accept hijack the connection and keeps the
@@ -175,28 +163,15 @@ func (a *App) serveStream(s *wsStream, cursor, replayTo int64) {
 }
 
 // read reads until the connection ends: data frames from the client are
-// discarded; a close frame ends it with the peer's code (the library
-// answers it).
+// discarded; the peer's close frame ends it (the library answers a close
+// the server did not start), and so does any read error.
 func (s *wsStream) read() {
 	defer close(s.readDone)
 	for {
-		_, _, err := s.conn.Read(context.Background())
-		if err == nil {
-			continue
+		if _, _, err := s.conn.Read(context.Background()); err != nil {
+			return
 		}
-		if code := websocket.CloseStatus(err); code != -1 {
-			s.peerClose = int(code)
-		}
-		return
 	}
-}
-
-// terminate closes s's connection without a closing handshake and waits
-// until the stream has ended.
-func (s *wsStream) terminate() {
-	s.stopOnce.Do(func() { close(s.stopWrite) })
-	_ = s.raw.Close()
-	<-s.done
 }
 
 // closeStreams terminates every stream and refuses new ones (App.Close).
