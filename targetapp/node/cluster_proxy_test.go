@@ -8,8 +8,11 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/shutdownlab/shutdownlab/record"
 )
 
 // dialBase opens a TCP connection to base (http://host:port).
@@ -121,13 +124,15 @@ func abortProxied(t *testing.T, p *proc, b *backend, want int) {
 // TestClusterProxyLeak is C4: a client that drops mid-request leaves one
 // open backend socket per aborted request in the worker with pipe(), and
 // none with pipeline(). The worker's fds are counted from /proc/PID/fd.
+// The leaked sockets also hold the worker's clean exit: on SIGTERM the pipe
+// worker needs the teardown timeout (exit 1), the pipeline one exits 0.
 func TestClusterProxyLeak(t *testing.T) {
 	const n = 5
 	for _, impl := range []string{"pipe", "pipeline"} {
 		t.Run(impl, func(t *testing.T) {
 			b := startBackend(t)
 			p := startCluster(t, true, "SUPERVISOR=gated", "CLUSTER_WORKERS=1", "PROXY_IMPL="+impl,
-				"BACKEND="+b.ln.Addr().String())
+				"BACKEND="+b.ln.Addr().String(), "TEARDOWN_MS=1500")
 			worker := p.workerPID()
 			// A complete proxied request first: whatever the worker opens
 			// lazily is open before the count.
@@ -157,6 +162,7 @@ func TestClusterProxyLeak(t *testing.T) {
 					t.Errorf("pipe: backend saw %d proxied connections closed, want 0 (half-open)", dropped)
 				}
 				t.Logf("pipe: worker fds %d -> %d after %d aborted requests", before, got, n)
+				shutdown(t, p, 1)
 				return
 			}
 			b.waitBackend(t, fmt.Sprintf("%d proxied connections closed", n), func(_, d int) bool { return d >= n })
@@ -170,6 +176,21 @@ func TestClusterProxyLeak(t *testing.T) {
 				t.Errorf("pipeline: worker fds %d after %d aborted requests, want <= %d", got, n, before)
 			}
 			t.Logf("pipeline: worker fds %d -> %d after %d aborted requests", before, got, n)
+			shutdown(t, p, 0)
 		})
+	}
+}
+
+// shutdown sends SIGTERM and checks the exit code: 0 (the pool drained) or
+// 1 with forced_exit (the teardown timeout).
+func shutdown(t *testing.T, p *proc, want int) {
+	t.Helper()
+	client.CloseIdleConnections()
+	p.signal(syscall.SIGTERM)
+	if code, _ := p.wait(10 * time.Second); code != want {
+		t.Errorf("exit %d after SIGTERM, want %d; events %v", code, want, p.names())
+	}
+	if _, forced := p.event(record.EventForcedExit); forced != (want == 1) {
+		t.Errorf("forced_exit logged: %v, want %v", forced, want == 1)
 	}
 }

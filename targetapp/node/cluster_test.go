@@ -260,15 +260,54 @@ func TestClusterBlindReforksAfterSignal(t *testing.T) {
 // ends it with forced_exit and exit code 1.
 func TestClusterTeardownForcesExit(t *testing.T) {
 	p := startCluster(t, true, "SUPERVISOR=gated", "CLUSTER_WORKERS=1", "TEARDOWN_MS=1500")
+	trickle(t, p)
+	p.signal(syscall.SIGTERM)
+	if code, _ := p.wait(10 * time.Second); code != 1 {
+		t.Errorf("exit %d, want 1; events %v", code, p.names())
+	}
+	f, ok := p.event(record.EventForcedExit)
+	if !ok || !strings.Contains(f.Msg, "forced the exit") || !strings.Contains(f.Msg, "1 worker(s) alive") || f.Ms == nil || *f.Ms < 1500 {
+		t.Errorf("forced_exit %+v (found %v), want ms >= 1500 and a msg naming the live worker", f, ok)
+	}
+	if e, ok := p.event(record.EventExit); !ok || e.Code == nil || *e.Code != 1 {
+		t.Errorf("exit event %+v, want code 1", e)
+	}
+	if _, after := p.all(record.EventFork); after != 0 {
+		t.Errorf("%d forks after the signal, want 0", after)
+	}
+}
+
+// TestClusterTrickleHoldsClose is C3 without the timeout: the trickling
+// client keeps the plain close waiting; 3 s after the signal the primary
+// and its worker still run (then the test kills them).
+func TestClusterTrickleHoldsClose(t *testing.T) {
+	p := startCluster(t, true, "SUPERVISOR=gated", "CLUSTER_WORKERS=1")
+	trickle(t, p)
+	p.signal(syscall.SIGTERM)
+	p.waitEvent(record.EventTeardownBroadcast, 5*time.Second)
+	select {
+	case <-p.done:
+		t.Fatalf("exited while a client trickled its request; events %v", p.names())
+	case <-time.After(3 * time.Second):
+	}
+	if exits, _ := p.all(record.EventWorkerExit); len(exits) != 0 {
+		t.Errorf("worker exits %+v, want none: the close is still waiting", exits)
+	}
+}
+
+// trickle connects a client that sends its request headers at 1 byte/s
+// (never completing them within a test; it stops at the test's end) and
+// returns once the worker holds the connection with two bytes sent.
+func trickle(t *testing.T, p *proc) {
+	t.Helper()
 	worker := p.workerPID()
 	before := fdCount(t, worker)
 	c, err := dialBase(p.base)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
 	stop := make(chan struct{})
-	defer close(stop)
+	t.Cleanup(func() { close(stop); c.Close() })
 	sent := make(chan struct{}, 64)
 	go func() { // 1 byte/s, never completing the headers within the test
 		for _, b := range []byte("GET /slow?ms=10 HTTP/1.1\r\nHost: t\r\n") {
@@ -288,20 +327,6 @@ func TestClusterTeardownForcesExit(t *testing.T) {
 	}
 	<-sent
 	<-sent // two bytes are out: the worker's parser has a request in progress
-	p.signal(syscall.SIGTERM)
-	if code, _ := p.wait(10 * time.Second); code != 1 {
-		t.Errorf("exit %d, want 1; events %v", code, p.names())
-	}
-	f, ok := p.event(record.EventForcedExit)
-	if !ok || !strings.Contains(f.Msg, "forced the exit") || !strings.Contains(f.Msg, "1 worker(s) alive") || f.Ms == nil || *f.Ms < 1500 {
-		t.Errorf("forced_exit %+v (found %v), want ms >= 1500 and a msg naming the live worker", f, ok)
-	}
-	if e, ok := p.event(record.EventExit); !ok || e.Code == nil || *e.Code != 1 {
-		t.Errorf("exit event %+v, want code 1", e)
-	}
-	if _, after := p.all(record.EventFork); after != 0 {
-		t.Errorf("%d forks after the signal, want 0", after)
-	}
 }
 
 // TestClusterCrashSignal: SIGUSR2 to the primary SIGKILLs one worker, the
