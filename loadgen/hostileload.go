@@ -97,12 +97,14 @@ func (r *hostileRun) account(rec *record.Request) {
 	}
 }
 
-// attempt makes attempt seq on behalf of worker and accounts for it.
-func (r *hostileRun) attempt(seq uint64, worker int) {
+// attempt makes attempt seq on behalf of worker and accounts for it;
+// sched is its open-loop slot (0 in a closed loop).
+func (r *hostileRun) attempt(seq uint64, worker int, sched int64) {
 	rec, err := Hostile(r.hardCtx, r.l.Request, r.id(seq), worker, r.conn.Add(1))
 	if err != nil { // checked by withDefaults: cannot happen
 		rec = record.Request{Type: record.TypeRequest, ID: r.id(seq), Start: now(), End: now(), Class: record.ClassNotSent, Error: err.Error()}
 	}
+	rec.Scheduled = sched
 	r.account(&rec)
 }
 
@@ -161,7 +163,7 @@ func (r *hostileRun) closed(startCtx context.Context) {
 				if !ok {
 					return
 				}
-				r.attempt(seq, w)
+				r.attempt(seq, w, 0)
 			}
 		}()
 	}
@@ -196,18 +198,19 @@ func (r *hostileRun) open(startCtx context.Context) {
 		if !ok {
 			break
 		}
+		sched := t0.Add(time.Duration(i) * period).UnixNano()
 		select {
 		case w := <-slots:
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				r.attempt(seq, w)
+				r.attempt(seq, w, sched)
 				slots <- w
 			}()
 		default:
 			t := now()
 			r.account(&record.Request{Type: record.TypeRequest, ID: r.id(seq), Method: r.l.Request.Method,
-				Path: r.l.Request.Path, Worker: -1, Scheduled: t, Start: t, End: t, Class: record.ClassNotSent,
+				Path: r.l.Request.Path, Worker: -1, Scheduled: sched, Start: t, End: t, Class: record.ClassNotSent,
 				Hostile: r.l.Request.Kind, Error: fmt.Sprintf("all %d clients busy", r.l.Clients)})
 		}
 	}

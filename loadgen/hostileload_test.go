@@ -53,10 +53,15 @@ func TestRunHostileClosed(t *testing.T) {
 // attempt ends as timeout.
 func TestRunHostileOpenNotSent(t *testing.T) {
 	addr := rawServer(t, func(c net.Conn, br *bufio.Reader, _ int) { io.Copy(io.Discard, br) })
-	sum, _ := runHostile(t, context.Background(), HostileLoad{Clients: 1, Rate: 100, MaxAttempts: 5,
+	sum, reqs := runHostile(t, context.Background(), HostileLoad{Clients: 1, Rate: 100, MaxAttempts: 5,
 		Request: HostileRequest{Kind: record.HostileSlowBody, Target: addr, Rate: 1000, BodyBytes: 10, Timeout: 500 * time.Millisecond}})
 	if sum.Started != 5 || sum.ByClass[record.ClassTimeout] != 1 || sum.ByClass[record.ClassNotSent] != 4 {
 		t.Errorf("summary %+v, want 1 timeout and 4 not_sent", sum)
+	}
+	for _, r := range reqs {
+		if r.Scheduled == 0 || r.Hostile != record.HostileSlowBody {
+			t.Errorf("record %+v: want its open-loop slot and hostile slow_body", r)
+		}
 	}
 }
 
