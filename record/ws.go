@@ -120,6 +120,9 @@ type WSAttempt struct {
 	Status int `json:"status,omitempty"`
 	// Refusal is the response's RefusalHeader, if any.
 	Refusal string `json:"refusal,omitempty"`
+	// Upstream is the response's UpstreamHeader: the replica a proxy sent
+	// the handshake to (topology caddy); empty without it.
+	Upstream string `json:"upstream,omitempty"`
 	// Class is ClassOK when the connection opened (101), else the failure
 	// class (http_error, refused, reset, eof, timeout).
 	Class Class `json:"class"`

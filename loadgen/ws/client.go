@@ -31,8 +31,10 @@ func Run(ctx context.Context, cfg Config, sink Sink) error {
 	defer cancel()
 	var connIDs atomic.Uint64
 	var wg sync.WaitGroup
+	st := &started{fn: cfg.OnStarted}
+	st.left.Store(int64(cfg.Clients))
 	for i := range cfg.Clients {
-		c := &client{id: i, cfg: cfg, sink: sink, connIDs: &connIDs,
+		c := &client{id: i, cfg: cfg, sink: sink, connIDs: &connIDs, started: st,
 			rng: rand.New(rand.NewPCG(cfg.Seed, uint64(i))), track: newTracker(cfg.DedupeSize)}
 		wg.Add(1)
 		go func() {
@@ -52,6 +54,7 @@ type client struct {
 	cfg     Config
 	sink    Sink
 	connIDs *atomic.Uint64
+	started *started
 	chains  sync.WaitGroup
 
 	mu        sync.Mutex // guards the fields below
@@ -69,7 +72,7 @@ type client struct {
 // the client's totals.
 func (c *client) run(ctx context.Context) {
 	c.chains.Add(1)
-	go c.chain(ctx, "start", 0, 0)
+	go c.chain(ctx, "start", c.cfg.Ramp*time.Duration(c.id)/time.Duration(c.cfg.Clients), 0)
 	c.chains.Wait()
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -148,6 +151,19 @@ func (c *client) next() (retry int, delay time.Duration) {
 	retry = c.retry
 	c.retry++
 	return retry, c.cfg.Policy.Delay(retry, c.rng)
+}
+
+// started calls fn once every client has made its first attempt.
+type started struct {
+	left atomic.Int64
+	fn   func()
+}
+
+// done counts one client's first attempt.
+func (s *started) done() {
+	if s.left.Add(-1) == 0 && s.fn != nil {
+		s.fn()
+	}
 }
 
 // sleep waits d or until ctx ends; it reports whether d elapsed.

@@ -37,6 +37,13 @@ type Config struct {
 	// Seed seeds each client's random source (client i uses Seed and i),
 	// so a run's delays can be reproduced.
 	Seed uint64
+	// Ramp spreads the clients' first attempts: client i starts
+	// i·Ramp/Clients after the run began (0: all at once).
+	Ramp time.Duration
+	// OnStarted, when set, is called once, when every client has made its
+	// first attempt (opened or not): the load has started. It must not
+	// block.
+	OnStarted func()
 }
 
 // withDefaults fills the zero timeouts.
@@ -80,6 +87,9 @@ func (c Config) Validate() error {
 	}
 	if c.Duration <= 0 {
 		bad("duration %v: must be > 0", c.Duration)
+	}
+	if c.Ramp < 0 || c.Ramp >= c.Duration && c.Duration > 0 {
+		bad("ramp %v: must be in [0, duration %v)", c.Ramp, c.Duration)
 	}
 	if c.HandshakeTimeout < 0 || c.CloseTimeout < 0 {
 		bad("timeouts %v, %v: must be >= 0 (0: default)", c.HandshakeTimeout, c.CloseTimeout)

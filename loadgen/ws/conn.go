@@ -49,8 +49,10 @@ func (c *client) attempt(ctx context.Context, n int, cause string, delay time.Du
 	switch {
 	case err == nil:
 		a.Class, a.Status, a.Conn = record.ClassOK, http.StatusSwitchingProtocols, c.connIDs.Add(1)
+		a.Upstream = resp.Header.Get(record.UpstreamHeader)
 	case resp != nil:
 		a.Class, a.Status, a.Refusal = record.ClassHTTPError, resp.StatusCode, resp.Header.Get(record.RefusalHeader)
+		a.Upstream = resp.Header.Get(record.UpstreamHeader)
 	case ctx.Err() != nil:
 		a.Class, err = record.ClassTimeout, fmt.Errorf("driver stopping: %w", err)
 	case d.dialed.Load():
@@ -69,6 +71,9 @@ func (c *client) attempt(ctx context.Context, n int, cause string, delay time.Du
 	}
 	c.mu.Unlock()
 	c.sink.Attempt(a)
+	if n == 1 {
+		c.started.done()
+	}
 	if err != nil {
 		return connEnd{errored: true}
 	}

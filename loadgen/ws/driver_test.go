@@ -75,12 +75,17 @@ func sendEvents(t *testing.T, w http.ResponseWriter, r *http.Request, seqs ...in
 // most d.
 func run(t *testing.T, url string, attempts int, d time.Duration, mod func(*Config)) *memSink {
 	t.Helper()
+	return runSink(t, &memSink{}, url, attempts, d, mod)
+}
+
+// runSink is run with the sink s.
+func runSink(t *testing.T, s *memSink, url string, attempts int, d time.Duration, mod func(*Config)) *memSink {
+	t.Helper()
 	cfg := Config{URL: url, Clients: 1, Policy: Policy{Kind: Immediate}, MaxAttempts: attempts, Duration: d,
 		DedupeSize: 16, CloseTimeout: time.Second}
 	if mod != nil {
 		mod(&cfg)
 	}
-	s := &memSink{}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := Run(ctx, cfg, s); err != nil {
@@ -264,6 +269,7 @@ func TestConfigValidate(t *testing.T) {
 		{"no attempts", func(c *Config) { c.MaxAttempts = 0 }, "max attempts 0"},
 		{"unbounded", func(c *Config) { c.Duration = 0 }, "duration 0s"},
 		{"bad policy", func(c *Config) { c.Policy.Kind = "" }, `policy ""`},
+		{"ramp past the duration", func(c *Config) { c.Ramp = 2 * time.Second }, "ramp 2s"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			c := good
@@ -273,5 +279,39 @@ func TestConfigValidate(t *testing.T) {
 				t.Errorf("error %v, want %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// OnStarted fires once, after every client's first attempt is recorded,
+// while the connections are still open; the ramp delays client i's first
+// attempt by i·ramp/clients; each record names the upstream a proxy
+// reported.
+func TestStartRampAndUpstream(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set(record.UpstreamHeader, "replica-0:8080")
+		if c := sendEvents(t, w, r, 1); c != nil {
+			_, _, _ = c.Read(context.Background()) // until the client's close
+		}
+	}))
+	defer srv.Close()
+	const n = 4
+	var calls, seen, closedAtStart int
+	s := &memSink{}
+	runSink(t, s, wsURL(srv), 1, 600*time.Millisecond, func(c *Config) {
+		c.Clients, c.Ramp = n, 200*time.Millisecond
+		c.OnStarted = func() {
+			s.mu.Lock()
+			calls, seen, closedAtStart = calls+1, len(s.attempts), len(s.closes)
+			s.mu.Unlock()
+		}
+	})
+	if calls != 1 || seen != n || closedAtStart != 0 {
+		t.Errorf("OnStarted called %d times, with %d attempts and %d closes recorded; want once, %d, 0",
+			calls, seen, closedAtStart, n)
+	}
+	for _, a := range s.attempts {
+		if want := float64(200 * a.Client / n); a.Cause != "start" || a.DelayMs != want || a.Upstream != "replica-0:8080" {
+			t.Errorf("attempt %+v: want cause start, delay %v ms, the upstream", a, want)
+		}
 	}
 }
