@@ -78,7 +78,7 @@ const (
 	// WSClosedByServer: the server sent a close frame first.
 	WSClosedByServer = "server"
 	// WSClosedByClient: the client sent a close frame first (the driver
-	// was stopping).
+	// was stopping) and the answer echoed its code 1000.
 	WSClosedByClient = "client"
 	// WSClosedAbnormal: the connection ended without a close frame from
 	// either side (code 1006): reset, EOF, or the client gave up.

@@ -118,7 +118,9 @@ func (c *client) serve(ctx context.Context, conn *websocket.Conn, raw net.Conn, 
 	_ = raw.Close()
 	var ce websocket.CloseError
 	switch {
-	case errors.As(err, &ce) && closing.Load():
+	// The echo of the driver's own 1000; a server frame that crossed it
+	// (another code) is the server's close.
+	case errors.As(err, &ce) && closing.Load() && ce.Code == websocket.StatusNormalClosure:
 		w.Code, w.Reason, w.ClosedBy = int(ce.Code), ce.Reason, record.WSClosedByClient
 	case errors.As(err, &ce):
 		w.Code, w.Reason, w.ClosedBy = int(ce.Code), ce.Reason, record.WSClosedByServer
