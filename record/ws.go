@@ -170,6 +170,9 @@ type WSClose struct {
 	ClosedBy string `json:"closed_by"`
 	// Error is the read error that ended an abnormal connection.
 	Error string `json:"error,omitempty"`
+	// LastSeq is the client's highest delivered sequence number when the
+	// connection ended (0 when none): where a resume cursor starts.
+	LastSeq int64 `json:"last_seq,omitempty"`
 	WSEventCounts
 }
 

@@ -86,14 +86,19 @@ func (c *client) attempt(ctx context.Context, n int, cause string, delay time.Du
 // CloseTimeout if the server does not answer. It records the close.
 func (c *client) serve(ctx context.Context, conn *websocket.Conn, raw net.Conn, a record.WSAttempt) record.WSClose {
 	w := record.WSClose{Type: record.TypeWSClose, Client: c.id, Attempt: a.Attempt, Conn: a.Conn, Opened: a.End}
-	var closing atomic.Bool
+	var closing, timedOut atomic.Bool
+	var closeErr error // Close's result, once stopped is closed
 	stopped := make(chan struct{})
 	stop := context.AfterFunc(ctx, func() {
 		defer close(stopped)
 		closing.Store(true)
-		t := time.AfterFunc(c.cfg.CloseTimeout, func() { _ = raw.Close() })
+		t := time.AfterFunc(c.cfg.CloseTimeout, func() { timedOut.Store(true); _ = raw.Close() })
 		defer t.Stop()
-		_ = conn.Close(websocket.StatusNormalClosure, "driver stopping")
+		closeErr = conn.Close(websocket.StatusNormalClosure, "driver stopping")
+		if timedOut.Load() {
+			// The library reports a socket closed under it as success.
+			closeErr = fmt.Errorf("no answer to the close frame within %v", c.cfg.CloseTimeout)
+		}
 	})
 	var err error
 	for {
@@ -112,26 +117,47 @@ func (c *client) serve(ctx context.Context, conn *websocket.Conn, raw net.Conn, 
 		c.mu.Unlock()
 	}
 	w.Closed = time.Now().UnixNano()
+	c.mu.Lock()
+	_, w.LastSeq, _ = c.track.delivered.bounds()
+	c.mu.Unlock()
 	if !stop() {
 		<-stopped
 	}
 	_ = raw.Close()
-	var ce websocket.CloseError
-	switch {
-	// The echo of the driver's own 1000; a server frame that crossed it
-	// (another code) is the server's close.
-	case errors.As(err, &ce) && closing.Load() && ce.Code == websocket.StatusNormalClosure:
-		w.Code, w.Reason, w.ClosedBy = int(ce.Code), ce.Reason, record.WSClosedByClient
-	case errors.As(err, &ce):
-		w.Code, w.Reason, w.ClosedBy = int(ce.Code), ce.Reason, record.WSClosedByServer
-	default:
-		w.Code, w.ClosedBy, w.Error = record.WSCodeAbnormal, record.WSClosedAbnormal, err.Error()
+	w.Code, w.Reason, w.ClosedBy = closedBy(err, closing.Load(), closeErr)
+	if w.ClosedBy == record.WSClosedAbnormal {
+		w.Error = err.Error()
+		if closing.Load() && closeErr != nil {
+			w.Error = closeErr.Error() + "; " + w.Error
+		}
 	}
 	c.mu.Lock()
 	c.closes++
 	c.mu.Unlock()
 	c.sink.Close(w)
 	return w
+}
+
+// closedBy decides who ended a connection from the reader's error and,
+// when the driver was stopping, the result of its Close: the close frame
+// the reader got; else, when the driver's Close completed the handshake
+// itself (the library then reads the answer, and the reader only sees the
+// socket closed), the answer Close saw; else no close frame (1006).
+func closedBy(readErr error, closing bool, closeErr error) (code int, reason, by string) {
+	var ce websocket.CloseError
+	switch {
+	// The echo of the driver's own 1000; a server frame that crossed it
+	// (another code) is the server's close.
+	case errors.As(readErr, &ce) && closing && ce.Code == websocket.StatusNormalClosure:
+		return int(ce.Code), ce.Reason, record.WSClosedByClient
+	case errors.As(readErr, &ce):
+		return int(ce.Code), ce.Reason, record.WSClosedByServer
+	case closing && closeErr == nil: // Close got the echo of its 1000
+		return int(websocket.StatusNormalClosure), "", record.WSClosedByClient
+	case closing && errors.As(closeErr, &ce):
+		return int(ce.Code), ce.Reason, record.WSClosedByServer
+	}
+	return record.WSCodeAbnormal, "", record.WSClosedAbnormal
 }
 
 // host is the host:port of the configured URL (validated by Config).

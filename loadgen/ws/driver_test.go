@@ -3,6 +3,8 @@ package ws
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -313,5 +315,58 @@ func TestStartRampAndUpstream(t *testing.T) {
 		if want := float64(200 * a.Client / n); a.Cause != "start" || a.DelayMs != want || a.Upstream != "replica-0:8080" {
 			t.Errorf("attempt %+v: want cause start, delay %v ms, the upstream", a, want)
 		}
+	}
+}
+
+// A server that never answers the driver's close frame: the connection
+// is closed after CloseTimeout and recorded as abnormal, not as a clean
+// close by the client.
+func TestStopWithoutAnswer(t *testing.T) {
+	hold := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if c := sendEvents(t, w, r, 1); c != nil {
+			<-hold // never reads: the close frame is never answered
+			_ = c.CloseNow()
+		}
+	}))
+	defer srv.Close()
+	defer close(hold)
+	s := run(t, wsURL(srv), 1, 300*time.Millisecond, func(c *Config) { c.CloseTimeout = 200 * time.Millisecond })
+	if len(s.closes) != 1 {
+		t.Fatalf("%d closes, want 1", len(s.closes))
+	}
+	if c := s.closes[0]; c.Code != record.WSCodeAbnormal || c.ClosedBy != record.WSClosedAbnormal ||
+		!strings.Contains(c.Error, "no answer to the close frame") {
+		t.Errorf("close %+v, want 1006 abnormal: no answer to the close frame", c)
+	}
+}
+
+func TestClosedBy(t *testing.T) {
+	closeErr := func(code websocket.StatusCode) error {
+		return fmt.Errorf("read: %w", websocket.CloseError{Code: code, Reason: "r"})
+	}
+	eof := errors.New("EOF")
+	for _, tt := range []struct {
+		name     string
+		readErr  error
+		closing  bool
+		closeErr error
+		code     int
+		by       string
+	}{
+		{"server's close frame", closeErr(1001), false, nil, 1001, record.WSClosedByServer},
+		{"echo of the driver's 1000", closeErr(1000), true, nil, 1000, record.WSClosedByClient},
+		{"server frame crossing the driver's close", closeErr(1001), true, nil, 1001, record.WSClosedByServer},
+		{"Close read the echo itself", eof, true, nil, 1000, record.WSClosedByClient},
+		{"Close read another code", eof, true, closeErr(1012), 1012, record.WSClosedByServer},
+		{"Close got no answer", eof, true, errors.New("no answer"), 1006, record.WSClosedAbnormal},
+		{"socket ended, not stopping", eof, false, nil, 1006, record.WSClosedAbnormal},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, by := closedBy(tt.readErr, tt.closing, tt.closeErr)
+			if code != tt.code || by != tt.by {
+				t.Errorf("closedBy = %d %s, want %d %s", code, by, tt.code, tt.by)
+			}
+		})
 	}
 }
