@@ -32,7 +32,7 @@ var nan = math.NaN()
 var (
 	latencyW = 10 * vg.Inch
 	latencyH = 4.5 * vg.Inch
-	legendW  = 2.3 * vg.Inch
+	legendW  = 2.7 * vg.Inch // fits "t signal (engine_event) +16.8 ms"
 )
 
 // sans is the font of every text: gonum's embedded Liberation Sans.
