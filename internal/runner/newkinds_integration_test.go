@@ -2,6 +2,7 @@ package runner_test
 
 import (
 	"context"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -14,6 +15,13 @@ import (
 // runOne runs a catalog scenario with sets and returns its only run,
 // which must be valid.
 func runOne(t *testing.T, r *runner.Runner, name string) report.Run {
+	t.Helper()
+	run, _ := runOneIn(t, r, name)
+	return run
+}
+
+// runOneIn is runOne, also returning the run's directory.
+func runOneIn(t *testing.T, r *runner.Runner, name string) (report.Run, string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
@@ -32,7 +40,7 @@ func runOne(t *testing.T, r *runner.Runner, name string) report.Run {
 	if !run.Valid {
 		t.Fatalf("run invalid: %s", run.Reason)
 	}
-	return run
+	return run, filepath.Join(oc.Dir, res.Variants[0].Slug, run.Name)
 }
 
 // TestProbeIdleSocketNode is P5 on the Node target: mode close, one idle

@@ -1,9 +1,7 @@
 package runner_test
 
 import (
-	"context"
 	"fmt"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -63,21 +61,8 @@ func TestVerdictDoesNotMoveWithPhase(t *testing.T) {
 // with its request records.
 func runWithRecords(t *testing.T, r *runner.Runner, name string) (report.Run, []record.Request) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	oc, err := r.RunScenario(ctx, find(t, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := report.Rebuild(oc.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res.Variants) != 1 || len(res.Variants[0].Runs) != 1 || !res.Variants[0].Runs[0].Valid {
-		t.Fatalf("outcome %+v, want exactly one valid run", oc)
-	}
-	run := res.Variants[0].Runs[0]
-	_, reqs, err := report.LoadRun(filepath.Join(oc.Dir, res.Variants[0].Slug, run.Name))
+	run, dir := runOneIn(t, r, name)
+	_, reqs, err := report.LoadRun(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
