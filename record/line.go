@@ -7,20 +7,24 @@ import (
 	"fmt"
 )
 
-// Line is one decoded line of the load agent's or the probe's stdout.
-// Decode sets Type and fills the field it names (Start, Request, Summary
-// or Probe); the other fields keep whatever an earlier line left there.
-// One Line can be reused for every line of a stream.
+// Line is one decoded line of the load agent's, the probe's or the
+// WebSocket driver's stdout. Decode sets Type and fills the field it names
+// (Start, Request, Summary, Probe, WSAttempt, WSClose or WSClient); the
+// other fields keep whatever an earlier line left there. One Line can be
+// reused for every line of a stream.
 type Line struct {
 	// Type is the line's "type": TypeStart, TypeRequest, TypeSummary,
-	// TypeProbe, or another value (a line of a type this version does not
-	// read, kept in the records file and otherwise ignored); "" for a blank
-	// line.
-	Type    string
-	Start   Start
-	Request Request
-	Summary Summary
-	Probe   ProbeResult
+	// TypeProbe, TypeWSAttempt, TypeWSClose, TypeWSClient, or another
+	// value (a line of a type this version does not read, kept in the
+	// records file and otherwise ignored); "" for a blank line.
+	Type      string
+	Start     Start
+	Request   Request
+	Summary   Summary
+	Probe     ProbeResult
+	WSAttempt WSAttempt
+	WSClose   WSClose
+	WSClient  WSClient
 }
 
 // errNotObject is the reason a line that is not a JSON object is malformed.
@@ -69,6 +73,15 @@ func (l *Line) Decode(b []byte) error {
 	case TypeProbe:
 		l.Probe = ProbeResult{}
 		err = json.Unmarshal(b, &l.Probe)
+	case TypeWSAttempt:
+		l.WSAttempt = WSAttempt{}
+		err = json.Unmarshal(b, &l.WSAttempt)
+	case TypeWSClose:
+		l.WSClose = WSClose{}
+		err = json.Unmarshal(b, &l.WSClose)
+	case TypeWSClient:
+		l.WSClient = WSClient{}
+		err = json.Unmarshal(b, &l.WSClient)
 	}
 	if err != nil {
 		return fmt.Errorf("%s line: %w", head.Type, err)

@@ -25,6 +25,14 @@ func TestLineDecode(t *testing.T) {
 		{"summary counts of the wrong type", `{"type":"summary","by_class":{"ok":"1"}}`, TypeSummary, "summary line:"},
 		{"probe field of the wrong type", `{"type":"probe","closed":1}`, TypeProbe, "probe line:"},
 		{"type of the wrong type", `{"type":1}`, "", "cannot unmarshal"},
+		{"ws attempt", `{"type":"ws_attempt","client":2,"attempt":1,"conn":7,"cause":"start","start_ns":1,"end_ns":2,"status":101,"class":"ok"}`, TypeWSAttempt, ""},
+		{"ws close", `{"type":"ws_close","client":2,"attempt":1,"conn":7,"opened_ns":2,"closed_ns":9,"code":1001,"closed_by":"server","received":3}`, TypeWSClose, ""},
+		{"ws client", `{"type":"ws_client","client":2,"attempts":1,"opened":1,"closes":1,"received":3,"unknown":0}`, TypeWSClient, ""},
+		{"ws attempt field of the wrong type", `{"type":"ws_attempt","client":"two"}`, TypeWSAttempt, "ws_attempt line:"},
+		{"ws attempt conn negative", `{"type":"ws_attempt","conn":-1}`, TypeWSAttempt, "ws_attempt line:"},
+		{"ws close code of the wrong type", `{"type":"ws_close","code":"1001"}`, TypeWSClose, "ws_close line:"},
+		{"ws close counts of the wrong type", `{"type":"ws_close","received":1.5}`, TypeWSClose, "ws_close line:"},
+		{"ws client unknown of the wrong type", `{"type":"ws_client","unknown":"none"}`, TypeWSClient, "ws_client line:"},
 	}
 	for _, tt := range tests {
 		var l Line
@@ -62,5 +70,41 @@ func TestLineReuse(t *testing.T) {
 	}
 	if len(l.Summary.ByClass) != 1 || len(first.ByClass) != 1 || first.ByClass["ok"] != 1 {
 		t.Errorf("summaries share or merge counts: first %v, second %v", first.ByClass, l.Summary.ByClass)
+	}
+}
+
+// A reused Line decodes every WebSocket line afresh: fields of an earlier
+// line of the same type do not survive into the next one.
+func TestLineReuseWS(t *testing.T) {
+	var l Line
+	for _, in := range []string{
+		`{"type":"ws_attempt","client":1,"attempt":1,"status":503,"refusal":"draining","upstream":"a:8080","class":"http_error"}`,
+		`{"type":"ws_close","client":1,"conn":4,"code":1001,"reason":"going away","closed_by":"server","dup_rejected":2}`,
+		`{"type":"ws_client","client":1,"attempts":3,"exhausted":true,"unknown":5}`,
+	} {
+		if err := l.Decode([]byte(in)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if l.WSAttempt.Refusal != RefusalDraining || l.WSClose.DupRejected != 2 || !l.WSClient.Exhausted {
+		t.Fatalf("lines not decoded: %+v %+v %+v", l.WSAttempt, l.WSClose, l.WSClient)
+	}
+	for _, in := range []string{
+		`{"type":"ws_attempt","client":2,"attempt":1,"status":101,"class":"ok"}`,
+		`{"type":"ws_close","client":2,"conn":5,"code":1006,"closed_by":"abnormal"}`,
+		`{"type":"ws_client","client":2,"attempts":1}`,
+	} {
+		if err := l.Decode([]byte(in)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if a := l.WSAttempt; a.Refusal != "" || a.Upstream != "" || a.Client != 2 {
+		t.Errorf("attempt %+v carries an earlier line's fields", a)
+	}
+	if c := l.WSClose; c.Reason != "" || c.DupRejected != 0 || c.Code != WSCodeAbnormal {
+		t.Errorf("close %+v carries an earlier line's fields", c)
+	}
+	if c := l.WSClient; c.Exhausted || c.Unknown != 0 || c.Attempts != 1 {
+		t.Errorf("client %+v carries an earlier line's fields", c)
 	}
 }
