@@ -156,6 +156,10 @@ type Replica struct {
 	// Ledger is the target's LedgerFile read back after the run: request
 	// ids.
 	Ledger []string `json:"ledger,omitempty"`
+	// Env is the extra environment the replica ran with (the scenario's
+	// target.env: CLOSE_SPREAD_MS, PRESTOP_MS, ...; MODE and PORT are
+	// not in it). A variable absent here took the target's default.
+	Env map[string]string `json:"env,omitempty"`
 }
 
 // Fingerprint identifies the machine a run was measured on.
