@@ -1,8 +1,8 @@
 // Package shutdownlab carries the sources of the programs shutdownlab runs
 // inside containers: the Go target (cmd/target, targetapp), the Node target
-// (targetapp/node/server.js), the load agent (cmd/loadagent, loadgen) and the
-// raw-socket probe (cmd/probe, probe), with the packages they import and the
-// module's go.mod and go.sum.
+// (targetapp/node/server.js), the load agents (cmd/loadagent, loadgen;
+// cmd/wsagent, loadgen/ws) and the raw-socket probe (cmd/probe, probe),
+// with the packages they import and the module's go.mod and go.sum.
 //
 // They are embedded so that a shutdownlab binary builds its images from its
 // own sources wherever it is started: the working directory plays no part
@@ -18,6 +18,6 @@ import "embed"
 // hashed.
 //
 //go:embed go.mod go.sum
-//go:embed cmd/target cmd/loadagent cmd/probe
+//go:embed cmd/target cmd/loadagent cmd/probe cmd/wsagent
 //go:embed targetapp loadgen probe record internal/envflag internal/agentcmd
 var ImageSources embed.FS

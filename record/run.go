@@ -42,6 +42,8 @@ type Meta struct {
 	// Probe is the probe's {"type":"probe",...} line; nil for agent runs
 	// or when it never printed one.
 	Probe *ProbeResult `json:"probe,omitempty"`
+	// WS totals the WebSocket load's lines (load kind ws only).
+	WS *WSTotals `json:"ws,omitempty"`
 	// Fingerprint describes the machine the run happened on.
 	Fingerprint Fingerprint `json:"fingerprint"`
 

@@ -98,6 +98,10 @@ const (
 // the load agent's runs leave Meta.LoadKind empty.
 const LoadKindProbe = "probe"
 
+// LoadKindWS is Meta.LoadKind for a run driven by the WebSocket load agent
+// (cmd/wsagent); its lines are ws_attempt, ws_close and ws_client.
+const LoadKindWS = "ws"
+
 // The values of Request.Hostile: the hostile load kinds (loadgen.Hostile,
 // loadgen.RunHostile).
 const (

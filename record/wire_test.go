@@ -74,6 +74,7 @@ func TestScenarioKindsAreRecordKinds(t *testing.T) {
 		{string(scenarios.ActionSignal), record.ActionSignal},
 		{string(scenarios.ActionStop), record.ActionStop},
 		{string(scenarios.LoadProbe), record.LoadKindProbe},
+		{string(scenarios.LoadWS), record.LoadKindWS},
 		{string(scenarios.TopologyCaddy), record.TopologyCaddy},
 		{string(scenarios.ProbeIdle), string(record.ProbeIdle)},
 		{string(scenarios.ProbeInflight), string(record.ProbeInflight)},

@@ -8,7 +8,9 @@ import (
 // WSTally counts the WebSocket load driver's lines per client: the input
 // of CheckWSAccounting. The zero WSTally is empty and ready to use.
 type WSTally struct {
-	clients map[int]*wsClientTally
+	clients       map[int]*wsClientTally
+	failedByClass map[Class]int
+	closesByCode  map[string]int
 }
 
 // wsClientTally is what one client's records add up to.
@@ -40,6 +42,7 @@ func (t *WSTally) AddAttempt(a WSAttempt) {
 		c.opened++
 	case a.Class.Known() && a.Class != ClassNotSent:
 		c.failed++
+		t.countClass(a.Class)
 	default:
 		c.badClass = append(c.badClass, string(a.Class))
 	}
@@ -50,6 +53,7 @@ func (t *WSTally) AddClose(w WSClose) {
 	c := t.client(w.Client)
 	c.closes++
 	c.events.Add(w.WSEventCounts)
+	t.countCode(w.Code)
 }
 
 // AddClient keeps one WSClient line.

@@ -35,6 +35,10 @@ func TestCatalog(t *testing.T) {
 		"p5-idle-socket":     {"runtime=node runtime=go", "P5"},
 		"p6-inflight-socket": {"runtime=node,KEEPALIVE_MS=5000 runtime=node,KEEPALIVE_MS=15000 runtime=go,KEEPALIVE_MS=5000 runtime=go,KEEPALIVE_MS=15000", "P6"},
 		"signal-delivery":    {"entrypoint=exec,init=false entrypoint=exec,init=true entrypoint=shell,init=false entrypoint=shell,init=true", ""},
+		"ws-retire":          {"runtime=go,mode=none runtime=go,mode=close runtime=go,mode=full runtime=node,mode=none runtime=node,mode=close runtime=node,mode=full", "W2 W3"},
+		"ws-storm":           {"kind=immediate,double_schedule=false kind=immediate,double_schedule=true kind=full-jitter,double_schedule=false kind=full-jitter,double_schedule=true", "W4 W1"},
+		"ws-replay":          {"EVENTS_REPLAY=1000 EVENTS_REPLAY=0", "W5"},
+		"ws-budget":          {"runtime=go,timeout=5s runtime=go,timeout=10s runtime=node,timeout=5s runtime=node,timeout=10s", "W6"},
 	}
 	if len(all) != len(want) {
 		t.Errorf("%d catalog scenarios, want %d", len(all), len(want))
@@ -128,7 +132,15 @@ func TestFind(t *testing.T) {
 		t.Error("Raw differs from the file")
 	}
 	_, err = Find("nope")
-	if want := `unknown scenario "nope" (available: caddy-no-retry, caddy-post, caddy-retry, deadline, direct-inflight, hammer-sweep, p5-idle-socket, p6-inflight-socket, pid1-signal, roll-behind-caddy, signal-delivery, stop-timeout-job; or give a path to a .yaml file)`; err == nil || err.Error() != want {
+	all, cerr := Catalog()
+	if cerr != nil {
+		t.Fatal(cerr)
+	}
+	names := make([]string, len(all))
+	for i, sc := range all {
+		names[i] = sc.Name()
+	}
+	if want := `unknown scenario "nope" (available: ` + strings.Join(names, ", ") + `; or give a path to a .yaml file)`; err == nil || err.Error() != want {
 		t.Errorf("got %v, want %s", err, want)
 	}
 	// the shape of the file is checked first: bad.yaml's clients: 0 is

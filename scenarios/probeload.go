@@ -59,21 +59,10 @@ func (p *ProbeLoad) RequestMs() int {
 	return 0
 }
 
-// validateProbe checks load.kind and load.probe: a probe load has a probe
-// block and no agent-only settings the file asked for.
+// validateProbe checks a probe load: a probe block, no agent-only
+// settings the file asked for, a direct talk to replica 0.
 func validateProbe(s *Spec, loc *locator, fail failFunc) {
 	l := &s.Load
-	switch l.Kind {
-	case LoadAgent:
-		if l.Probe != nil {
-			fail("load.probe", "", "only for load.kind probe")
-		}
-		return
-	case LoadProbe:
-	default:
-		fail("load.kind", string(l.Kind), "want agent or probe")
-		return
-	}
 	p := l.Probe
 	if p == nil {
 		fail("load.probe", "", "required for load.kind probe (kind: idle or inflight)")
@@ -92,7 +81,7 @@ func validateProbe(s *Spec, loc *locator, fail failFunc) {
 	if p.MaxWait <= 0 || p.MaxWait.D() > MaxProbeWait {
 		fail("load.probe.max_wait", p.MaxWait.String(), "must be > 0 and at most 10m")
 	}
-	for _, f := range []string{"load.mix", "load.job", "load.shape", "load.clients", "load.rate", "load.max_requests", "load.fail_pause", "load.stagger"} {
+	for _, f := range agentOnlyFields {
 		if loc.given(f) {
 			fail(f, "", "only for load.kind agent (a probe sends one request)")
 		}

@@ -191,12 +191,15 @@ type LoadSpec struct {
 	// Job, when set, starts one background job (GET /job) at Job.At after
 	// load start, sent through the load agent.
 	Job *Job `yaml:"job" json:"job,omitempty"`
-	// Kind is agent (default: the load agent drives Clients clients) or
-	// probe (one raw-socket probe, configured by Probe; the agent-only
-	// fields above are then not used and may not be given).
+	// Kind is agent (default: the load agent drives Clients clients),
+	// probe (one raw-socket probe, configured by Probe) or ws (long-lived
+	// WebSocket clients, configured by WS); for the latter two the
+	// agent-only fields above are not used and may not be given.
 	Kind LoadKind `yaml:"kind" json:"kind,omitempty"`
 	// Probe configures a load of kind probe.
 	Probe *ProbeLoad `yaml:"probe" json:"probe,omitempty"`
+	// WS configures a load of kind ws.
+	WS *WSLoad `yaml:"ws" json:"ws,omitempty"`
 }
 
 // Request is one entry of the weighted request mix.

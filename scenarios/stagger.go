@@ -38,7 +38,7 @@ func (l LoadSpec) RequestPeriod() time.Duration {
 // (RequestPeriod), never more than the load's duration. Open-loop and probe
 // loads are not staggered (0).
 func (l LoadSpec) StaggerSpan() time.Duration {
-	if l.Shape != ShapeClosed || l.Kind == LoadProbe {
+	if l.Shape != ShapeClosed || l.Kind == LoadProbe || l.Kind == LoadWS {
 		return 0
 	}
 	if l.Stagger != nil {

@@ -37,13 +37,13 @@ type Protocol struct {
 	// Paths are the request paths (without query) the image serves; a
 	// load mix, job or probe using any other path (or the ready path) is
 	// refused before anything starts. Default for the built-in targets:
-	// /slow, /write, /job; for a user image: none (see declareImagePaths).
+	// /slow, /write, /job, /events; for a user image: none (see declareImagePaths).
 	Paths []string `yaml:"paths" json:"paths"`
 }
 
 // DefaultProtocol is the protocol of the built-in targets.
 func DefaultProtocol() Protocol {
-	return Protocol{Port: 8080, ReadyPath: "/readyz", Paths: []string{"/slow", "/write", "/job"}}
+	return Protocol{Port: 8080, ReadyPath: "/readyz", Paths: []string{"/slow", "/write", "/job", DefaultWSPath}}
 }
 
 // Serves reports whether the protocol declares the path of target (a
@@ -104,9 +104,15 @@ func validateTarget(s *Spec, loc *locator, fail failFunc) {
 	}
 	declareImagePaths(s, loc)
 	refuse := func(field, path string) { fail(field, path, undeclaredPath(*t, path)) }
-	if s.Load.Kind == LoadProbe {
+	switch s.Load.Kind {
+	case LoadProbe:
 		if !p.Serves("/slow") {
 			refuse("load.probe.kind", "/slow")
+		}
+		return
+	case LoadWS:
+		if w := s.Load.WS; w != nil && !p.Serves(w.Path) {
+			refuse("load.ws.path", w.Path)
 		}
 		return
 	}

@@ -36,7 +36,7 @@ var Methods = []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS
 
 var (
 	nameRE  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
-	claimRE = regexp.MustCompile(`^P[1-9][0-9]*$`)
+	claimRE = regexp.MustCompile(`^[PWJC][1-9][0-9]*$`)
 	envRE   = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 )
 
@@ -81,7 +81,7 @@ func validate(s *Spec, loc *locator) ValidationErrors {
 	validateJob(&s.Load, fail)
 	validateAction(s, fail)
 	validateTopology(s, fail)
-	validateProbe(s, loc, fail)
+	validateLoadKind(s, loc, fail)
 	validateTarget(s, loc, fail)
 	if w := s.Observe.Window; w <= 0 || w.D() > MaxWindow {
 		fail("observe.window", w.String(), "must be > 0 and at most 10m")

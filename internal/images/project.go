@@ -14,6 +14,8 @@ const (
 	AgentImageName = "shutdownlab/loadagent"
 	// ProbeImageName is the raw-socket probe (./cmd/probe).
 	ProbeImageName = "shutdownlab/probe"
+	// WSAgentImageName is the WebSocket load agent (./cmd/wsagent).
+	WSAgentImageName = "shutdownlab/wsagent"
 	// CaddyImageName is the Caddy reverse proxy (cmd/caddy, a nested
 	// module).
 	CaddyImageName = "shutdownlab/caddy"
@@ -27,6 +29,8 @@ const (
 	AgentPackage = "./cmd/loadagent"
 	// ProbePackage is the raw-socket probe's main package.
 	ProbePackage = "./cmd/probe"
+	// WSAgentPackage is the WebSocket load agent's main package.
+	WSAgentPackage = "./cmd/wsagent"
 )
 
 // ProjectSpec is the spec of one of the project's Go images (name, main

@@ -17,7 +17,7 @@ import (
 // TestLoadDriverRegistry: every load kind has its driver, "" is the load
 // agent, and a kind without one is refused with its name.
 func TestLoadDriverRegistry(t *testing.T) {
-	for kind, want := range map[scenarios.LoadKind]string{"": "load agent", scenarios.LoadAgent: "load agent", scenarios.LoadProbe: "probe"} {
+	for kind, want := range map[scenarios.LoadKind]string{"": "load agent", scenarios.LoadAgent: "load agent", scenarios.LoadProbe: "probe", scenarios.LoadWS: "ws agent"} {
 		d, err := newLoadDriver(kind)
 		if err != nil || d.name() != want {
 			t.Errorf("kind %q: driver %v, %v; want %q", kind, d, err, want)
@@ -40,6 +40,8 @@ func TestLoadDriverArgs(t *testing.T) {
 		{"direct-inflight", []string{"load.shape=open", "load.rate=5"}, []string{"-shape open", "-rate 5"}, nil},
 		{"stop-timeout-job", nil, []string{"-once GET /job?"}, nil},
 		{"roll-behind-caddy", nil, []string{"-target proxy:"}, nil},
+		{"ws-retire", nil, []string{"-target replica-0:8080", "-path /events", "-clients 200", "-policy full-jitter", "-base 200ms", "-cap 2s", "-duration 12s", "-ramp 1s", "-seed 2", "-wait-ready /readyz"}, []string{"-mix", "-raw-peers", "-double-schedule"}},
+		{"ws-storm", []string{"load.ws.policy.kind=immediate", "load.ws.policy.double_schedule=true", "load.ws.raw_peers=3", "load.ws.seed=9"}, []string{"-target proxy:", "-policy immediate", "-double-schedule", "-raw-peers 3", "-seed 9", "-ramp 4s"}, []string{"-base", "-cap"}},
 		{"p5-idle-socket", nil, []string{"-kind idle", "-target replica-0:8080", "-max-wait 15s", "-id r1-probe"}, []string{"-clients"}},
 	}
 	for _, tt := range tests {

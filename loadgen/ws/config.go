@@ -40,6 +40,11 @@ type Config struct {
 	// Ramp spreads the clients' first attempts: client i starts
 	// i·Ramp/Clients after the run began (0: all at once).
 	Ramp time.Duration
+	// RawPeers makes the first RawPeers clients raw peers: they open the
+	// stream with a hand-written handshake, read its frames, and never
+	// answer a close frame (the peer a close deadline exists for). Each
+	// connects once; 0..Clients.
+	RawPeers int
 	// OnStarted, when set, is called once, when every client has made its
 	// first attempt (opened or not): the load has started. It must not
 	// block.
@@ -75,6 +80,9 @@ func (c Config) Validate() error {
 	}
 	if err := c.Policy.Validate(); err != nil {
 		errs = append(errs, err)
+	}
+	if c.RawPeers < 0 || c.RawPeers > c.Clients {
+		bad("raw peers %d: must be in 0..clients (%d)", c.RawPeers, c.Clients)
 	}
 	if c.ResumeOverlap < 0 {
 		bad("resume overlap %d: must be >= 0", c.ResumeOverlap)

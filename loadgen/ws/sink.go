@@ -26,6 +26,12 @@ func (s *LineSink) Close(c record.WSClose) { s.write(c) }
 // Client implements Sink.
 func (s *LineSink) Client(c record.WSClient) { s.write(c) }
 
+// Start writes the load's record.Start line (load_start_ns ns): the
+// command prints it when every client has made its first attempt.
+func (s *LineSink) Start(ns int64) {
+	s.write(record.Start{Type: record.TypeStart, LoadStart: ns})
+}
+
 // Err returns the first write error.
 func (s *LineSink) Err() error {
 	s.mu.Lock()

@@ -1,0 +1,183 @@
+package scenarios
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// LoadWS runs the WebSocket load agent (cmd/wsagent, loadgen/ws): Clients
+// long-lived connections on the target's event stream, each reconnecting by
+// a declared policy, every attempt and close recorded.
+const LoadWS LoadKind = "ws"
+
+// The reconnect policies of load.ws.policy.kind; they are loadgen/ws's
+// PolicyKind values (TestWSPolicyKindsAreDriverKinds).
+const (
+	// WSImmediate reconnects at once: the reconnect storm.
+	WSImmediate = "immediate"
+	// WSExponential waits min(cap, base·2^retry).
+	WSExponential = "exponential"
+	// WSFullJitter waits uniformly in [0, min(cap, base·2^retry)).
+	WSFullJitter = "full-jitter"
+)
+
+// WSPolicyKinds lists the reconnect policies.
+var WSPolicyKinds = []string{WSImmediate, WSExponential, WSFullJitter}
+
+// Bounds of a WebSocket load.
+const (
+	// MaxWSClients bounds load.ws.clients (one agent holds them all).
+	MaxWSClients = 100000
+	// MaxWSAttempts bounds load.ws.max_attempts (per client).
+	MaxWSAttempts = 100000
+	// MaxWSCap bounds load.ws.policy.cap.
+	MaxWSCap = time.Hour
+)
+
+// DefaultWSPath is the stream both built-in targets serve.
+const DefaultWSPath = "/events"
+
+// WSLoad configures a load of kind ws (loadgen/ws.Config).
+type WSLoad struct {
+	// Clients is the number of long-lived clients, 1..100000 (default 100).
+	Clients int `yaml:"clients" json:"clients"`
+	// Path is the stream's path on the target (default /events).
+	Path string `yaml:"path" json:"path"`
+	// Policy is how each client reconnects.
+	Policy WSPolicy `yaml:"policy" json:"policy"`
+	// Resume makes a reconnect ask for what followed the client's last
+	// sequence number (?after=SEQ minus ResumeOverlap).
+	Resume bool `yaml:"resume" json:"resume,omitempty"`
+	// ResumeOverlap is how many already delivered events a resume asks
+	// for again (they come back as duplicates), >= 0.
+	ResumeOverlap int64 `yaml:"resume_overlap" json:"resume_overlap,omitempty"`
+	// DedupeSize is each client's event-id cache size; 0 disables
+	// deduplication (default 1024).
+	DedupeSize int `yaml:"dedupe_size" json:"dedupe_size"`
+	// MaxAttempts bounds each client's connection attempts (default 1000).
+	MaxAttempts int `yaml:"max_attempts" json:"max_attempts"`
+	// Ramp spreads the clients' first attempts over this span, in
+	// [0, load.duration) (default 1s, capped at a quarter of the duration).
+	Ramp *Duration `yaml:"ramp" json:"ramp,omitempty"`
+	// HandshakeTimeout bounds each handshake (default 5s).
+	HandshakeTimeout Duration `yaml:"handshake_timeout" json:"handshake_timeout"`
+	// CloseTimeout bounds a stopping client's closing handshake (default 2s).
+	CloseTimeout Duration `yaml:"close_timeout" json:"close_timeout"`
+	// RawPeers is how many of the clients are raw peers that never answer
+	// a close frame (W3's deadline), 0..clients; each connects once.
+	RawPeers int `yaml:"raw_peers" json:"raw_peers,omitempty"`
+	// Seed seeds the clients' random delays; 0: derived from the run.
+	Seed uint64 `yaml:"seed" json:"seed,omitempty"`
+}
+
+// WSPolicy is load.ws.policy.
+type WSPolicy struct {
+	// Kind is immediate, exponential or full-jitter (default full-jitter).
+	Kind string `yaml:"kind" json:"kind"`
+	// Base and Cap bound the exponential and full-jitter delays
+	// (default 100ms and 3s).
+	Base Duration `yaml:"base" json:"base"`
+	Cap  Duration `yaml:"cap" json:"cap"`
+	// StableAfter is how long a connection must stay open before the
+	// retry counter resets; 0 resets it on every open.
+	StableAfter Duration `yaml:"stable_after" json:"stable_after,omitempty"`
+	// DoubleSchedule is the double-schedule bug: an error end reschedules
+	// from both the error and the close handler.
+	DoubleSchedule bool `yaml:"double_schedule" json:"double_schedule,omitempty"`
+}
+
+// UnmarshalYAML decodes a ws block onto its defaults.
+func (w *WSLoad) UnmarshalYAML(unmarshal func(any) error) error {
+	type plain WSLoad
+	*w = DefaultWSLoad()
+	return unmarshal((*plain)(w))
+}
+
+// DefaultWSLoad is a ws block with every default filled.
+func DefaultWSLoad() WSLoad {
+	return WSLoad{
+		Clients: 100, Path: DefaultWSPath, DedupeSize: 1024, MaxAttempts: 1000,
+		Policy:           WSPolicy{Kind: WSFullJitter, Base: Duration(100 * time.Millisecond), Cap: Seconds(3)},
+		HandshakeTimeout: Seconds(5), CloseTimeout: Seconds(2),
+	}
+}
+
+// RampSpan is the span of the clients' first attempts: load.ws.ramp when
+// set, else 1s but at most a quarter of the load's duration.
+func (w *WSLoad) RampSpan(duration time.Duration) time.Duration {
+	if w.Ramp != nil {
+		return w.Ramp.D()
+	}
+	return min(time.Second, duration/4)
+}
+
+// validateWS checks a ws load: a ws block with sound values, a stream path
+// the target serves, and an action the stream can take.
+func validateWS(s *Spec, loc *locator, fail failFunc) {
+	w := s.Load.WS
+	if w == nil {
+		fail("load.ws", "", "required for load.kind ws (clients, policy, ...)")
+		return
+	}
+	itoa := strconv.Itoa
+	if w.Clients < 1 || w.Clients > MaxWSClients {
+		fail("load.ws.clients", itoa(w.Clients), fmt.Sprintf("must be 1..%d", MaxWSClients))
+	}
+	if !strings.HasPrefix(w.Path, "/") || strings.ContainsAny(w.Path, "?# \t") {
+		fail("load.ws.path", w.Path, "want a path starting with / and no query")
+	}
+	if w.RawPeers < 0 || w.RawPeers > w.Clients {
+		fail("load.ws.raw_peers", itoa(w.RawPeers), "must be 0..load.ws.clients")
+	}
+	validateWSPolicy(w.Policy, fail)
+	if w.ResumeOverlap < 0 {
+		fail("load.ws.resume_overlap", strconv.FormatInt(w.ResumeOverlap, 10), "must be >= 0")
+	} else if w.ResumeOverlap > 0 && !w.Resume {
+		fail("load.ws.resume_overlap", strconv.FormatInt(w.ResumeOverlap, 10), "only with resume: true")
+	}
+	if w.DedupeSize < 0 || w.DedupeSize > 1<<20 {
+		fail("load.ws.dedupe_size", itoa(w.DedupeSize), "must be 0..1048576")
+	}
+	if w.MaxAttempts < 1 || w.MaxAttempts > MaxWSAttempts {
+		fail("load.ws.max_attempts", itoa(w.MaxAttempts), fmt.Sprintf("must be 1..%d", MaxWSAttempts))
+	}
+	if r := w.Ramp; r != nil && (*r < 0 || *r >= s.Load.Duration && s.Load.Duration > 0) {
+		fail("load.ws.ramp", r.String(), "must be in [0, load.duration)")
+	}
+	for _, d := range []struct {
+		path string
+		v    Duration
+	}{{"load.ws.handshake_timeout", w.HandshakeTimeout}, {"load.ws.close_timeout", w.CloseTimeout}} {
+		if d.v <= 0 || d.v.D() > time.Minute {
+			fail(d.path, d.v.String(), "must be > 0 and at most 1m")
+		}
+	}
+	for _, f := range agentOnlyFields {
+		if loc.given(f) {
+			fail(f, "", "only for load.kind agent (a ws load holds load.ws.clients connections)")
+		}
+	}
+}
+
+// validateWSPolicy checks load.ws.policy.
+func validateWSPolicy(p WSPolicy, fail failFunc) {
+	switch p.Kind {
+	case WSImmediate:
+		return
+	case WSExponential, WSFullJitter:
+	default:
+		fail("load.ws.policy.kind", p.Kind, "want "+strings.Join(WSPolicyKinds, ", "))
+		return
+	}
+	if p.Base <= 0 {
+		fail("load.ws.policy.base", p.Base.String(), "must be > 0")
+	}
+	if p.Cap < p.Base || p.Cap.D() > MaxWSCap {
+		fail("load.ws.policy.cap", p.Cap.String(), "must be >= base and at most 1h")
+	}
+	if p.StableAfter < 0 {
+		fail("load.ws.policy.stable_after", p.StableAfter.String(), "must be >= 0")
+	}
+}
