@@ -19,6 +19,8 @@ const (
 	// NeedsBaseline: baseline_p99_ms and p99_vs_baseline exist only in a
 	// scenario with a baseline variant (baseline: true).
 	NeedsBaseline Requirement = "a baseline variant (baseline: true)"
+	// NeedsWS: the ws_* metrics exist only with load.kind ws.
+	NeedsWS Requirement = "load.kind ws"
 )
 
 // requirements name, for users, what each report.Need means for a
@@ -27,6 +29,7 @@ var requirements = map[report.Need]Requirement{
 	report.NeedsWrites:   NeedsWrites,
 	report.NeedsProbe:    NeedsProbe,
 	report.NeedsBaseline: NeedsBaseline,
+	report.NeedsWS:       NeedsWS,
 }
 
 // Requires returns what a scenario needs for metric name to exist, or ""
@@ -41,6 +44,8 @@ func Requires(name string) Requirement {
 // least one of its variants).
 type Capabilities struct {
 	Writes, Probe, Baseline bool
+	// WS: a WebSocket load (load.kind ws).
+	WS bool
 }
 
 // has reports whether c meets r.
@@ -52,6 +57,8 @@ func (c Capabilities) has(r Requirement) bool {
 		return c.Probe
 	case NeedsBaseline:
 		return c.Baseline
+	case NeedsWS:
+		return c.WS
 	}
 	return true
 }
@@ -79,6 +86,7 @@ func CapabilitiesOf(res *report.Result) Capabilities {
 			c.Writes = c.Writes || r.Metrics.Writes != nil
 			c.Probe = c.Probe || r.Metrics.ProbeMetrics != nil || r.Meta.LoadKind == record.LoadKindProbe
 			c.Baseline = c.Baseline || res.Variants[i].IsBaseline()
+			c.WS = c.WS || r.Metrics.WSMetrics != nil
 		}
 	}
 	return c

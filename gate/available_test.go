@@ -34,6 +34,9 @@ func TestCheckAvailable(t *testing.T) {
 		// probe metrics need load.kind probe, wherever they appear.
 		{"failed == 0 && probe_server_closed == true", Capabilities{Writes: true}, `col 16: metric "probe_server_closed"`},
 		{"probe_server_closed == true", Capabilities{Probe: true}, ""},
+		// ws metrics need load.kind ws.
+		{"ws_close_1006 == 0", Capabilities{Probe: true}, `col 1: metric "ws_close_1006" cannot exist in this scenario: it needs load.kind ws`},
+		{"ws_close_1006 == 0 && ws_budget_fits == true", Capabilities{WS: true}, ""},
 		// baseline metrics need a baseline variant.
 		{"p99_vs_baseline < 2", Capabilities{}, "baseline: true"},
 		// baseline.NAME of a write metric needs writes too.

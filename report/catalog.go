@@ -65,6 +65,9 @@ const (
 	// NeedsBaseline: the baseline ratio exists only in a scenario with
 	// a baseline variant (baseline: true).
 	NeedsBaseline Need = "baseline"
+	// NeedsWS: the ws_* metrics exist only in runs of the WebSocket load
+	// driver (load.kind ws).
+	NeedsWS Need = "ws"
 )
 
 // MetricDef describes one metric: its name (the JSON key), its kind, what a
@@ -209,6 +212,8 @@ func init() {
 	// The probe rows follow the job rows.
 	i := slices.IndexFunc(defs, func(d MetricDef) bool { return d.Name == "job_committed" })
 	defs = slices.Insert(defs, i+1, probeDefs...)
+	// The WebSocket rows follow the probe rows.
+	defs = slices.Insert(defs, i+1+len(probeDefs), wsDefs...)
 }
 
 // Defs returns the fixed, ordered list of metrics (without the by_class.*

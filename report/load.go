@@ -177,7 +177,7 @@ func loadVariant(res *Result, dir string, ref resultdir.VariantRef) (Variant, er
 // naming the file (and line).
 func loadRun(rd string) (Run, error) {
 	run := Run{Name: filepath.Base(rd)}
-	meta, reqs, err := LoadRun(rd)
+	meta, reqs, ws, err := LoadRunWS(rd)
 	var missing string
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -189,7 +189,7 @@ func loadRun(rd string) (Run, error) {
 		meta.Run, _ = resultdir.RunNumber(run.Name)
 	}
 	run.Meta = meta
-	run.Metrics = Compute(meta, reqs)
+	run.Metrics = ComputeWS(meta, reqs, ws)
 	run.Valid, run.Reason = RunValidity(meta, &run.Metrics)
 	// A run the runner marked invalid keeps its own reason (its records
 	// may be missing precisely because it never got to load); otherwise
@@ -233,19 +233,7 @@ func missingReason(rd string, err error) string {
 // one, the Meta's Agent is set from it. A missing file yields an error
 // wrapping fs.ErrNotExist, with whatever was read.
 func LoadRun(rd string) (record.Meta, []record.Request, error) {
-	var meta record.Meta
-	if err := resultdir.ReadJSON(filepath.Join(rd, resultdir.EventsFile), &meta); err != nil {
-		return meta, nil, err
-	}
-	var reqs []record.Request
-	var sum *record.Summary
-	err := readRecordsFile(rd, func(r *record.Request) error {
-		reqs = append(reqs, *r)
-		return nil
-	}, func(s *record.Summary) { sum = s })
-	if meta.Agent == nil {
-		meta.Agent = sum
-	}
+	meta, reqs, _, err := LoadRunWS(rd)
 	return meta, reqs, err
 }
 
@@ -263,10 +251,16 @@ func readRecordsFile(rd string, onReq func(*record.Request) error, onSum func(*r
 // ReadRecords streams agent lines from r, each decoded as the runner
 // decodes it (record.Line): each request line is passed to onReq (the
 // pointer is reused: copy what you keep), a summary line to onSum (may be
-// nil); start and probe lines, blank lines and lines of other types are
-// skipped. A line that does not decode (record.Line.Decode) is an error,
-// "name:line: ...".
+// nil); start, probe and ws lines (LoadRunWS keeps those), blank lines
+// and lines of other types are skipped. A line that does not decode
+// (record.Line.Decode) is an error, "name:line: ...".
 func ReadRecords(r io.Reader, name string, onReq func(*record.Request) error, onSum func(*record.Summary)) error {
+	return readRecords(r, name, onReq, onSum, nil)
+}
+
+// readRecords is ReadRecords that also keeps the WebSocket driver's lines
+// (and counts the start lines) in ws when ws is not nil.
+func readRecords(r io.Reader, name string, onReq func(*record.Request) error, onSum func(*record.Summary), ws *WSLines) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var l record.Line
 	for line := 1; ; line++ {
@@ -283,7 +277,7 @@ func ReadRecords(r io.Reader, name string, onReq func(*record.Request) error, on
 		if err != nil && err != io.EOF {
 			return fmt.Errorf("%s:%d: %w", name, line, err)
 		}
-		if perr := takeLine(&l, b, onReq, onSum); perr != nil {
+		if perr := takeLine(&l, b, onReq, onSum, ws); perr != nil {
 			return fmt.Errorf("%s:%d: %w", name, line, perr)
 		}
 		if err == io.EOF {
@@ -292,10 +286,14 @@ func ReadRecords(r io.Reader, name string, onReq func(*record.Request) error, on
 	}
 }
 
-// takeLine decodes one agent line into l and hands it on by its type.
-func takeLine(l *record.Line, b []byte, onReq func(*record.Request) error, onSum func(*record.Summary)) error {
+// takeLine decodes one agent line into l and hands it on by its type (a
+// ws or start line to ws, when not nil).
+func takeLine(l *record.Line, b []byte, onReq func(*record.Request) error, onSum func(*record.Summary), ws *WSLines) error {
 	if err := l.Decode(b); err != nil {
 		return err
+	}
+	if ws != nil && ws.take(l) {
+		return nil
 	}
 	switch l.Type {
 	case record.TypeRequest:

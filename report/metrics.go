@@ -115,6 +115,9 @@ type Metrics struct {
 	// The probe metrics of a probe run (load.kind probe); nil, and absent
 	// from the JSON, otherwise.
 	*ProbeMetrics
+	// The WebSocket metrics of a ws run (load.kind ws); nil, and absent
+	// from the JSON, otherwise.
+	*WSMetrics
 
 	// Harness cost, copied from the Meta.
 	SetupMs    float64 `json:"setup_ms"`
@@ -143,7 +146,12 @@ func ClassKey(r *record.Request) string {
 
 // Compute derives the Metrics of one run from its Meta and its request
 // records. It is pure: no clock, no I/O, and reqs is not modified.
-func Compute(meta record.Meta, reqs []record.Request) Metrics {
+func Compute(meta record.Meta, reqs []record.Request) Metrics { return ComputeWS(meta, reqs, nil) }
+
+// ComputeWS is Compute for a run whose records may hold the WebSocket
+// load driver's lines (ws; nil or empty for the other load kinds). It is
+// pure, and modifies neither reqs nor ws.
+func ComputeWS(meta record.Meta, reqs []record.Request, ws *WSLines) Metrics {
 	m := Metrics{ByClass: map[string]int{}, AccountingOK: true, SetupMs: meta.SetupMs, TeardownMs: meta.TeardownMs}
 	var tally record.Tally
 	var okLat []float64
@@ -160,11 +168,12 @@ func Compute(meta record.Meta, reqs []record.Request) Metrics {
 			m.Failed++
 		}
 	}
-	checkAccounting(&m, meta, &tally)
+	checkAccounting(&m, meta, &tally, ws)
 	computeProbe(&m, meta)
 	computePhases(&m, meta, reqs)
 	computeReplica(&m, meta)
 	computeWrites(&m, meta, reqs)
+	computeWS(&m, meta, ws)
 	if len(okLat) > 0 {
 		sort.Float64s(okLat)
 		m.P50Ms = ptr(stat.Quantile(0.5, stat.Empirical, okLat, nil))
@@ -175,13 +184,16 @@ func Compute(meta record.Meta, reqs []record.Request) Metrics {
 }
 
 // checkAccounting applies the accounting rule (record.CheckAccounting, or
-// record.CheckProbeAccounting for a probe run) to the run's summary or
+// record.CheckProbeAccounting for a probe run, checkWSAccounting for a ws
+// run) to the run's summary or
 // probe line and its records; each problem is a note and makes accounting
 // fail. An agent run saved without a summary only gets a note: there is
 // nothing to cross-check.
-func checkAccounting(m *Metrics, meta record.Meta, t *record.Tally) {
+func checkAccounting(m *Metrics, meta record.Meta, t *record.Tally, ws *WSLines) {
 	var errs []error
-	if meta.LoadKind == record.LoadKindProbe {
+	if isWSRun(meta, ws) {
+		errs = checkWSAccounting(m.Requests, ws)
+	} else if meta.LoadKind == record.LoadKindProbe {
 		if meta.Probe != nil {
 			t.Probes++
 			if meta.Probe.Type != record.TypeProbe {

@@ -1,0 +1,410 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/gonum/stat"
+
+	"github.com/shutdownlab/shutdownlab/record"
+)
+
+// WSMetrics are the metrics of a run driven by the WebSocket load driver
+// (load.kind ws), pure functions of its ws lines (WSLines), the acted-on
+// replica's lifecycle events and environment, and the delivery window.
+// They are embedded in Metrics: absent from the JSON of other runs, and
+// present (null when there is nothing to measure) in ws runs.
+// docs/metrics.md defines each one.
+type WSMetrics struct {
+	// WSClients counts the clients (ws_client lines); WSAttempts the
+	// connection attempts (ws_attempt lines).
+	WSClients  int `json:"ws_clients"`
+	WSAttempts int `json:"ws_attempts"`
+
+	// Closes the client did not start (closed_by server or abnormal), by
+	// code: 1001 going away, 1006 no close frame, any other code.
+	WSClose1001  int `json:"ws_close_1001"`
+	WSClose1006  int `json:"ws_close_1006"`
+	WSCloseOther int `json:"ws_close_other"`
+
+	// Close times after T0 of the closes the client did not start that
+	// ended at or after T0 (behind a proxy: connections the acted-on
+	// replica served); null without an action or such a close.
+	WSCloseAfterSignalP50Ms *float64 `json:"ws_close_after_signal_p50_ms"`
+	WSCloseAfterSignalP95Ms *float64 `json:"ws_close_after_signal_p95_ms"`
+	WSCloseAfterSignalMaxMs *float64 `json:"ws_close_after_signal_max_ms"`
+	// WSCloseSpreadMs is the acted-on replica's CLOSE_SPREAD_MS; null when
+	// its environment does not set it (the target then closes all at once).
+	WSCloseSpreadMs *float64 `json:"ws_close_spread_ms"`
+
+	// WSTerminated counts the acted-on replica's ws_terminated events:
+	// peers that did not finish the closing handshake by its deadline.
+	WSTerminated int `json:"ws_terminated"`
+
+	// Upgrades started at or after the acted-on replica's ready_false
+	// event: accepted by it (101), refused while draining or over
+	// capacity (503 with record.RefusalHeader), refused by a proxy (503
+	// without the header). Null without a ready_false event.
+	WSAcceptedAfterReadyFalse *int `json:"ws_upgrades_accepted_after_ready_false"`
+	WSRefusedDraining         *int `json:"ws_upgrades_refused_draining"`
+	WSRefusedCapacity         *int `json:"ws_upgrades_refused_capacity"`
+	WSRefusedProxy            *int `json:"ws_upgrades_refused_proxy"`
+
+	// Time to restore: from a close the client did not start to the end
+	// of the client's next opened handshake (0 when another of its
+	// connections was open); null without such a close that was restored.
+	// WSUnrestored counts the closes never followed by an open connection.
+	WSRestoreP50Ms *float64 `json:"ws_restore_p50_ms"`
+	WSRestoreP99Ms *float64 `json:"ws_restore_p99_ms"`
+	WSRestoreMaxMs *float64 `json:"ws_restore_max_ms"`
+	WSUnrestored   int      `json:"ws_unrestored"`
+
+	// Attempts per client: the most any client made, and the mean (null
+	// without a client).
+	WSAttemptsPerClientMax  int      `json:"ws_attempts_per_client_max"`
+	WSAttemptsPerClientMean *float64 `json:"ws_attempts_per_client_mean"`
+
+	// WSPeakHandshakes is the most handshakes one instance answered
+	// (101, or its own refusal) in one 100 ms bucket from T0 on;
+	// WSUpgradesPerS the acted-on replica's UPGRADES_PER_S (null: unset,
+	// no limit).
+	WSPeakHandshakes *int `json:"ws_peak_handshakes_per_100ms"`
+	WSUpgradesPerS   *int `json:"ws_upgrades_per_s"`
+
+	// Event accounting summed over the ws_client lines.
+	WSEventsDelivered   int `json:"ws_events_delivered"`
+	WSEventsDupRejected int `json:"ws_events_dup_rejected"`
+	WSEventsDupAccepted int `json:"ws_events_dup_accepted"`
+	WSEventsUnknown     int `json:"ws_events_unknown"`
+	WSEventsReplayed    int `json:"ws_events_replayed"`
+
+	// W6: WSBudgetMs = PRESTOP_MS + CLOSE_SPREAD_MS + CLOSE_DEADLINE_MS of
+	// the acted-on replica, WSBudgetFits whether it is less than the stop
+	// timeout. Null when the replica runs another mode than full, a
+	// variable does not parse, or (fits) the stop timeout is unknown.
+	WSBudgetMs   *float64 `json:"ws_budget_ms"`
+	WSBudgetFits *bool    `json:"ws_budget_fits"`
+}
+
+// The target environment variables the ws metrics read (targetapp's
+// Config; docs/scenarios.md).
+const (
+	envPrestopMs       = "PRESTOP_MS"
+	envCloseSpreadMs   = "CLOSE_SPREAD_MS"
+	envCloseDeadlineMs = "CLOSE_DEADLINE_MS"
+	envUpgradesPerS    = "UPGRADES_PER_S"
+)
+
+// defaultCloseDeadlineMs is the built-in targets' CLOSE_DEADLINE_MS when
+// the environment does not set it (targetapp.DefaultConfig); PRESTOP_MS
+// and CLOSE_SPREAD_MS default to 0.
+const defaultCloseDeadlineMs = 2000
+
+// wsBucketNs is the width of a handshake-rate bucket: 100 ms.
+const wsBucketNs = int64(100e6)
+
+// computeWS fills the WebSocket metrics of a ws run.
+func computeWS(m *Metrics, meta record.Meta, ws *WSLines) {
+	if !isWSRun(meta, ws) {
+		return
+	}
+	if ws == nil {
+		ws = &WSLines{}
+	}
+	w := &WSMetrics{WSClients: len(ws.Clients), WSAttempts: len(ws.Attempts)}
+	m.WSMetrics = w
+	acted := wsActedUpstream(meta)
+	w.WSClose1001, w.WSClose1006, w.WSCloseOther = wsCloseCodes(ws.Closes)
+	if win, ok := DeliveryWindow(meta); ok {
+		after := wsCloseTimes(ws, win.T0, acted)
+		w.WSCloseAfterSignalP50Ms, w.WSCloseAfterSignalP95Ms, w.WSCloseAfterSignalMaxMs = quantiles(after, 0.5, 0.95)
+	}
+	w.WSRestoreP50Ms, w.WSRestoreP99Ms, w.WSRestoreMaxMs, w.WSUnrestored = wsRestore(ws)
+	w.WSAttemptsPerClientMax, w.WSAttemptsPerClientMean = wsAttemptsPerClient(ws)
+	wsEventTotals(w, ws.Clients)
+	peak, at := wsPeakHandshakes(ws.Attempts, wsPeakBase(meta, ws), meta.Topology != "")
+	w.WSPeakHandshakes = &peak
+	if peak > 0 {
+		m.Notes = append(m.Notes, fmt.Sprintf("ws handshake peak: %d in the 100 ms bucket from %s ms after t0 at %s", peak, signedMs(float64(at.bucket*wsBucketNs)/1e6), at.instance))
+	}
+	i := ActedReplica(meta)
+	if i < 0 {
+		return
+	}
+	rep := meta.Replicas[i]
+	env := wsEnv{vars: rep.Env}
+	w.WSCloseSpreadMs = env.ms(envCloseSpreadMs)
+	w.WSUpgradesPerS = env.count(envUpgradesPerS)
+	for _, e := range rep.Events {
+		if e.Event == record.EventWSTerminated {
+			w.WSTerminated++
+		}
+	}
+	if t := firstEvent(rep.Events, record.EventReadyFalse); t > 0 {
+		wsAfterReadyFalse(w, ws.Attempts, t, acted)
+	}
+	if mode := upMode(rep.Events); mode == "" || mode == "full" {
+		w.WSBudgetMs, w.WSBudgetFits = wsBudget(&env, m.StopTimeoutS)
+	}
+	m.Notes = append(m.Notes, env.notes...)
+}
+
+// wsActedUpstream returns the test "this handshake's upstream is the
+// acted-on replica": always true on a direct topology; behind a proxy, the
+// upstream header names the replica ("name:port").
+func wsActedUpstream(meta record.Meta) func(string) bool {
+	if meta.Topology == "" {
+		return func(string) bool { return true }
+	}
+	i := ActedReplica(meta)
+	if i < 0 {
+		return func(string) bool { return false }
+	}
+	prefix := meta.Replicas[i].Name + ":"
+	return func(up string) bool { return strings.HasPrefix(up, prefix) }
+}
+
+// serverEnded reports whether the client did not start close c.
+func serverEnded(c *record.WSClose) bool { return c.ClosedBy != record.WSClosedByClient }
+
+// wsCloseCodes counts the closes the client did not start by code class.
+func wsCloseCodes(closes []record.WSClose) (c1001, c1006, other int) {
+	for i := range closes {
+		c := &closes[i]
+		switch {
+		case !serverEnded(c):
+		case c.Code == 1001:
+			c1001++
+		case c.Code == record.WSCodeAbnormal:
+			c1006++
+		default:
+			other++
+		}
+	}
+	return c1001, c1006, other
+}
+
+// wsCloseTimes returns, in ms after t0 and sorted, the close times of the
+// closes the client did not start that ended at or after t0 on a
+// connection whose handshake upstream passes acted.
+func wsCloseTimes(ws *WSLines, t0 int64, acted func(string) bool) []float64 {
+	up := map[uint64]string{}
+	for _, a := range ws.Attempts {
+		if a.Conn != 0 {
+			up[a.Conn] = a.Upstream
+		}
+	}
+	var out []float64
+	for i := range ws.Closes {
+		c := &ws.Closes[i]
+		if serverEnded(c) && c.Closed >= t0 && acted(up[c.Conn]) {
+			out = append(out, float64(c.Closed-t0)/1e6)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// quantiles returns the p and q quantiles (stat.Empirical, as the latency
+// metrics) and the maximum of sorted xs; nil for each without values.
+func quantiles(xs []float64, p, q float64) (*float64, *float64, *float64) {
+	if len(xs) == 0 {
+		return nil, nil, nil
+	}
+	return ptr(stat.Quantile(p, stat.Empirical, xs, nil)), ptr(stat.Quantile(q, stat.Empirical, xs, nil)), ptr(xs[len(xs)-1])
+}
+
+// wsRestore measures, for every close the client did not start, the time
+// until the client had an open connection again: 0 when another of its
+// connections was open at that moment, else the end of its first
+// handshake that opened after it. Closes never followed by an open
+// connection are counted, not timed.
+func wsRestore(ws *WSLines) (p50, p99, maxMs *float64, unrestored int) {
+	closedAt := map[uint64]int64{}
+	for _, c := range ws.Closes {
+		closedAt[c.Conn] = c.Closed
+	}
+	opened := map[int][]record.WSAttempt{}
+	for _, a := range ws.Attempts {
+		if a.Class == record.ClassOK {
+			opened[a.Client] = append(opened[a.Client], a)
+		}
+	}
+	var times []float64
+	for i := range ws.Closes {
+		c := &ws.Closes[i]
+		if !serverEnded(c) {
+			continue
+		}
+		best := int64(math.MaxInt64)
+		for _, a := range opened[c.Client] {
+			if a.Conn == c.Conn {
+				continue
+			}
+			end, closed := a.End, closedAt[a.Conn]
+			switch {
+			case end <= c.Closed && (closed == 0 || closed > c.Closed):
+				best = 0 // still connected through another connection
+			case end >= c.Closed:
+				best = min(best, end-c.Closed)
+			}
+		}
+		if best == math.MaxInt64 {
+			unrestored++
+			continue
+		}
+		times = append(times, float64(best)/1e6)
+	}
+	slices.Sort(times)
+	p50, p99, maxMs = quantiles(times, 0.5, 0.99)
+	return p50, p99, maxMs, unrestored
+}
+
+// wsAttemptsPerClient returns the most attempts one client made and the
+// mean over the clients (every client that printed a ws_client line or
+// made an attempt; nil without any).
+func wsAttemptsPerClient(ws *WSLines) (int, *float64) {
+	per := map[int]int{}
+	for _, c := range ws.Clients {
+		per[c.Client] += 0
+	}
+	for _, a := range ws.Attempts {
+		per[a.Client]++
+	}
+	if len(per) == 0 {
+		return 0, nil
+	}
+	most := 0
+	for _, n := range per {
+		most = max(most, n)
+	}
+	return most, ptr(float64(len(ws.Attempts)) / float64(len(per)))
+}
+
+// wsEventTotals sums the clients' event accounting into w: delivered is
+// received minus what the id cache rejected.
+func wsEventTotals(w *WSMetrics, clients []record.WSClient) {
+	for _, c := range clients {
+		w.WSEventsDelivered += c.Received - c.DupRejected
+		w.WSEventsDupRejected += c.DupRejected
+		w.WSEventsDupAccepted += c.DupAccepted
+		w.WSEventsUnknown += int(c.Unknown)
+		w.WSEventsReplayed += c.Replayed
+	}
+}
+
+// wsAfterReadyFalse counts the upgrades started at or after t (the
+// acted-on replica's ready_false): accepted by that replica, refused
+// draining, refused over capacity (by any instance), refused by a proxy.
+// A refusal header of another value is in no count; a note says so.
+func wsAfterReadyFalse(w *WSMetrics, attempts []record.WSAttempt, t int64, acted func(string) bool) {
+	var acc, drain, capa, proxy int
+	for _, a := range attempts {
+		switch {
+		case a.Start < t:
+		case a.Class == record.ClassOK && acted(a.Upstream):
+			acc++
+		case a.Status != 503:
+		case a.Refusal == record.RefusalDraining:
+			drain++
+		case a.Refusal == record.RefusalCapacity:
+			capa++
+		case a.Refusal == "":
+			proxy++
+		}
+	}
+	w.WSAcceptedAfterReadyFalse, w.WSRefusedDraining, w.WSRefusedCapacity, w.WSRefusedProxy = &acc, &drain, &capa, &proxy
+}
+
+// firstEvent is the time of the first event named name (0: none).
+func firstEvent(events []record.Event, name string) int64 {
+	for _, e := range events {
+		if e.Event == name {
+			return e.TimeNs
+		}
+	}
+	return 0
+}
+
+// upMode is the mode the replica's up event names ("" without one).
+func upMode(events []record.Event) string {
+	for _, e := range events {
+		if e.Event == record.EventUp {
+			return e.Mode
+		}
+	}
+	return ""
+}
+
+// wsEnv reads integer variables of a replica's environment; a value that
+// does not parse is null and leaves a note.
+type wsEnv struct {
+	vars  map[string]string
+	notes []string
+	noted map[string]bool
+}
+
+// int returns the variable's value and whether it is set; set with ok
+// false when it does not parse as a non-negative integer.
+func (e *wsEnv) int(name string) (n int, set, ok bool) {
+	s, set := e.vars[name]
+	if !set {
+		return 0, false, true
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		if e.noted[name] {
+			return 0, true, false
+		}
+		if e.noted == nil {
+			e.noted = map[string]bool{}
+		}
+		e.noted[name] = true
+		e.notes = append(e.notes, fmt.Sprintf("target env %s=%q is not a non-negative integer: ws metrics that read it are null", name, s))
+		return 0, true, false
+	}
+	return n, true, true
+}
+
+// ms is the variable as milliseconds; nil when unset or not a number.
+func (e *wsEnv) ms(name string) *float64 {
+	if n, set, ok := e.int(name); set && ok {
+		return ptr(float64(n))
+	}
+	return nil
+}
+
+// count is the variable as a count; nil when unset or not a number.
+func (e *wsEnv) count(name string) *int {
+	if n, set, ok := e.int(name); set && ok {
+		return ptr(n)
+	}
+	return nil
+}
+
+// wsBudget is W6: PRESTOP_MS + CLOSE_SPREAD_MS + CLOSE_DEADLINE_MS (unset:
+// the targets' defaults 0, 0 and defaultCloseDeadlineMs), and whether it
+// is less than the stop timeout (nil when that is unknown).
+func wsBudget(e *wsEnv, stopTimeoutS *int) (*float64, *bool) {
+	total := 0
+	for _, v := range []struct {
+		name string
+		def  int
+	}{{envPrestopMs, 0}, {envCloseSpreadMs, 0}, {envCloseDeadlineMs, defaultCloseDeadlineMs}} {
+		n, set, ok := e.int(v.name)
+		if !ok {
+			return nil, nil
+		}
+		if !set {
+			n = v.def
+		}
+		total += n
+	}
+	if stopTimeoutS == nil {
+		return ptr(float64(total)), nil
+	}
+	return ptr(float64(total)), ptr(total < *stopTimeoutS*1000)
+}

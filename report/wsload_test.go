@@ -1,0 +1,169 @@
+package report
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/shutdownlab/shutdownlab/record"
+)
+
+// wsRecords is a records.jsonl of a ws run: a start line, two clients (one
+// closed by the server and back 250 ms later, one never back), their
+// totals.
+const wsRecords = `{"type":"start","load_start_ns":1}
+{"type":"ws_attempt","client":0,"attempt":1,"conn":1,"cause":"start","start_ns":1899999999000000000,"end_ns":1899999999001000000,"status":101,"class":"ok"}
+{"type":"ws_attempt","client":1,"attempt":1,"conn":2,"cause":"start","start_ns":1899999999000000000,"end_ns":1899999999001000000,"status":101,"class":"ok"}
+{"type":"ws_close","client":0,"attempt":1,"conn":1,"opened_ns":1899999999001000000,"closed_ns":1900000000100000000,"code":1001,"closed_by":"server","received":10}
+{"type":"ws_close","client":1,"attempt":1,"conn":2,"opened_ns":1899999999001000000,"closed_ns":1900000000300000000,"code":1006,"closed_by":"abnormal","received":12}
+{"type":"ws_attempt","client":1,"attempt":2,"cause":"error","start_ns":1900000000310000000,"end_ns":1900000000311000000,"status":503,"refusal":"draining","class":"http_error"}
+{"type":"ws_attempt","client":0,"attempt":2,"conn":3,"cause":"close","start_ns":1900000000300000000,"end_ns":1900000000350000000,"status":101,"class":"ok"}
+{"type":"ws_close","client":0,"attempt":2,"conn":3,"opened_ns":1900000000350000000,"closed_ns":1900000001000000000,"code":1000,"closed_by":"client","received":3,"gaps":1,"skipped":2}
+{"type":"ws_client","client":0,"attempts":2,"opened":2,"failed":0,"closes":2,"received":13,"gaps":1,"skipped":2,"unknown":2}
+{"type":"ws_client","client":1,"attempts":2,"opened":1,"failed":1,"closes":1,"received":12,"unknown":0}
+`
+
+// wsMeta is the Meta of that run: a full-mode replica signalled at wsT0,
+// readiness failed at +5 ms, one peer terminated at its deadline.
+func wsMeta() record.Meta {
+	ten := 10
+	return record.Meta{Valid: true,
+		Action: &record.Action{Kind: record.ActionStop, SentNs: wsT0, ReturnedNs: wsAt(2500)},
+		Replicas: []record.Replica{{Name: "replica-0", StopTimeoutS: &ten, Exited: true, ExitCode: new(int), ExitedNs: wsAt(2400),
+			Env: map[string]string{"CLOSE_SPREAD_MS": "500", "UPGRADES_PER_S": "50", "PRESTOP_MS": "1000"},
+			Events: []record.Event{{TimeNs: wsAt(-5000), Event: record.EventUp, Mode: "full"},
+				{TimeNs: wsAt(1), Event: record.EventSignal}, {TimeNs: wsAt(5), Event: record.EventReadyFalse},
+				{TimeNs: wsAt(2300), Event: record.EventWSTerminated}}}}}
+}
+
+// readWS reads wsRecords as report does.
+func readWS(t *testing.T, text string) ([]record.Request, *WSLines) {
+	t.Helper()
+	ws := &WSLines{}
+	var reqs []record.Request
+	err := readRecords(strings.NewReader(text), "records.jsonl", func(r *record.Request) error {
+		reqs = append(reqs, *r)
+		return nil
+	}, nil, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reqs, ws
+}
+
+// TestComputeWS computes a whole ws run from its records file.
+func TestComputeWS(t *testing.T) {
+	reqs, ws := readWS(t, wsRecords)
+	if len(ws.Attempts) != 4 || len(ws.Closes) != 3 || len(ws.Clients) != 2 || ws.Starts != 1 || len(reqs) != 0 {
+		t.Fatalf("read %d attempts, %d closes, %d clients, %d starts, %d reqs", len(ws.Attempts), len(ws.Closes), len(ws.Clients), ws.Starts, len(reqs))
+	}
+	m := ComputeWS(wsMeta(), reqs, ws)
+	if !m.AccountingOK {
+		t.Errorf("accounting failed: %v", m.Notes)
+	}
+	w := m.WSMetrics
+	if w == nil {
+		t.Fatal("no ws metrics")
+	}
+	checks := []struct {
+		name string
+		got  Value
+		want float64
+	}{
+		{"ws_clients", intV(w.WSClients), 2},
+		{"ws_attempts", intV(w.WSAttempts), 4},
+		{"ws_close_1001", intV(w.WSClose1001), 1},
+		{"ws_close_1006", intV(w.WSClose1006), 1},
+		{"ws_close_other", intV(w.WSCloseOther), 0},
+		{"ws_close_after_signal_p50_ms", floatP(w.WSCloseAfterSignalP50Ms), 100},
+		{"ws_close_after_signal_max_ms", floatP(w.WSCloseAfterSignalMaxMs), 300},
+		{"ws_close_spread_ms", floatP(w.WSCloseSpreadMs), 500},
+		{"ws_terminated", intV(w.WSTerminated), 1},
+		{"ws_upgrades_accepted_after_ready_false", intP(w.WSAcceptedAfterReadyFalse), 1},
+		{"ws_upgrades_refused_draining", intP(w.WSRefusedDraining), 1},
+		{"ws_restore_max_ms", floatP(w.WSRestoreMaxMs), 250},
+		{"ws_unrestored", intV(w.WSUnrestored), 1},
+		{"ws_attempts_per_client_max", intV(w.WSAttemptsPerClientMax), 2},
+		{"ws_peak_handshakes_per_100ms", intP(w.WSPeakHandshakes), 2},
+		{"ws_upgrades_per_s", intP(w.WSUpgradesPerS), 50},
+		{"ws_events_delivered", intV(w.WSEventsDelivered), 25},
+		{"ws_events_unknown", intV(w.WSEventsUnknown), 2},
+		{"ws_budget_ms", floatP(w.WSBudgetMs), 3500},
+		{"ws_budget_fits", boolP(w.WSBudgetFits), 1},
+	}
+	for _, c := range checks {
+		if c.got.Null || c.got.V != c.want {
+			t.Errorf("%s = %+v, want %g", c.name, c.got, c.want)
+		}
+		if v, ok := m.Value(c.name); !ok || v != c.got {
+			t.Errorf("catalog %s = %+v %v, want %+v", c.name, v, ok, c.got)
+		}
+	}
+	if !strings.Contains(strings.Join(m.Notes, "\n"), "ws handshake peak: 2 in the 100 ms bucket from +300 ms after t0 at the target") {
+		t.Errorf("no peak note: %v", m.Notes)
+	}
+}
+
+// TestComputeWSOnlyForWSRuns: an agent run has no ws metrics (and no ws
+// rows), a ws run has them whatever their values.
+func TestComputeWSOnlyForWSRuns(t *testing.T) {
+	agent := Compute(record.Meta{Valid: true}, []record.Request{{Type: "req", Class: record.ClassOK}})
+	if agent.WSMetrics != nil {
+		t.Errorf("agent run has ws metrics")
+	}
+	_, ws := readWS(t, wsRecords)
+	wsRun := ComputeWS(wsMeta(), nil, ws)
+	for _, d := range Rows([]*Metrics{&agent}) {
+		if strings.HasPrefix(d.Name, "ws_") {
+			t.Errorf("row %s for an agent run", d.Name)
+		}
+	}
+	n := 0
+	for _, d := range Rows([]*Metrics{&agent, &wsRun}) {
+		if d.Optional == NeedsWS {
+			n++
+		}
+	}
+	if n != len(wsDefs) {
+		t.Errorf("%d ws rows with a ws run, want %d", n, len(wsDefs))
+	}
+}
+
+// TestWSAccounting: the runner's rule, applied again to the saved run.
+func TestWSAccounting(t *testing.T) {
+	tests := []struct {
+		name, records string
+		reqs          int
+		want          string // "" = accounts for itself
+	}{
+		{"whole", wsRecords, 0, ""},
+		{"no start line", strings.Replace(wsRecords, `{"type":"start","load_start_ns":1}`+"\n", "", 1), 0, "0 start lines"},
+		{"a req line", wsRecords, 1, "1 req lines in a ws run"},
+		{"a client line missing", strings.Replace(wsRecords, `{"type":"ws_client","client":1,`, `{"type":"later","client":1,`, 1), 0,
+			"ws client 1: 0 ws_client lines"},
+		{"an attempt missing", strings.Replace(wsRecords, `"attempt":2,"cause":"error"`, `"attempt":2,"cause":"error","type":"x"`, 1), 0,
+			"ws client 1: attempts: client line 2, records 1"},
+	}
+	for _, tt := range tests {
+		_, ws := readWS(t, tt.records)
+		got := ""
+		for _, err := range checkWSAccounting(tt.reqs, ws) {
+			got += err.Error() + "\n"
+		}
+		if tt.want == "" && got != "" || !strings.Contains(got, tt.want) {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
+		if got != "" && !strings.HasPrefix(got, "ws accounting: ") {
+			t.Errorf("%s: %q lacks the ws accounting prefix", tt.name, got)
+		}
+	}
+}
+
+// TestReadRecordsWSMalformed: a ws line that does not decode is an error
+// naming the file and line, as any other line.
+func TestReadRecordsWSMalformed(t *testing.T) {
+	bad := `{"type":"start","load_start_ns":1}` + "\n" + `{"type":"ws_close","client":0,"code":"1001"}` + "\n"
+	err := ReadRecords(strings.NewReader(bad), "records.jsonl", func(*record.Request) error { return nil }, nil)
+	if err == nil || !strings.Contains(err.Error(), "records.jsonl:2: ws_close line:") {
+		t.Errorf("err = %v, want records.jsonl:2: ws_close line: ...", err)
+	}
+}
