@@ -1,0 +1,98 @@
+package report
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/shutdownlab/shutdownlab/record"
+)
+
+// firstEvent is the time of the first event named name (0: none).
+func firstEvent(events []record.Event, name string) int64 {
+	for _, e := range events {
+		if e.Event == name {
+			return e.TimeNs
+		}
+	}
+	return 0
+}
+
+// upMode is the mode the replica's up event names ("" without one).
+func upMode(events []record.Event) string {
+	for _, e := range events {
+		if e.Event == record.EventUp {
+			return e.Mode
+		}
+	}
+	return ""
+}
+
+// wsEnv reads integer variables of a replica's environment; a value that
+// does not parse is null and leaves a note.
+type wsEnv struct {
+	vars  map[string]string
+	notes []string
+	noted map[string]bool
+}
+
+// int returns the variable's value and whether it is set; set with ok
+// false when it does not parse as a non-negative integer.
+func (e *wsEnv) int(name string) (n int, set, ok bool) {
+	s, set := e.vars[name]
+	if !set {
+		return 0, false, true
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		if e.noted[name] {
+			return 0, true, false
+		}
+		if e.noted == nil {
+			e.noted = map[string]bool{}
+		}
+		e.noted[name] = true
+		e.notes = append(e.notes, fmt.Sprintf("target env %s=%q is not a non-negative integer: ws metrics that read it are null", name, s))
+		return 0, true, false
+	}
+	return n, true, true
+}
+
+// ms is the variable as milliseconds; nil when unset or not a number.
+func (e *wsEnv) ms(name string) *float64 {
+	if n, set, ok := e.int(name); set && ok {
+		return ptr(float64(n))
+	}
+	return nil
+}
+
+// count is the variable as a count; nil when unset or not a number.
+func (e *wsEnv) count(name string) *int {
+	if n, set, ok := e.int(name); set && ok {
+		return ptr(n)
+	}
+	return nil
+}
+
+// wsBudget is W6: PRESTOP_MS + CLOSE_SPREAD_MS + CLOSE_DEADLINE_MS (unset:
+// the targets' defaults 0, 0 and defaultCloseDeadlineMs), and whether it
+// is less than the stop timeout (nil when that is unknown).
+func wsBudget(e *wsEnv, stopTimeoutS *int) (*float64, *bool) {
+	total := 0
+	for _, v := range []struct {
+		name string
+		def  int
+	}{{envPrestopMs, 0}, {envCloseSpreadMs, 0}, {envCloseDeadlineMs, defaultCloseDeadlineMs}} {
+		n, set, ok := e.int(v.name)
+		if !ok {
+			return nil, nil
+		}
+		if !set {
+			n = v.def
+		}
+		total += n
+	}
+	if stopTimeoutS == nil {
+		return ptr(float64(total)), nil
+	}
+	return ptr(float64(total)), ptr(total < *stopTimeoutS*1000)
+}
