@@ -162,13 +162,22 @@ type WSClose struct {
 	// ended (the close frame arrived, or the read failed).
 	Opened int64 `json:"opened_ns"`
 	Closed int64 `json:"closed_ns"`
+	// CloseFrame is when the server's close frame arrived, set only by a
+	// raw peer (Config.RawPeers in loadgen/ws), which never answers it and
+	// reads on until the server ends the TCP connection: Closed −
+	// CloseFrame is how long the server let an unanswered close stand (its
+	// close deadline), unless Error says the driver stopped first. 0 when
+	// no close frame arrived.
+	CloseFrame int64 `json:"close_frame_ns,omitempty"`
 	// Code and Reason are the close frame's (WSCodeAbnormal and empty when
 	// none arrived).
 	Code   int    `json:"code"`
 	Reason string `json:"reason,omitempty"`
 	// ClosedBy is WSClosedByServer, WSClosedByClient or WSClosedAbnormal.
 	ClosedBy string `json:"closed_by"`
-	// Error is the read error that ended an abnormal connection.
+	// Error is the read error that ended an abnormal connection; for a
+	// raw peer also what ended the connection after a close frame when it
+	// was not the server (the driver stopping).
 	Error string `json:"error,omitempty"`
 	// LastSeq is the client's highest delivered sequence number when the
 	// connection ended (0 when none): where a resume cursor starts.

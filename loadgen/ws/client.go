@@ -72,7 +72,12 @@ type client struct {
 // the client's totals.
 func (c *client) run(ctx context.Context) {
 	c.chains.Add(1)
-	go c.chain(ctx, "start", c.cfg.Ramp*time.Duration(c.id)/time.Duration(c.cfg.Clients), 0)
+	delay := c.cfg.Ramp * time.Duration(c.id) / time.Duration(c.cfg.Clients)
+	if c.id < c.cfg.RawPeers {
+		go c.rawChain(ctx, delay)
+	} else {
+		go c.chain(ctx, "start", delay, 0)
+	}
 	c.chains.Wait()
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -272,6 +272,8 @@ func TestConfigValidate(t *testing.T) {
 		{"unbounded", func(c *Config) { c.Duration = 0 }, "duration 0s"},
 		{"bad policy", func(c *Config) { c.Policy.Kind = "" }, `policy ""`},
 		{"ramp past the duration", func(c *Config) { c.Ramp = 2 * time.Second }, "ramp 2s"},
+		{"more raw peers than clients", func(c *Config) { c.RawPeers = 2 }, "raw peers 2"},
+		{"negative raw peers", func(c *Config) { c.RawPeers = -1 }, "raw peers -1"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			c := good
