@@ -8,8 +8,9 @@ import (
 )
 
 // headlineExtra are optional metrics the terminal table shows when some
-// run has them (a scenario with writes or a baseline).
-var headlineExtra = []string{"ghost_writes", "clean_failures", "lost_writes", "unknown_writes", "p99_vs_baseline"}
+// run has them (a scenario with writes, a baseline, or a WebSocket load).
+var headlineExtra = []string{"ghost_writes", "clean_failures", "lost_writes", "unknown_writes", "p99_vs_baseline",
+	"ws_close_1006", "ws_close_after_signal_p95_ms", "ws_restore_p99_ms", "ws_unrestored", "ws_peak_handshakes_per_100ms", "ws_events_unknown"}
 
 // headlineFor is the terminal table's metric list for res: headline, plus
 // each of headlineExtra that has a value in some run.
