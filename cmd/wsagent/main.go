@@ -44,6 +44,10 @@ func run(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) int {
 		if err != nil {
 			return err
 		}
+		nofile, err := checkNoFile(cfg.Clients)
+		if err != nil {
+			return err
+		}
 		ctx, cancel := c.StopOn(sig, fmt.Sprintf(" (closing every connection, up to %v)", cfg.CloseTimeout))
 		defer cancel()
 		if err := c.WaitReady(ctx, f.ready, *f.target, ""); err != nil {
@@ -51,7 +55,7 @@ func run(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) int {
 		}
 		sink := &ws.LineSink{W: stdout}
 		cfg.OnStarted = func() { sink.Start(time.Now().UnixNano()) }
-		c.Logf("%d clients on %s, policy %s, ramp %v", cfg.Clients, cfg.URL, cfg.Policy.Kind, cfg.Ramp)
+		c.Logf("%d clients on %s, policy %s, ramp %v, open-file limit %d", cfg.Clients, cfg.URL, cfg.Policy.Kind, cfg.Ramp, nofile)
 		if err := ws.Run(ctx, cfg, sink); err != nil {
 			return agentcmd.Exit(agentcmd.ExitUsage, err)
 		}

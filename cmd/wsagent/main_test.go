@@ -139,3 +139,16 @@ func TestWSAgentBadFlags(t *testing.T) {
 		}
 	}
 }
+
+// More clients than the open-file limit allows are refused up front,
+// naming the limit, instead of failing as if the server refused them.
+func TestWSAgentNoFileLimit(t *testing.T) {
+	lim, err := checkNoFile(1)
+	if err != nil || lim == 0 {
+		t.Skipf("no open-file limit to test against (%d, %v)", lim, err)
+	}
+	_, err = checkNoFile(int(lim))
+	if err == nil || !strings.Contains(err.Error(), "raise the container's limit") {
+		t.Fatalf("checkNoFile(%d): %v, want a refusal naming the limit", lim, err)
+	}
+}

@@ -47,9 +47,6 @@ type ContainerSpec struct {
 	// is one CPU).
 	NanoCPUs    int64
 	MemoryBytes int64
-	// NoFile, when > 0, sets the container's open-file limit (soft and
-	// hard), for a process that holds many connections.
-	NoFile int64
 }
 
 // Container is a created and started container.
@@ -84,9 +81,6 @@ func (e *Engine) Run(ctx context.Context, spec ContainerSpec) (*Container, error
 	}
 	hc.NanoCPUs = spec.NanoCPUs
 	hc.Memory = spec.MemoryBytes
-	if spec.NoFile > 0 {
-		hc.Ulimits = []*container.Ulimit{{Name: "nofile", Soft: spec.NoFile, Hard: spec.NoFile}}
-	}
 	var nc *network.NetworkingConfig
 	if spec.Network != "" {
 		hc.NetworkMode = container.NetworkMode(spec.Network)

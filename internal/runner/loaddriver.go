@@ -59,21 +59,6 @@ var loadDrivers = map[scenarios.LoadKind]func() loadDriver{
 	scenarios.LoadWS:    func() loadDriver { return &wsDriver{} },
 }
 
-// fdLimiter is implemented by a driver whose load holds more connections
-// than the engine's default open-file limit allows: noFile is the limit
-// its container and the targets get (docker.ContainerSpec.NoFile).
-type fdLimiter interface {
-	noFile() int64
-}
-
-// noFileFor is driver d's open-file limit (0: the engine's default).
-func noFileFor(d loadDriver) int64 {
-	if l, ok := d.(fdLimiter); ok {
-		return l.noFile()
-	}
-	return 0
-}
-
 // newLoadDriver returns a driver for kind ("" is the default kind, the
 // load agent).
 func newLoadDriver(kind scenarios.LoadKind) (loadDriver, error) {

@@ -13,11 +13,6 @@ import (
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
-// wsNoFile is the open-file limit of a ws run's containers: one agent
-// holds every client's connection (10 000 and more), and each target as
-// many streams.
-const wsNoFile = 65536
-
 // wsDriver is the WebSocket load agent (cmd/wsagent, load.kind ws):
 // load.ws.clients long-lived connections on the target's event stream.
 // Its lines (ws_attempt, ws_close, ws_client) are its own: observe tallies
@@ -94,9 +89,6 @@ func (*wsDriver) bound(spec scenarios.Spec) time.Duration {
 	w := spec.Load.WS
 	return spec.Load.Duration.D() + w.CloseTimeout.D() + w.HandshakeTimeout.D()
 }
-
-// noFile raises the open-file limit of the agent and the targets.
-func (*wsDriver) noFile() int64 { return wsNoFile }
 
 // observe tallies one ws line; a line that does not decode is kept as
 // malformed.

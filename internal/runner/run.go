@@ -237,7 +237,6 @@ func (x *run) startReplica(ctx context.Context, i int, labels map[string]string)
 		Name: x.replicaName(i), Image: x.targetRef, Env: env, Labels: labels,
 		Network: x.network, Aliases: []string{replicaAlias(i)},
 		Init: t.Init, StopTimeout: stopTimeout,
-		NoFile: noFileFor(x.load),
 	})
 	if err != nil {
 		return nil, err
@@ -282,7 +281,7 @@ func (x *run) startAgent(ctx context.Context, labels map[string]string) error {
 	}
 	c, err := x.r.eng.Run(ctx, docker.ContainerSpec{
 		Name: x.name + "-agent", Image: image, Cmd: x.load.args(x),
-		Labels: labels, Network: x.network, NoFile: noFileFor(x.load),
+		Labels: labels, Network: x.network,
 	})
 	if err != nil {
 		return fmt.Errorf("%s: %w", x.load.name(), err)
