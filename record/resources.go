@@ -9,6 +9,10 @@ type ResourceSample struct {
 	// TimeNs is when the reading was taken (wall clock, Unix ns); every
 	// process of one tick carries the same TimeNs.
 	TimeNs int64 `json:"ts_ns"`
+	// Replica names the target replica whose container the process
+	// belongs to ("replica-0"); empty when the sampler was not run for a
+	// replica.
+	Replica string `json:"replica,omitempty"`
 	// PID is the process id, in the PID namespace of the /proc read.
 	PID int `json:"pid"`
 	// PPID is its parent's pid (how a child of a sampled root was found).
@@ -22,4 +26,38 @@ type ResourceSample struct {
 	RSSBytes int64 `json:"rss_bytes"`
 	// Threads counts its threads (/proc/PID/task entries).
 	Threads int `json:"threads"`
+}
+
+// ResourceRun is how a run's resource sampling went (Meta.Resources): the
+// samples themselves are a file of the run directory (one
+// ResourceSample per line), this says what was sampled and, when nothing
+// could be, why, so a report never shows an absent series as zeros.
+type ResourceRun struct {
+	// IntervalMs is the time between two ticks.
+	IntervalMs float64 `json:"interval_ms"`
+	// Replicas has one entry per target replica, in Meta.Replicas order.
+	Replicas []ResourceReplica `json:"replicas"`
+}
+
+// ResourceReplica is the sampling of one replica's process tree.
+type ResourceReplica struct {
+	// Name is the replica's alias ("replica-0").
+	Name string `json:"name"`
+	// PID is its container's init process in the engine's PID namespace
+	// (0: the engine gave none).
+	PID int `json:"pid,omitempty"`
+	// Sampled is true when its process tree was read from this host's
+	// /proc; NotSampled then is empty. Otherwise NotSampled says why
+	// (the engine's /proc is not this host's: remote or rootless Docker;
+	// the container was gone), and the run has no samples for it.
+	Sampled    bool   `json:"sampled"`
+	NotSampled string `json:"not_sampled,omitempty"`
+	// Samples and Ticks count what was taken; StoppedBy says why sampling
+	// ended ("gone": the container exited; "context": the run ended;
+	// "max_samples": the bound); Error is a /proc read that failed
+	// mid-run (the samples before it are kept).
+	Samples   int    `json:"samples"`
+	Ticks     int    `json:"ticks"`
+	StoppedBy string `json:"stopped_by,omitempty"`
+	Error     string `json:"error,omitempty"`
 }

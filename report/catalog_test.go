@@ -93,7 +93,7 @@ var falseWhenFilled = map[string]string{
 // by name.
 func filled(t *testing.T) (*Metrics, map[string]float64) {
 	t.Helper()
-	m := &Metrics{ProbeMetrics: &ProbeMetrics{}, WSMetrics: &WSMetrics{}}
+	m := &Metrics{ProbeMetrics: &ProbeMetrics{}, WSMetrics: &WSMetrics{}, ResourceMetrics: &ResourceMetrics{}}
 	rv := reflect.ValueOf(m).Elem()
 	want := map[string]float64{}
 	for i, f := range metricFields(t) {

@@ -190,6 +190,9 @@ func loadRun(rd string) (Run, error) {
 	}
 	run.Meta = meta
 	run.Metrics = ComputeWS(meta, reqs, ws)
+	if err := addResources(rd, &run); err != nil {
+		return run, err
+	}
 	run.Valid, run.Reason = RunValidity(meta, &run.Metrics)
 	// A run the runner marked invalid keeps its own reason (its records
 	// may be missing precisely because it never got to load); otherwise

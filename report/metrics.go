@@ -118,6 +118,10 @@ type Metrics struct {
 	// The WebSocket metrics of a ws run (load.kind ws); nil, and absent
 	// from the JSON, otherwise.
 	*WSMetrics
+	// The resource metrics of a run with samples of its acted-on replica
+	// (resources.go: read from the resources file, not Compute); nil, and
+	// absent from the JSON, otherwise.
+	*ResourceMetrics
 
 	// Harness cost, copied from the Meta.
 	SetupMs    float64 `json:"setup_ms"`

@@ -70,6 +70,11 @@ func writeLatencyPlot(name, scenario string, v *Variant, r *Run) error {
 		return err
 	}
 	d := lb.finish(MaxLatencyPoints)
+	samples, err := ReadResources(filepath.Dir(name))
+	if err != nil {
+		return err
+	}
+	d.FDs = fdSeriesOf(samples, loadStart(r.Meta, lb.pts))
 	b, err := renderLatency(d, fmt.Sprintf("%s · %s · run %d", scenario, v.Label, r.Meta.Run))
 	if err != nil {
 		return err
@@ -145,6 +150,9 @@ type latencyData struct {
 	// NeverExited is true when an action fired and the acted-on replica
 	// did not exit within the observation window.
 	NeverExited bool
+	// FDs are the replicas' open-fd totals over time (resource samples;
+	// none: no fd panel is drawn).
+	FDs []fdSeries
 }
 
 // latencyBuilder collects compact points while records stream by.

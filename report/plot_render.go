@@ -208,8 +208,12 @@ func renderLatency(d latencyData, title string) ([]byte, error) {
 		xmin, xmax = math.Min(xmin, m.X), math.Max(xmax, m.X)
 	}
 	p.Add(failures...)
+	xmin, xmax = fdRange(d.FDs, xmin, xmax)
 	p.X.Min, p.X.Max = xmin, xmax+math.Max(0.02*(xmax-xmin), 0.01)
 	p.Y.Min, p.Y.Max = 0, math.Max(ymax*1.05, 1)
+	if len(d.FDs) > 0 {
+		return renderWithFDs(p, leg, d)
+	}
 
 	return renderPNG(latencyW, latencyH, func(c draw.Canvas) error {
 		p.Draw(draw.Crop(c, 0, -legendW, 0, 0))

@@ -161,6 +161,9 @@ type State struct {
 	StopSignal  string
 	// Init reports whether Docker's init runs as PID 1.
 	Init bool
+	// Pid is the container's init process as the engine's PID namespace
+	// numbers it (inspect's State.Pid); 0 when it is not running.
+	Pid int
 	// Labels are the container's labels.
 	Labels map[string]string
 	// IPs maps each attached network's name to the container's IPv4
@@ -187,6 +190,7 @@ func (e *Engine) Inspect(ctx context.Context, id string) (State, error) {
 		s.Status = string(st.Status)
 		s.Running = st.Running
 		s.ExitCode = st.ExitCode
+		s.Pid = st.Pid
 		s.OOMKilled = st.OOMKilled
 		s.Error = st.Error
 		s.StartedAt = parseTime(st.StartedAt)

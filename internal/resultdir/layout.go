@@ -45,6 +45,10 @@ const (
 	ProxyLogFile    = "proxy.log"
 	// LatencyPlotFile is report's latency plot of the run.
 	LatencyPlotFile = "latency.png"
+	// ResourcesFile is the target replicas' resource samples, one
+	// record.ResourceSample per line (absent: nothing was sampled;
+	// record.Meta.Resources says why).
+	ResourcesFile = "resources.jsonl"
 )
 
 // AppLog is the file holding a replica's stdout and stderr.

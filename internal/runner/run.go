@@ -52,7 +52,10 @@ type run struct {
 	killsErr string
 	// follow is the agent's output stream (nil before it started).
 	follow *agentFollow
-	mu     sync.Mutex // guards replicas and agent while set-up runs in parallel
+	// sampler samples the replicas' processes (resources.go); nil until
+	// the first replica started.
+	sampler *resourceSampler
+	mu      sync.Mutex // guards replicas, agent and sampler while set-up runs in parallel
 }
 
 // runOnce performs one repetition of a variant and returns its Meta. It
@@ -89,6 +92,9 @@ func (r *Runner) runOnce(ctx context.Context, v scenarios.Variant, i int, dir st
 	defer cancel()
 	tEnd := time.Now()
 	x.meta.OverlappedWith = x.overlapped(cctx, overlap)
+	if serr := x.endSampling(); serr != nil && err == nil {
+		err = serr
+	}
 	if cerr := x.collect(cctx); cerr != nil && err == nil {
 		err = cerr
 	}
@@ -244,6 +250,7 @@ func (x *run) startReplica(ctx context.Context, i int, labels map[string]string)
 	x.mu.Lock()
 	x.replicas = append(x.replicas, c)
 	x.mu.Unlock()
+	x.sampleReplica(ctx, i, c)
 	return c, nil
 }
 

@@ -1,0 +1,190 @@
+package runner
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/shutdownlab/shutdownlab/internal/docker"
+	"github.com/shutdownlab/shutdownlab/internal/resources"
+	"github.com/shutdownlab/shutdownlab/internal/resultdir"
+	"github.com/shutdownlab/shutdownlab/record"
+)
+
+// Bounds of the resource sampling of a run's replicas.
+const (
+	// sampleInterval is the time between two reads of a replica's
+	// process tree.
+	sampleInterval = 100 * time.Millisecond
+	// sampleMaxSamples bounds the samples kept per replica (one per
+	// process per tick): ~1000 s of ten processes.
+	sampleMaxSamples = 100000
+	// sampleMaxTime bounds a sampler that nothing stopped (it is stopped
+	// before collect on every path of runOnce; this is the backstop).
+	sampleMaxTime = 2 * time.Hour
+	// sampleStopBound bounds the wait for the samplers to return once
+	// told to stop (one /proc walk).
+	sampleStopBound = 10 * time.Second
+)
+
+// procRoot is the /proc the samplers read: the host's, where a local
+// engine's container processes live. Tests point it at a fake tree.
+var procRoot = "/proc"
+
+// resourceSampler samples the process tree of every target replica
+// (internal/resources) from the moment its container started until it
+// exits or the run ends: open fds, RSS, processes and threads, every
+// sampleInterval.
+type resourceSampler struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	mu     sync.Mutex
+	reps   []*replicaSampling
+}
+
+// replicaSampling is one replica's sampler and, once done, its result.
+type replicaSampling struct {
+	info    record.ResourceReplica
+	samples []record.ResourceSample
+	done    chan struct{}
+}
+
+// sampleReplica starts sampling replica i's container c (just started).
+// When its processes cannot be read from this host's /proc, the replica
+// is recorded as not sampled, with the reason; the run goes on.
+func (x *run) sampleReplica(ctx context.Context, i int, c *docker.Container) {
+	x.mu.Lock()
+	if x.sampler == nil {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), sampleMaxTime)
+		x.sampler = &resourceSampler{ctx: sctx, cancel: cancel}
+	}
+	s := x.sampler
+	x.mu.Unlock()
+	rs := &replicaSampling{info: record.ResourceReplica{Name: replicaAlias(i)}, done: make(chan struct{})}
+	s.mu.Lock()
+	s.reps = append(s.reps, rs)
+	s.mu.Unlock()
+	st, err := x.r.eng.Inspect(ctx, c.ID)
+	if err != nil {
+		rs.info.NotSampled = "inspect: " + err.Error()
+		close(rs.done)
+		return
+	}
+	rs.info.PID = st.Pid
+	if why := procOf(procRoot, st.Pid, c.ID); why != "" {
+		rs.info.NotSampled = why
+		close(rs.done)
+		return
+	}
+	// The first tick is read here, so that a tree this process may not
+	// read (another user's) is known at once, and the series has a sample
+	// from the container's start whenever the run ends.
+	first, err := resources.Snapshot(procRoot, []int{st.Pid}, true, time.Now().UnixNano())
+	if err != nil {
+		rs.info.NotSampled = err.Error()
+		close(rs.done)
+		return
+	}
+	rs.info.Sampled = true
+	rs.add(first, 1)
+	if len(first) == 0 {
+		rs.info.StoppedBy = resources.StoppedByGone
+		close(rs.done)
+		return
+	}
+	go rs.run(s.ctx, st.Pid)
+}
+
+// add keeps samples, named by the replica, and counts ticks.
+func (rs *replicaSampling) add(samples []record.ResourceSample, ticks int) {
+	for k := range samples {
+		samples[k].Replica = rs.info.Name
+	}
+	rs.samples = append(rs.samples, samples...)
+	rs.info.Samples, rs.info.Ticks = len(rs.samples), rs.info.Ticks+ticks
+}
+
+// run samples pid's process tree until ctx ends or the tree is gone.
+func (rs *replicaSampling) run(ctx context.Context, pid int) {
+	defer close(rs.done)
+	res, err := resources.Run(ctx, resources.Config{Proc: procRoot, PIDs: []int{pid}, Children: true,
+		Interval: sampleInterval, MaxSamples: sampleMaxSamples})
+	rs.add(res.Samples, res.Ticks)
+	rs.info.StoppedBy = res.StoppedBy
+	if err != nil {
+		rs.info.Error = err.Error()
+	}
+}
+
+// procOf says why pid, the engine's PID of container id, cannot be
+// sampled from proc ("" when it can): the engine gave none, or proc is not
+// the engine's PID namespace (rootless, remote or Desktop Docker), which
+// shows as no such process or a process of another cgroup.
+func procOf(proc string, pid int, id string) string {
+	if pid <= 0 {
+		return "the engine gave no PID for the container (not running)"
+	}
+	b, err := os.ReadFile(filepath.Join(proc, strconv.Itoa(pid), "cgroup"))
+	if err != nil {
+		return fmt.Sprintf("PID %d (the engine's) cannot be read in this host's %s (%v): the engine's PID namespace is not this host's (remote, rootless or Desktop Docker)",
+			pid, proc, err)
+	}
+	if !bytes.Contains(b, []byte(id)) {
+		return fmt.Sprintf("PID %d in this host's %s is not the container's (its cgroup does not name container %.12s): the engine's PID namespace is not this host's (remote, rootless or Desktop Docker)",
+			pid, proc, id)
+	}
+	return ""
+}
+
+// endSampling stops the samplers (bounded), writes their samples to the
+// run directory's resources file and records how sampling went in the
+// run's Meta. Nothing sampled (no replica started) leaves the Meta alone.
+func (x *run) endSampling() error {
+	x.mu.Lock()
+	s := x.sampler
+	x.mu.Unlock()
+	if s == nil {
+		return nil
+	}
+	s.cancel()
+	s.mu.Lock()
+	reps := slices.Clone(s.reps)
+	s.mu.Unlock()
+	deadline := time.NewTimer(sampleStopBound)
+	defer deadline.Stop()
+	out := &record.ResourceRun{IntervalMs: ms(sampleInterval)}
+	var all []record.ResourceSample
+	for _, rs := range reps {
+		select {
+		case <-rs.done:
+			all = append(all, rs.samples...)
+		case <-deadline.C:
+			return fmt.Errorf("resource sampler of %s still running %s after it was told to stop", rs.info.Name, sampleStopBound)
+		}
+		out.Replicas = append(out.Replicas, rs.info)
+		if rs.info.NotSampled != "" {
+			x.r.opts.Progress.Logf("resources of %s not sampled: %s", rs.info.Name, rs.info.NotSampled)
+		}
+	}
+	x.meta.Resources = out
+	if len(all) == 0 {
+		return nil
+	}
+	slices.SortStableFunc(all, func(a, b record.ResourceSample) int { return cmp.Compare(a.TimeNs, b.TimeNs) })
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	for k := range all {
+		if err := enc.Encode(&all[k]); err != nil {
+			return err
+		}
+	}
+	return resultdir.WriteFileAtomic(filepath.Join(x.dir, resultdir.ResourcesFile), buf.Bytes())
+}

@@ -1,0 +1,166 @@
+package runner
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/shutdownlab/shutdownlab/internal/docker"
+	"github.com/shutdownlab/shutdownlab/internal/resultdir"
+	"github.com/shutdownlab/shutdownlab/record"
+)
+
+// pidEngine answers Inspect with a fixed PID; nothing else is called.
+type pidEngine struct {
+	engine
+	pid int
+}
+
+func (e pidEngine) Inspect(_ context.Context, id string) (docker.State, error) {
+	return docker.State{ID: id, Running: true, Pid: e.pid}, nil
+}
+
+// fakeProc writes a /proc entry for pid (parent ppid) with fds open files,
+// threads tasks and cgroup text cg.
+func fakeProc(t *testing.T, proc string, pid, ppid, fds, threads int, cg string) {
+	t.Helper()
+	dir := filepath.Join(proc, strconv.Itoa(pid))
+	files := map[string]string{
+		"stat":   strconv.Itoa(pid) + " (app) S " + strconv.Itoa(ppid) + " 1 1 0",
+		"status": "Name:\tapp\nPPid:\t" + strconv.Itoa(ppid) + "\nVmRSS:\t  100 kB\nThreads:\t" + strconv.Itoa(threads) + "\n",
+		"cgroup": cg,
+	}
+	for _, d := range []string{"fd", "task"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for k := range fds {
+		os.WriteFile(filepath.Join(dir, "fd", strconv.Itoa(k)), nil, 0o644)
+	}
+	for k := range threads {
+		os.WriteFile(filepath.Join(dir, "task", strconv.Itoa(pid+k)), nil, 0o644)
+	}
+}
+
+func TestProcOf(t *testing.T) {
+	proc := t.TempDir()
+	const id = "0123456789abcdef0123"
+	fakeProc(t, proc, 42, 1, 3, 1, "12:pids:/docker/"+id+"\n")
+	fakeProc(t, proc, 43, 1, 3, 1, "0::/user.slice\n")
+	tests := []struct {
+		pid  int
+		want string // "" or a part of the reason
+	}{
+		{42, ""},
+		{0, "no PID"},
+		{43, "is not the container's"},
+		{44, "cannot be read in this host's"},
+	}
+	for _, tt := range tests {
+		got := procOf(proc, tt.pid, id)
+		if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
+			t.Errorf("procOf(%d) = %q, want %q", tt.pid, got, tt.want)
+		}
+	}
+}
+
+// A replica whose process tree is in this /proc is sampled until the tree
+// is gone; its samples are written, named by the replica, and summed per
+// tick they count the tree's fds. One whose PID is not the container's is
+// recorded as not sampled, and nothing is written for it.
+func TestSampleReplica(t *testing.T) {
+	proc := t.TempDir()
+	old := procRoot
+	procRoot = proc
+	defer func() { procRoot = old }()
+	const id = "feedfacefeedface"
+	fakeProc(t, proc, 100, 1, 5, 2, "0::/system.slice/docker-"+id+".scope\n")
+	fakeProc(t, proc, 101, 100, 4, 3, "0::/system.slice/docker-"+id+".scope\n")
+	fakeProc(t, proc, 200, 1, 9, 1, "0::/elsewhere\n")
+
+	for _, tc := range []struct {
+		pid     int
+		sampled bool
+	}{{100, true}, {200, false}} {
+		x := &run{r: &Runner{eng: pidEngine{pid: tc.pid}, opts: Options{Progress: Discard}}, dir: t.TempDir()}
+		x.sampleReplica(context.Background(), 0, &docker.Container{ID: id})
+		if tc.sampled {
+			// The root goes at once (a rename): the sampler stops by
+			// itself at its next tick, unless endSampling comes first.
+			if err := os.Rename(filepath.Join(proc, "100"), filepath.Join(proc, "gone-100")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := x.endSampling(); err != nil {
+			t.Fatal(err)
+		}
+		r := x.meta.Resources
+		if r == nil || len(r.Replicas) != 1 {
+			t.Fatalf("pid %d: Meta.Resources = %+v, want one replica", tc.pid, r)
+		}
+		rep := r.Replicas[0]
+		if rep.Name != "replica-0" || rep.PID != tc.pid || rep.Sampled != tc.sampled || (rep.NotSampled == "") != tc.sampled {
+			t.Errorf("pid %d: replica %+v, want sampled %v with a reason when not", tc.pid, rep, tc.sampled)
+		}
+		samples := readSamples(t, x.dir)
+		if !tc.sampled {
+			if samples != nil {
+				t.Errorf("pid %d: %d samples written for a replica not sampled", tc.pid, len(samples))
+			}
+			continue
+		}
+		if len(samples) == 0 || len(samples) != rep.Samples || rep.Ticks < 1 {
+			t.Fatalf("pid %d: %d samples on disk, meta %+v", tc.pid, len(samples), rep)
+		}
+		// A tick that read the root read its child too (the child stays).
+		perTick, rooted := map[int64]int{}, map[int64]bool{}
+		for _, s := range samples {
+			if s.Replica != "replica-0" {
+				t.Errorf("sample %+v: want replica-0", s)
+			}
+			perTick[s.TimeNs] += s.FDs
+			rooted[s.TimeNs] = rooted[s.TimeNs] || s.PID == 100
+		}
+		if len(rooted) == 0 || (rep.StoppedBy != "gone" && rep.StoppedBy != "context") {
+			t.Errorf("no tick read the root, or stopped by %q (want gone or context)", rep.StoppedBy)
+		}
+		for ts, fds := range perTick {
+			if rooted[ts] && fds != 9 {
+				t.Errorf("tick %d: %d fds in the tree, want 5 + 4", ts, fds)
+			}
+		}
+	}
+}
+
+func readSamples(t *testing.T, dir string) []record.ResourceSample {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, resultdir.ResourcesFile))
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []record.ResourceSample
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var s record.ResourceSample
+		if err := json.Unmarshal(sc.Bytes(), &s); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, s)
+	}
+	return out
+}

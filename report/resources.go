@@ -1,0 +1,214 @@
+package report
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/shutdownlab/shutdownlab/internal/resultdir"
+	"github.com/shutdownlab/shutdownlab/record"
+)
+
+// NeedsResources: the resource metrics exist only for runs whose target
+// processes were sampled (a local engine whose /proc this host shares;
+// record.Meta.Resources says when they were not).
+const NeedsResources Need = "resources"
+
+// ResourceMetrics are read from the resource samples of the acted-on
+// replica (replica 0 without an action): its container's process tree,
+// summed per tick. They are embedded in Metrics: absent from the JSON of a
+// run without samples of that replica, and present (null where there is
+// nothing to measure) otherwise.
+type ResourceMetrics struct {
+	// FDsAtSignal is the tree's open fds in the last tick at or before
+	// the signal (SignalTime); null without an action or such a tick.
+	FDsAtSignal *int `json:"fds_at_signal"`
+	// FDGrowthPerAbort is (fds at load end - fds at load start) divided
+	// by the requests of class aborted, each fd count from the last tick
+	// at or before that moment; null without an aborted request or
+	// without both ticks.
+	FDGrowthPerAbort *float64 `json:"fd_growth_per_abort"`
+	// PeakRSSBytes is the largest RSS total of the tree over all ticks.
+	PeakRSSBytes *int `json:"peak_rss_bytes"`
+	// ThreadsAtSignal is the tree's thread total in the last tick at or
+	// before the signal.
+	ThreadsAtSignal *int `json:"threads_at_signal"`
+}
+
+// Tick is the total of one replica's process tree at one sampling tick.
+type Tick struct {
+	// TimeNs is when the tick was read (Unix ns).
+	TimeNs int64
+	// FDs, RSSBytes and Threads are the totals over its processes;
+	// Processes counts them.
+	FDs       int
+	RSSBytes  int64
+	Threads   int
+	Processes int
+}
+
+// Ticks sums the samples of replica (its alias, "replica-0") per tick, in
+// time order.
+func Ticks(samples []record.ResourceSample, replica string) []Tick {
+	var out []Tick
+	for _, s := range samples {
+		if s.Replica != replica {
+			continue
+		}
+		if n := len(out); n == 0 || out[n-1].TimeNs != s.TimeNs {
+			out = append(out, Tick{TimeNs: s.TimeNs})
+		}
+		t := &out[len(out)-1]
+		t.FDs += s.FDs
+		t.RSSBytes += s.RSSBytes
+		t.Threads += s.Threads
+		t.Processes++
+	}
+	slices.SortStableFunc(out, func(a, b Tick) int { return compareInt64(a.TimeNs, b.TimeNs) })
+	return out
+}
+
+func compareInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// tickAt returns the last tick at or before t (false: none, or t is 0).
+func tickAt(ticks []Tick, t int64) (Tick, bool) {
+	if t <= 0 {
+		return Tick{}, false
+	}
+	var got Tick
+	ok := false
+	for _, k := range ticks {
+		if k.TimeNs > t {
+			break
+		}
+		got, ok = k, true
+	}
+	return got, ok
+}
+
+// ComputeResources fills m's resource metrics from the run's samples (nil
+// when none of the acted-on replica: the rows are then absent). It is
+// pure; m's by_class counts must be computed (Compute) first.
+func ComputeResources(m *Metrics, meta record.Meta, samples []record.ResourceSample) {
+	i := ActedReplica(meta)
+	if i < 0 {
+		return
+	}
+	ticks := Ticks(samples, meta.Replicas[i].Name)
+	if len(ticks) == 0 {
+		return
+	}
+	rm := &ResourceMetrics{}
+	m.ResourceMetrics = rm
+	peak := 0
+	for _, k := range ticks {
+		peak = max(peak, int(k.RSSBytes))
+	}
+	rm.PeakRSSBytes = &peak
+	if sig, _ := SignalTime(meta); sig > 0 {
+		if k, ok := tickAt(ticks, sig); ok {
+			rm.FDsAtSignal, rm.ThreadsAtSignal = ptr(k.FDs), ptr(k.Threads)
+		}
+	}
+	aborted := m.ByClass[string(record.ClassAborted)]
+	start, okStart := tickAt(ticks, meta.LoadStartNs)
+	end, okEnd := tickAt(ticks, meta.LoadEndNs)
+	if aborted > 0 && okStart && okEnd {
+		rm.FDGrowthPerAbort = ptr(float64(end.FDs-start.FDs) / float64(aborted))
+	}
+}
+
+// ReadResources reads run directory rd's resource samples
+// (resultdir.ResourcesFile); none when the file is absent. A line that does
+// not decode is an error naming the file and line.
+func ReadResources(rd string) ([]record.ResourceSample, error) {
+	f, err := os.Open(filepath.Join(rd, resultdir.ResourcesFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []record.ResourceSample
+	sc := bufio.NewScanner(f)
+	for line := 1; sc.Scan(); line++ {
+		if len(sc.Bytes()) == 0 {
+			continue
+		}
+		var s record.ResourceSample
+		if err := json.Unmarshal(sc.Bytes(), &s); err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", resultdir.ResourcesFile, line, err)
+		}
+		out = append(out, s)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", resultdir.ResourcesFile, err)
+	}
+	return out, nil
+}
+
+// addResources reads run directory rd's samples into run's metrics.
+func addResources(rd string, run *Run) error {
+	samples, err := ReadResources(rd)
+	if err != nil {
+		return err
+	}
+	ComputeResources(&run.Metrics, run.Meta, samples)
+	return nil
+}
+
+// hasResources is the presence test of the resource metric rows.
+func hasResources(m *Metrics) bool { return m.ResourceMetrics != nil }
+
+// resourceDefs are the resource metric rows, shown only when some run has
+// samples of its acted-on replica.
+var resourceDefs = []MetricDef{
+	{Name: "fds_at_signal", Kind: KindCount, Null: "n/a", Optional: NeedsResources, present: hasResources,
+		Doc: "open fds of the acted-on replica's processes in the last sample at or before the signal",
+		get: func(m *Metrics) Value {
+			return resourceV(m, func(r *ResourceMetrics) Value { return intP(r.FDsAtSignal) })
+		}},
+	{Name: "fd_growth_per_abort", Kind: KindRatio, Null: "n/a", Optional: NeedsResources, present: hasResources,
+		Doc: "(fds at load end - fds at load start) / aborted requests",
+		get: func(m *Metrics) Value {
+			return resourceV(m, func(r *ResourceMetrics) Value { return floatP(r.FDGrowthPerAbort) })
+		}},
+	{Name: "peak_rss_bytes", Kind: KindCount, Null: "n/a", Optional: NeedsResources, present: hasResources,
+		Doc: "largest resident memory total of the acted-on replica's processes",
+		get: func(m *Metrics) Value {
+			return resourceV(m, func(r *ResourceMetrics) Value { return intP(r.PeakRSSBytes) })
+		}},
+	{Name: "threads_at_signal", Kind: KindCount, Null: "n/a", Optional: NeedsResources, present: hasResources,
+		Doc: "threads of the acted-on replica's processes in the last sample at or before the signal",
+		get: func(m *Metrics) Value {
+			return resourceV(m, func(r *ResourceMetrics) Value { return intP(r.ThreadsAtSignal) })
+		}},
+}
+
+func resourceV(m *Metrics, f func(*ResourceMetrics) Value) Value {
+	if m.ResourceMetrics == nil {
+		return Value{Null: true, Why: "not sampled"}
+	}
+	return f(m.ResourceMetrics)
+}
+
+func init() {
+	// The resource rows follow the probe rows (catalog.go's init, which
+	// runs first, inserted them after the job rows).
+	i := slices.IndexFunc(defs, func(d MetricDef) bool { return d.Name == "p50_ms" })
+	defs = slices.Insert(defs, i, resourceDefs...)
+}

@@ -1,0 +1,164 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/shutdownlab/shutdownlab/internal/resultdir"
+	"github.com/shutdownlab/shutdownlab/record"
+)
+
+// tick returns the samples of one tick of a replica: one process per fds
+// entry, each with 10 kB and 2 threads.
+func tick(replica string, ts int64, fds ...int) []record.ResourceSample {
+	var out []record.ResourceSample
+	for i, n := range fds {
+		out = append(out, record.ResourceSample{TimeNs: ts, Replica: replica, PID: 10 + i, FDs: n, RSSBytes: 10240, Threads: 2})
+	}
+	return out
+}
+
+func cat(parts ...[]record.ResourceSample) []record.ResourceSample {
+	var out []record.ResourceSample
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	return out
+}
+
+func TestComputeResources(t *testing.T) {
+	// Load 1000..5000, signal sent at 3000 (no app event: the window's
+	// upper end, with engine kill events absent, is the send's return).
+	base := func(aborted int, action bool) (record.Meta, Metrics) {
+		meta := record.Meta{LoadStartNs: 1000, LoadEndNs: 5000,
+			Replicas: []record.Replica{{Name: "replica-0"}, {Name: "replica-1"}}}
+		if action {
+			meta.Action = &record.Action{Kind: record.ActionSignal, Signal: "SIGTERM", SentNs: 3000, ReturnedNs: 3000}
+		}
+		m := Metrics{ByClass: map[string]int{}}
+		if aborted > 0 {
+			m.ByClass[string(record.ClassAborted)] = aborted
+		}
+		return meta, m
+	}
+	type want struct {
+		present              bool
+		fdsAtSignal, threads *int
+		growth               *float64
+		peak                 *int
+	}
+	samples := cat(
+		tick("replica-0", 900, 10, 5),     // before load start: 15 fds
+		tick("replica-1", 950, 99),        // another replica: never counted
+		tick("replica-0", 2000, 20, 5),    // 25
+		tick("replica-0", 3000, 30, 5),    // at the signal: 35
+		tick("replica-0", 3100, 40),       // after it: one process left
+		tick("replica-0", 4900, 40, 0, 0), // last before load end: 40, 3 processes
+		tick("replica-0", 5100, 1),
+	)
+	tests := []struct {
+		name    string
+		aborted int
+		action  bool
+		samples []record.ResourceSample
+		want    want
+	}{
+		{name: "no samples", aborted: 5, action: true, want: want{}},
+		{name: "samples of another replica only", aborted: 5, action: true, samples: tick("replica-1", 900, 3), want: want{}},
+		{name: "signal and aborts", aborted: 5, action: true, samples: samples,
+			want: want{present: true, fdsAtSignal: ptr(35), threads: ptr(4), growth: ptr(5.0), peak: ptr(30720)}},
+		{name: "no aborted request: growth null", aborted: 0, action: true, samples: samples,
+			want: want{present: true, fdsAtSignal: ptr(35), threads: ptr(4), peak: ptr(30720)}},
+		{name: "no action: nothing at the signal", aborted: 25, action: false, samples: samples,
+			want: want{present: true, growth: ptr(1.0), peak: ptr(30720)}},
+		{name: "first tick after load start: growth null", aborted: 5, action: true, samples: cat(tick("replica-0", 2000, 7), tick("replica-0", 4000, 9)),
+			want: want{present: true, fdsAtSignal: ptr(7), threads: ptr(2), peak: ptr(10240)}},
+		{name: "fds fall: negative growth", aborted: 4, action: false, samples: cat(tick("replica-0", 1000, 9), tick("replica-0", 5000, 1)),
+			want: want{present: true, growth: ptr(-2.0), peak: ptr(10240)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			meta, m := base(tt.aborted, tt.action)
+			ComputeResources(&m, meta, tt.samples)
+			rm := m.ResourceMetrics
+			if (rm != nil) != tt.want.present {
+				t.Fatalf("ResourceMetrics = %+v, want present %v", rm, tt.want.present)
+			}
+			if rm == nil {
+				return
+			}
+			checkP(t, "fds_at_signal", rm.FDsAtSignal, tt.want.fdsAtSignal)
+			checkP(t, "threads_at_signal", rm.ThreadsAtSignal, tt.want.threads)
+			checkP(t, "fd_growth_per_abort", rm.FDGrowthPerAbort, tt.want.growth)
+			checkP(t, "peak_rss_bytes", rm.PeakRSSBytes, tt.want.peak)
+		})
+	}
+}
+
+func checkP[T comparable](t *testing.T, name string, got, want *T) {
+	t.Helper()
+	switch {
+	case got == nil && want == nil:
+	case got == nil || want == nil:
+		t.Errorf("%s = %v, want %v", name, got, want)
+	case *got != *want:
+		t.Errorf("%s = %v, want %v", name, *got, *want)
+	}
+}
+
+func TestReadResources(t *testing.T) {
+	dir := t.TempDir()
+	if s, err := ReadResources(dir); s != nil || err != nil {
+		t.Fatalf("no file: %v, %v; want nothing", s, err)
+	}
+	path := filepath.Join(dir, resultdir.ResourcesFile)
+	os.WriteFile(path, []byte(`{"ts_ns":1,"replica":"replica-0","pid":7,"ppid":1,"fds":4,"rss_bytes":8,"threads":1}`+"\n\n"), 0o644)
+	s, err := ReadResources(dir)
+	if err != nil || len(s) != 1 || s[0].FDs != 4 || s[0].Replica != "replica-0" {
+		t.Fatalf("= %+v, %v", s, err)
+	}
+	os.WriteFile(path, []byte("{\"ts_ns\":1}\n{oops\n"), 0o644)
+	if _, err := ReadResources(dir); err == nil || !strings.HasPrefix(err.Error(), resultdir.ResourcesFile+":2:") {
+		t.Errorf("bad line: error %v, want one naming %s:2", err, resultdir.ResourcesFile)
+	}
+}
+
+func TestFDSeriesOf(t *testing.T) {
+	samples := cat(tick("replica-1", 2e9, 4), tick("replica-0", 1e9, 3, 2), tick("replica-0", 3e9, 6))
+	got := fdSeriesOf(samples, 1e9)
+	want := []fdSeries{
+		{Replica: "replica-0", Points: []LatencyPoint{{X: 0, Y: 5}, {X: 2, Y: 6}}},
+		{Replica: "replica-1", Points: []LatencyPoint{{X: 1, Y: 4}}},
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("fdSeriesOf = %v, want %v", got, want)
+	}
+}
+
+// With fd series the latency plot grows an fd panel underneath: a taller
+// PNG than without.
+func TestRenderLatencyWithFDs(t *testing.T) {
+	d := latencyData{Series: []latencySeries{{Key: seriesOK, Points: []LatencyPoint{{X: 0.5, Y: 10}}, Total: 1}},
+		Markers: []latencyMarker{{Name: "t0", Label: "t0 action sent +0 ms", X: 1}}}
+	height := func(d latencyData) int {
+		b, err := renderLatency(d, "test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return img.Bounds().Dy()
+	}
+	plain := height(d)
+	d.FDs = []fdSeries{{Replica: "replica-0", Points: []LatencyPoint{{X: -0.5, Y: 7}, {X: 2, Y: 12}}}}
+	if withFDs := height(d); withFDs <= plain {
+		t.Errorf("height with an fd panel %d, without %d: want taller", withFDs, plain)
+	}
+}
