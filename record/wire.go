@@ -67,10 +67,12 @@ const (
 )
 
 // Events lists every lifecycle event name, in the order of a full-mode
-// shutdown where there is one.
+// shutdown where there is one; the WebSocket events (WSEvents, record/ws.go)
+// close the list.
 var Events = []string{EventUp, EventJobStart, EventJobCommit, EventJobError, EventSignal,
 	EventReadyFalse, EventListenerClosed, EventShutdownReturned, EventDrained, EventDeadline,
-	EventJobAbandoned, EventExit, EventFork, EventWorkerExit, EventTeardownBroadcast, EventForcedExit}
+	EventJobAbandoned, EventExit, EventFork, EventWorkerExit, EventTeardownBroadcast, EventForcedExit,
+	EventWSClosing, EventWSCloseSent, EventWSTerminated, EventWSAbandoned}
 
 // The files a target writes on its DATA_DIR, read back by the runner
 // after the run.

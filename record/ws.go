@@ -17,8 +17,9 @@ const (
 )
 
 // The WebSocket lifecycle events a target prints on /events retirement.
-// They are not in Events: the Node target does not serve /events yet, and
-// TestNodeTargetEventNames requires it to log every name of Events.
+// Both targets serve /events and log them (the Node target from
+// server.js, where TestNodeTargetEventNames looks), so they are in Events
+// too.
 const (
 	// EventWSClosing: full mode began retiring its WebSocket streams
 	// (Conns open); Ms since the signal; Msg the spread and the deadline.
@@ -37,7 +38,7 @@ const (
 )
 
 // WSEvents lists the WebSocket lifecycle events, in the order of a
-// full-mode retirement.
+// full-mode retirement; Events ends with them.
 var WSEvents = []string{EventWSClosing, EventWSCloseSent, EventWSTerminated, EventWSAbandoned}
 
 // RefusalHeader is the response header with which a target says why it

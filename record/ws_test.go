@@ -8,15 +8,18 @@ import (
 	"github.com/shutdownlab/shutdownlab/record"
 )
 
-// The WebSocket events are each defined once and are not lifecycle
-// events of the HTTP protocol (record.Events).
+// The WebSocket events are each defined once and close record.Events
+// (both targets log them), in WSEvents' order.
 func TestWSEventsDistinct(t *testing.T) {
 	seen := map[string]bool{}
 	for _, n := range record.WSEvents {
-		if seen[n] || slices.Contains(record.Events, n) {
+		if seen[n] {
 			t.Errorf("event %q defined twice", n)
 		}
 		seen[n] = true
+	}
+	if tail := record.Events[max(0, len(record.Events)-len(record.WSEvents)):]; !slices.Equal(tail, record.WSEvents) {
+		t.Errorf("record.Events ends with %q, want the WebSocket events %q", tail, record.WSEvents)
 	}
 }
 

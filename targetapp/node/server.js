@@ -1,7 +1,8 @@
 'use strict';
 // shutdownlab's Node target: the target protocol (see targetapp/doc.go, the
-// Go target, for the reference) on node core only (http, fs), shutting down
-// in the mode MODE declares:
+// Go target, for the reference) on node core (http, fs), plus the ws library
+// for the /events WebSocket stream (events.js), shutting down in the mode
+// MODE declares:
 //
 //   none   no SIGTERM/SIGINT handler at all. A child process dies from the
 //          signal; as PID 1 in a container without --init the kernel drops
@@ -14,18 +15,21 @@
 //          closeIdleConnections() every SWEEP_MS; wait for in-flight
 //          requests, open sockets and the job, then exit 0 ("drained"). When
 //          DRAIN_MS > 0 passes first (counted from the signal): "deadline",
-//          exit 1. Later signals are logged and ignored.
+//          exit 1. Later signals are logged and ignored. /events upgrades
+//          are refused from the first step; from step 3 every stream gets
+//          its close frame 1001 inside CLOSE_SPREAD_MS (events.js).
 //
 // Lifecycle events: one JSON object per line on stdout, the Go target's
 // schema ({"ts_ns":<unix ns>,"event":...}), written with fs.writeSync so no
 // line is lost on exit. Bad environment: a message on stderr, exit 2.
 //
 // Required as a module (cluster.js does), it only defines: nothing is
-// opened, no handler installed, nothing listens; module.exports lists what
-// it shares.
+// opened, no handler installed, nothing listens, ws is not loaded;
+// module.exports lists what it shares.
 const http = require('http');
 const fs = require('fs');
 const path = require('path');
+const events = require('./events.js');
 
 const MAX_MS = 24 * 60 * 60 * 1000;
 const MAX_STEPS = 100000;
@@ -51,10 +55,11 @@ function writeAll(fd, s) {
 }
 
 // log writes one event; fields in the Go target's order: event, mode, signal,
-// ms, inflight, job_step, job_steps, code, worker, pid, msg.
+// ms, inflight, job_step, job_steps, code, worker, pid, conn, conns, msg.
 function log(ev, ts) {
   const o = { event: ev.event };
-  for (const k of ['mode', 'signal', 'ms', 'inflight', 'job_step', 'job_steps', 'code', 'worker', 'pid', 'msg']) {
+  for (const k of ['mode', 'signal', 'ms', 'inflight', 'job_step', 'job_steps', 'code', 'worker', 'pid', 'conn',
+    'conns', 'msg']) {
     if (ev[k] !== undefined && ev[k] !== '') o[k] = ev[k];
   }
   writeAll(1, '{"ts_ns":' + (ts === undefined ? nowNs() : ts).toString() + ',' +
@@ -86,6 +91,7 @@ function parseConfig(env) {
     if (n === null) bad(name, v, `must be an integer number of milliseconds in ${min}..${MAX_MS}`);
     else c[key] = n;
   }
+  events.parseWSConfig(env, c, bad, int, MAX_MS);
   return { cfg: c, errs };
 }
 
@@ -96,6 +102,7 @@ if (isMain && errs.length > 0) {
 }
 
 let ledgerFd;
+let hub = null; // the /events streams (events.Hub); the main program only
 if (isMain) {
   try {
     fs.mkdirSync(cfg.dataDir, { recursive: true });
@@ -217,6 +224,7 @@ const routes = {
     send(res, 202, { accepted: true, steps, step_ms: stepMs });
     runJob(fd, steps, stepMs);
   }],
+  '/events': ['GET', (req, res, q) => (hub ? hub.plain(req, res, q) : sendError(res, 404, 'not found'))],
 };
 
 // runJob appends "step i/N" (fsync) every stepMs, then "COMMIT".
@@ -260,11 +268,32 @@ function handler(req, res) {
 const server = http.createServer(handler);
 server.keepAliveTimeout = cfg.keepaliveMs; // 0: no keep-alive timeout
 server.on('connection', (s) => {
-  conns.add(s);
+  conns.add(s); // an upgraded socket stays here (and in net.Server's count) until it closes
   s.on('close', () => {
     conns.delete(s);
     check();
   });
+});
+
+// newHub is the /events stream; its hooks log the WebSocket events here,
+// where the record package's scan of the event names looks.
+function newHub() {
+  return new events.Hub({
+    cfg, nowNs, msSince, send, sendError, refusing: () => !ready, onChange: () => check(),
+    hooks: {
+      closing: (conns, ms, msg) => log({ event: 'ws_closing', ms, conns, msg }),
+      closeSent: (conn, ms) => log({ event: 'ws_close_sent', ms, conn }),
+      terminated: (conn, ms, msg) => log({ event: 'ws_terminated', ms, conn, msg }),
+    },
+  });
+}
+
+// An upgrade request: GET /events goes to the hub (admission, then the
+// stream); any other is answered by the HTTP routes (events.serveAsHTTP).
+server.on('upgrade', (req, socket, head) => {
+  const u = URL.canParse(req.url, 'http://target') ? new URL(req.url, 'http://target') : null;
+  if (hub && u && u.pathname === '/events' && req.method === 'GET') return hub.upgrade(req, socket, head, u.searchParams);
+  events.serveAsHTTP(req, socket, handler);
 });
 
 // ---- shutdown -------------------------------------------------------------
@@ -274,7 +303,9 @@ function exit(code, msg) {
   process.exit(code);
 }
 
-function abandonJob() {
+// abandon logs what the exit cuts: open /events streams, the running job.
+function abandon() {
+  if (hub && hub.size > 0) log({ event: 'ws_abandoned', conns: hub.size });
   if (job.running) log({ event: 'job_abandoned', job_step: job.step, job_steps: job.steps });
 }
 
@@ -289,7 +320,7 @@ function check() {
 function closeMode() {
   server.close((err) => {
     log({ event: 'shutdown_returned', ms: msSince(signalNs), msg: err ? err.message : undefined });
-    abandonJob();
+    abandon();
     exit(err ? 1 : 0, err ? err.message : undefined);
   });
   log({ event: 'listener_closed' });
@@ -309,7 +340,7 @@ function fullMode() {
   if (cfg.drainMs > 0) {
     afterSignal(cfg.drainMs, () => {
       log({ event: 'deadline', ms: msSince(signalNs), inflight, job_step: job.step, job_steps: job.steps });
-      abandonJob();
+      abandon();
       exit(1);
     });
   }
@@ -319,6 +350,7 @@ function fullMode() {
     closeOnResponse = true; // step 4
     server.closeIdleConnections();
     setInterval(() => server.closeIdleConnections(), cfg.sweepMs);
+    hub.retireStreams(signalNs); // closeIdleConnections never touches an upgraded socket
     draining = true; // step 5
     check();
   });
@@ -348,11 +380,18 @@ module.exports = { MAX_MS, nowNs, msSince, writeAll, log, parseConfig, send, sen
 if (isMain) listen();
 
 function listen() {
+  try {
+    hub = newHub();
+  } catch (e) {
+    writeAll(2, `target: /events: ${e.message}\n`);
+    process.exit(2);
+  }
   server.on('error', (e) => {
     writeAll(2, `target: listen: ${e.message}\n`);
     process.exit(2);
   });
   server.listen({ port: cfg.port, host: cfg.host || undefined }, () => {
+    hub.start();
     server.removeAllListeners('error');
     server.on('error', (e) => exit(1, 'server error: ' + e.message));
     const host = cfg.host || '0.0.0.0';
