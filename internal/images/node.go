@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"os/exec"
@@ -30,6 +31,16 @@ const NodeImageName = "shutdownlab/target-node"
 // NodeServerFile is the Node target's program, relative to the module root.
 const NodeServerFile = "targetapp/node/server.js"
 
+// NodeAppFiles are the Node target's programs and modules, relative to the
+// module root; the image holds each in /app under its base name
+// (/app/server.js the entrypoint, /app/events.js its /events stream,
+// /app/cluster.js the cluster target).
+var NodeAppFiles = []string{NodeServerFile, "targetapp/node/events.js", "targetapp/node/cluster.js"}
+
+// NodeWSDir is where Debian's node-ws package installs the ws library on
+// the host; the image carries a copy in /app/node_modules/ws.
+const NodeWSDir = "/usr/share/nodejs/ws"
+
 // NodePreferredBase is the official image the published measurements used;
 // BuildNodeTarget prefers it when it is present locally.
 const NodePreferredBase = "node:23-alpine"
@@ -45,7 +56,7 @@ const (
 
 // nodeLayout versions the offline image layout: bump it when the file list
 // or entrypoint logic changes, so old cached tags are not reused.
-const nodeLayout = "node-offline-1"
+const nodeLayout = "node-offline-2"
 
 // clientProvider is implemented by *docker.Engine; BuildNodeTarget uses it
 // to look for official node:* images. Engines without it get the offline
@@ -55,8 +66,8 @@ type clientProvider interface {
 }
 
 // BuildNodeTarget builds (or reuses, by content hash) the Node target image:
-// server.js (NodeServerFile under moduleDir; "": the copy built into this
-// binary) run as
+// NodeAppImageFiles (server.js, events.js, cluster.js from moduleDir; "":
+// the copies built into this binary; and the host's ws library) run as
 // `node /app/server.js` in exec form, so Node is PID 1 unless the container
 // runs with --init, with writable /data and /tmp (1777).
 //
@@ -82,30 +93,74 @@ func BuildNodeTarget(ctx context.Context, eng Engine, moduleDir string, log io.W
 // host's Node: the binary found on PATH (placed at /usr/bin/node), every
 // library `ldd` lists for it (real contents at the printed path, plus a
 // symlink at the resolved path when it differs), the dynamic loader, a
-// minimal /etc/passwd and /etc/group, and /app/server.js, in a FROM scratch
+// minimal /etc/passwd and /etc/group, and NodeAppImageFiles, in a FROM scratch
 // image with ENTRYPOINT ["/usr/bin/node", "/app/server.js"]. nodeVersion is
 // `node --version` of the host. The tag is "host-" plus a hash of all those
 // files, computed before any tar is built, so a warm call only reads and
 // hashes the files (~100 MB).
 func BuildNodeTargetOffline(ctx context.Context, eng Engine, moduleDir string, log io.Writer) (ref, nodeVersion string, err error) {
-	server, err := readNodeServer(moduleDir)
+	app, err := NodeAppImageFiles(moduleDir, NodeWSDir)
 	if err != nil {
 		return "", "", err
 	}
-	return buildNodeOffline(ctx, eng, server, log)
+	return buildNodeOffline(ctx, eng, app, log)
 }
 
-// readNodeServer reads server.js from moduleDir, or from the sources built
-// into this binary when moduleDir is "".
-func readNodeServer(moduleDir string) ([]byte, error) {
-	if moduleDir == "" {
-		return EmbeddedFile(NodeServerFile)
+// NodeAppImageFiles is what every Node target image holds under /app: the
+// NodeAppFiles (from moduleDir, or from the sources built into this binary
+// when moduleDir is "") and the ws library read from wsDir (NodeWSDir) into
+// app/node_modules/ws, where server.js's require('ws') finds it.
+func NodeAppImageFiles(moduleDir, wsDir string) ([]File, error) {
+	var files []File
+	for _, name := range NodeAppFiles {
+		var b []byte
+		var err error
+		if moduleDir == "" {
+			b, err = EmbeddedFile(name)
+		} else {
+			b, err = os.ReadFile(filepath.Join(moduleDir, name))
+		}
+		if err != nil {
+			return nil, fmt.Errorf("node target: %w", err)
+		}
+		files = append(files, File{Path: "app/" + path.Base(name), Mode: 0o644, Data: b})
 	}
-	b, err := os.ReadFile(filepath.Join(moduleDir, NodeServerFile))
+	ws, err := nodeWSFiles(wsDir)
 	if err != nil {
-		return nil, fmt.Errorf("node target: %w", err)
+		return nil, err
 	}
-	return b, nil
+	return append(files, ws...), nil
+}
+
+// nodeWSFiles reads the ws library's regular files (symlinks followed)
+// under dir into app/node_modules/ws.
+func nodeWSFiles(dir string) ([]File, error) {
+	fail := func(err error) ([]File, error) {
+		return nil, fmt.Errorf("node target: the ws library for /events: %w (install it: apt-get install node-ws)", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "package.json")); err != nil {
+		return fail(err)
+	}
+	var files []File
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		files = append(files, File{Path: "app/node_modules/ws/" + filepath.ToSlash(rel), Mode: 0o644, Data: b})
+		return nil
+	})
+	if err != nil {
+		return fail(err)
+	}
+	return files, nil
 }
 
 // officialNodeImage returns the local node:* image to build on ("" if
@@ -136,13 +191,13 @@ func officialNodeImage(ctx context.Context, cli *client.Client) (string, error) 
 
 // BuildNodeTargetFrom builds (or reuses) the Node target image FROM base, a
 // local image with `node` on its PATH (an official node:* image, or a
-// user's own): /app/server.js and a 1777 /data are added, the entrypoint is
+// user's own): NodeAppImageFiles and a 1777 /data are added, the entrypoint is
 // ["node", "/app/server.js"]. nodeVersion is base's NODE_VERSION
 // environment variable (official images set it) or its LabelNodeVersion
 // label, else "unknown". The tag hashes base's image id, so a rebuilt base
 // gives a new tag. eng must be a *docker.Engine (it inspects base).
 func BuildNodeTargetFrom(ctx context.Context, eng Engine, base, moduleDir string, log io.Writer) (ref, nodeVersion string, err error) {
-	server, err := readNodeServer(moduleDir)
+	app, err := NodeAppImageFiles(moduleDir, NodeWSDir)
 	if err != nil {
 		return "", "", err
 	}
@@ -165,17 +220,14 @@ func BuildNodeTargetFrom(ctx context.Context, eng Engine, base, moduleDir string
 			}
 		}
 	}
-	return buildNodeOnBase(ctx, eng, base+"@"+ins.ID, version, server, log)
+	return buildNodeOnBase(ctx, eng, base+"@"+ins.ID, version, app, log)
 }
 
 // buildNodeOnBase builds FROM an official image (base is "tag@imageID": the
 // id goes into the hash, the tag into the Dockerfile).
-func buildNodeOnBase(ctx context.Context, eng Engine, base, version string, server []byte, log io.Writer) (string, string, error) {
+func buildNodeOnBase(ctx context.Context, eng Engine, base, version string, app []File, log io.Writer) (string, string, error) {
 	tag, id, _ := strings.Cut(base, "@")
-	rootfs, err := rootfsTar([]File{
-		{Path: "app/server.js", Mode: 0o644, Data: server},
-		{Path: "data", Mode: 0o1777, Dir: true},
-	})
+	rootfs, err := rootfsTar(append(slices.Clone(app), File{Path: "data", Mode: 0o1777, Dir: true}))
 	if err != nil {
 		return "", "", err
 	}
@@ -208,7 +260,7 @@ func buildNodeOnBase(ctx context.Context, eng Engine, base, version string, serv
 	return ref, version, nil
 }
 
-func buildNodeOffline(ctx context.Context, eng Engine, server []byte, log io.Writer) (string, string, error) {
+func buildNodeOffline(ctx context.Context, eng Engine, app []File, log io.Writer) (string, string, error) {
 	t0 := time.Now()
 	info, err := eng.Info(ctx)
 	if err != nil {
@@ -221,7 +273,7 @@ func buildNodeOffline(ctx context.Context, eng Engine, server []byte, log io.Wri
 	if err != nil {
 		return "", "", err
 	}
-	files = append(files, File{Path: "app/server.js", Mode: 0o644, Data: server})
+	files = append(files, app...)
 	entry := []string{"/usr/bin/node", "/app/server.js"}
 	labels := map[string]string{LabelNodeVersion: version, LabelNodeBase: "host:" + nodePath}
 

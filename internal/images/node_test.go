@@ -123,7 +123,9 @@ func TestBuildNodeTargetOfflineFiles(t *testing.T) {
 		t.Errorf("Dockerfile:\n%s", dockerfile)
 	}
 	names := tarNames(t, rootfs)
-	for _, p := range []string{"usr/bin/node", "app/server.js", "lib64/ld-linux-x86-64.so.2", "etc/passwd"} {
+	for _, p := range []string{"usr/bin/node", "app/server.js", "app/events.js", "app/cluster.js",
+		"app/node_modules/ws/index.js", "app/node_modules/ws/package.json", "app/node_modules/ws/lib/websocket-server.js",
+		"lib64/ld-linux-x86-64.so.2", "etc/passwd"} {
 		if names[p] == nil {
 			t.Errorf("rootfs lacks %s", p)
 		}
@@ -140,6 +142,89 @@ func TestBuildNodeTargetOfflineFiles(t *testing.T) {
 	ref2, _, err := images.BuildNodeTarget(ctx, f2, moduleRoot(t), nil)
 	if err != nil || ref2 != ref || f2.tag != "" {
 		t.Errorf("cached call = %q, %v (built %q), want %q and no build", ref2, err, f2.tag, ref)
+	}
+}
+
+// copyNodeApp copies the Node target's files into a fresh module
+// directory and returns it.
+func copyNodeApp(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, name := range images.NodeAppFiles {
+		b, err := os.ReadFile(filepath.Join(moduleRoot(t), name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// The tag is a hash of every file the image holds: changing any of the
+// Node target's files gives a new tag.
+func TestBuildNodeTargetHashesAppFiles(t *testing.T) {
+	requireNode(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	dir := copyNodeApp(t)
+	ref := func() string {
+		r, _, err := images.BuildNodeTargetOffline(ctx, &fakeEngine{exists: true}, dir, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	seen := map[string]string{ref(): "unchanged"}
+	for _, name := range images.NodeAppFiles {
+		f, err := os.OpenFile(filepath.Join(dir, name), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = f.WriteString("\n// changed\n")
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := ref()
+		if prev, dup := seen[r]; dup {
+			t.Errorf("changing %s kept the tag %s (%s)", name, r, prev)
+		}
+		seen[r] = name
+	}
+}
+
+// Without node-ws on the host the image cannot be built; the error names
+// the directory and the fix.
+func TestNodeAppImageFilesWithoutWS(t *testing.T) {
+	_, err := images.NodeAppImageFiles(moduleRoot(t), "/nonexistent/nodejs/ws")
+	if err == nil {
+		t.Fatal("no error without the ws library")
+	}
+	for _, want := range []string{"/nonexistent/nodejs/ws", "apt-get install node-ws"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+	files, err := images.NodeAppImageFiles("", images.NodeWSDir)
+	if err != nil {
+		if _, serr := os.Stat(images.NodeWSDir); serr != nil {
+			t.Fatalf("%v (this host lacks node-ws: apt-get install node-ws)", err)
+		}
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range files {
+		names = append(names, f.Path)
+	}
+	for _, want := range []string{"app/server.js", "app/events.js", "app/cluster.js", "app/node_modules/ws/index.js"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("embedded image files %v lack %s", names, want)
+		}
 	}
 }
 
@@ -337,5 +422,80 @@ func TestNodeTargetFrom(t *testing.T) {
 	if err != nil || !exited || st.ExitCode != 0 {
 		out, _, _ := eng.LogsAll(ctx, c.ID)
 		t.Errorf("full mode FROM base: exited=%v code=%d err=%v; log:\n%s", exited, st.ExitCode, err, out)
+	}
+}
+
+// wsClientScript opens /events on the target with the image's own ws,
+// prints "streaming" after three consecutive frames, then the close code
+// the server sends.
+const wsClientScript = `
+const WebSocket = require('/app/node_modules/ws');
+const ws = new WebSocket('ws://target:8080/events');
+let prev = -1, n = 0;
+ws.on('message', (m) => {
+  const f = JSON.parse(m);
+  if (prev >= 0 && f.seq !== prev + 1) { console.log('gap ' + prev + ' ' + f.seq); process.exit(1); }
+  prev = f.seq;
+  if (++n === 3) console.log('streaming');
+});
+ws.on('close', (code) => { console.log('close=' + code); process.exit(code === 1001 ? 0 : 1); });
+ws.on('error', (e) => { console.log('error=' + e.message); process.exit(1); });
+`
+
+// TestNodeTargetEvents: the image serves /events with the ws library it
+// carries; on SIGTERM (full mode, --init) the stream gets 1001, the target
+// logs ws_closing and ws_close_sent, drains and exits 0.
+func TestNodeTargetEvents(t *testing.T) {
+	eng := dockertest.RequireDocker(t)
+	ref := nodeImage(t, eng)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	netName := eng.Session() + "-wsnet"
+	if _, err := eng.CreateNetwork(ctx, netName, nil); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := eng.RemoveNetwork(ctx, netName); err != nil {
+			t.Errorf("remove network: %v", err)
+		}
+	})
+	target := runNode(t, eng, docker.ContainerSpec{
+		Name: eng.Session() + "-wstarget", Image: ref, Network: netName, Aliases: []string{"target"}, Init: true,
+		Env: []string{"MODE=full", "EVENTS_PER_S=50", "PRESTOP_MS=200", "CLOSE_SPREAD_MS=300", "DRAIN_MS=10000"},
+	})
+	if err := eng.WaitLog(ctx, target.ID, `"event":"up"`, 30*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	client := runNode(t, eng, docker.ContainerSpec{
+		Name: eng.Session() + "-wsclient", Image: ref, Network: netName,
+		Entrypoint: []string{"/usr/bin/node", "-e", wsClientScript},
+	})
+	if err := eng.WaitLog(ctx, client.ID, "streaming", 30*time.Second); err != nil {
+		out, _, _ := eng.LogsAll(ctx, client.ID)
+		t.Fatalf("%v; client log %q", err, out)
+	}
+	if err := eng.Kill(ctx, target.ID, "SIGTERM"); err != nil {
+		t.Fatal(err)
+	}
+	exited, st, err := eng.WaitExit(ctx, target.ID, 15*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _, _ := eng.LogsAll(ctx, target.ID)
+	t.Logf("target exited=%v code=%d; log:\n%s", exited, st.ExitCode, out)
+	if !exited || st.ExitCode != 0 {
+		t.Fatalf("target: exited=%v code=%d, want exit 0", exited, st.ExitCode)
+	}
+	for _, ev := range []string{`"event":"ws_closing","ms":`, `"conns":1,`, `"event":"ws_close_sent"`, `"drained"`} {
+		if !bytes.Contains(out, []byte(ev)) {
+			t.Errorf("target log lacks %s", ev)
+		}
+	}
+	cexited, cst, err := eng.WaitExit(ctx, client.ID, 10*time.Second)
+	cout, _, _ := eng.LogsAll(ctx, client.ID)
+	if err != nil || !cexited || cst.ExitCode != 0 || !bytes.Contains(cout, []byte("close=1001")) {
+		t.Errorf("client: exited=%v code=%d err=%v log %q, want close 1001", cexited, cst.ExitCode, err, cout)
 	}
 }
