@@ -21,21 +21,15 @@ const (
 	NeedsBaseline Requirement = "a baseline variant (baseline: true)"
 	// NeedsWS: the ws_* metrics exist only with load.kind ws.
 	NeedsWS Requirement = "load.kind ws"
-	// NeedsResources: the resource metrics (fds_at_signal, ...) exist only
-	// when the target's processes could be sampled. Any scenario can have
-	// them; whether a run did depends on the engine (a local one whose
-	// /proc this host shares), so nothing is refused for it beforehand.
-	NeedsResources Requirement = "resource samples of the target (a local Docker engine)"
 )
 
 // requirements name, for users, what each report.Need means for a
 // scenario.
 var requirements = map[report.Need]Requirement{
-	report.NeedsWrites:    NeedsWrites,
-	report.NeedsProbe:     NeedsProbe,
-	report.NeedsBaseline:  NeedsBaseline,
-	report.NeedsWS:        NeedsWS,
-	report.NeedsResources: NeedsResources,
+	report.NeedsWrites:   NeedsWrites,
+	report.NeedsProbe:    NeedsProbe,
+	report.NeedsBaseline: NeedsBaseline,
+	report.NeedsWS:       NeedsWS,
 }
 
 // Requires returns what a scenario needs for metric name to exist, or ""
@@ -92,7 +86,7 @@ func CapabilitiesOf(res *report.Result) Capabilities {
 			c.Writes = c.Writes || r.Metrics.Writes != nil
 			c.Probe = c.Probe || r.Metrics.ProbeMetrics != nil || r.Meta.LoadKind == record.LoadKindProbe
 			c.Baseline = c.Baseline || res.Variants[i].IsBaseline()
-			c.WS = c.WS || r.Metrics.WSMetrics != nil
+			c.WS = c.WS || r.Metrics.WSMetrics != nil || r.Meta.LoadKind == record.LoadKindWS
 		}
 	}
 	return c

@@ -67,10 +67,6 @@ type Meta struct {
 	// between). Their load shared the machine, so this run's timings may
 	// be disturbed; the run is not made invalid for it. Empty: none seen.
 	OverlappedWith []string `json:"overlapped_with,omitempty"`
-	// Resources says how the target replicas' processes were sampled
-	// (fds, RSS, threads: the run directory's resources file); nil when
-	// the runner did not sample.
-	Resources *ResourceRun `json:"resources,omitempty"`
 }
 
 // Replacement records when a roll's replacement replica started and became
@@ -162,9 +158,10 @@ type Replica struct {
 	// Ledger is the target's LedgerFile read back after the run: request
 	// ids.
 	Ledger []string `json:"ledger,omitempty"`
-	// Env is the extra environment the replica ran with (the scenario's
-	// target.env: CLOSE_SPREAD_MS, PRESTOP_MS, ...; MODE and PORT are
-	// not in it). A variable absent here took the target's default.
+	// Env is the environment the runner gave the replica's container:
+	// MODE, PORT and the scenario's target.env (CLOSE_SPREAD_MS,
+	// PRESTOP_MS, ...). A variable absent here took the target's default;
+	// nil when the runner did not record it (then nothing is assumed).
 	Env map[string]string `json:"env,omitempty"`
 }
 

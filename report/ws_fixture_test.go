@@ -123,10 +123,10 @@ func (f *wsFixRun) client(i int) {
 // wsFixMeta is the Meta of one fixture run.
 func wsFixMeta(variant string, run int) record.Meta {
 	m := fixtureMeta(variant, run)
-	m.Scenario, m.Topology, m.LoadEndNs = "fixture-ws", record.TopologyCaddy, at(wsFixEnd)
+	m.Scenario, m.Topology, m.LoadEndNs, m.LoadKind = "fixture-ws", record.TopologyCaddy, at(wsFixEnd), record.LoadKindWS
 	m.Action = &record.Action{Kind: record.ActionStop, Roll: true, StopTimeoutS: intp(10), Replica: 0, AfterMs: wsFixT0,
 		SentNs: at(wsFixT0), ReturnedNs: at(wsFixT0 + 2300)}
-	env := map[string]string{"PRESTOP_MS": "100", "CLOSE_SPREAD_MS": "200", "UPGRADES_PER_S": "50"}
+	env := map[string]string{"MODE": "full", "PORT": "8080", "PRESTOP_MS": "100", "CLOSE_SPREAD_MS": "200", "UPGRADES_PER_S": "50"}
 	ev := func(ms float64, name string) record.Event { return record.Event{TimeNs: at(wsFixT0 + ms), Event: name} }
 	m.Replicas = []record.Replica{
 		{Name: "replica-0", Image: "targetapp:full", StopTimeoutS: intp(10), Env: env, Exited: true, ExitCode: intp(0), ExitedNs: at(wsFixT0 + 2250),

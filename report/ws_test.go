@@ -233,7 +233,8 @@ func TestWSBudget(t *testing.T) {
 		fits   *bool
 		note   string
 	}{
-		{"unset: the targets' defaults", nil, &ten, fp(2000), ptr(true), ""},
+		{"unset: the targets' defaults", map[string]string{"MODE": "full"}, &ten, fp(2000), ptr(true), ""},
+		{"not recorded: not measured", nil, &ten, nil, nil, "environment is not in events.json"},
 		{"set, fits", map[string]string{"PRESTOP_MS": "3000", "CLOSE_SPREAD_MS": "5000", "CLOSE_DEADLINE_MS": "1500"}, &ten, fp(9500), ptr(true), ""},
 		{"set, does not fit", map[string]string{"PRESTOP_MS": "3000", "CLOSE_SPREAD_MS": "8000"}, &ten, fp(13000), ptr(false), ""},
 		{"exactly the stop timeout does not fit", map[string]string{"CLOSE_SPREAD_MS": "0", "CLOSE_DEADLINE_MS": "2000"}, &two, fp(2000), ptr(false), ""},

@@ -27,31 +27,43 @@ func upMode(events []record.Event) string {
 	return ""
 }
 
-// wsEnv reads integer variables of a replica's environment; a value that
-// does not parse is null and leaves a note.
+// wsEnv reads integer variables of a replica's environment
+// (record.Replica.Env). A value that does not parse is null and leaves a
+// note; so does every variable when the environment was not recorded
+// (nil: never measured, not the defaults).
 type wsEnv struct {
 	vars  map[string]string
 	notes []string
 	noted map[string]bool
 }
 
+// note adds a note once per key.
+func (e *wsEnv) note(key, msg string) {
+	if e.noted[key] {
+		return
+	}
+	if e.noted == nil {
+		e.noted = map[string]bool{}
+	}
+	e.noted[key] = true
+	e.notes = append(e.notes, msg)
+}
+
 // int returns the variable's value and whether it is set; set with ok
-// false when it does not parse as a non-negative integer.
+// false when it does not parse as a non-negative integer or the
+// environment was not recorded.
 func (e *wsEnv) int(name string) (n int, set, ok bool) {
+	if e.vars == nil {
+		e.note("", "the acted-on replica's environment is not in events.json: the ws metrics that read it (ws_close_spread_ms, ws_upgrades_per_s, ws_budget_ms, ws_budget_fits) are null")
+		return 0, true, false
+	}
 	s, set := e.vars[name]
 	if !set {
 		return 0, false, true
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 0 {
-		if e.noted[name] {
-			return 0, true, false
-		}
-		if e.noted == nil {
-			e.noted = map[string]bool{}
-		}
-		e.noted[name] = true
-		e.notes = append(e.notes, fmt.Sprintf("target env %s=%q is not a non-negative integer: ws metrics that read it are null", name, s))
+		e.note(name, fmt.Sprintf("target env %s=%q is not a non-negative integer: ws metrics that read it are null", name, s))
 		return 0, true, false
 	}
 	return n, true, true

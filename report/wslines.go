@@ -61,9 +61,9 @@ func (w *WSLines) tally() *record.WSTally {
 }
 
 // isWSRun reports whether a run was driven by the WebSocket load driver:
-// its records hold ws lines.
-func isWSRun(_ record.Meta, ws *WSLines) bool {
-	return !ws.Empty()
+// its Meta says so, or its records hold ws lines.
+func isWSRun(meta record.Meta, ws *WSLines) bool {
+	return meta.LoadKind == record.LoadKindWS || !ws.Empty()
 }
 
 // checkWSAccounting is the accounting rule of a ws run, as the runner

@@ -26,7 +26,7 @@ const wsRecords = `{"type":"start","load_start_ns":1}
 // readiness failed at +5 ms, one peer terminated at its deadline.
 func wsMeta() record.Meta {
 	ten := 10
-	return record.Meta{Valid: true,
+	return record.Meta{Valid: true, LoadKind: record.LoadKindWS,
 		Action: &record.Action{Kind: record.ActionStop, SentNs: wsT0, ReturnedNs: wsAt(2500)},
 		Replicas: []record.Replica{{Name: "replica-0", StopTimeoutS: &ten, Exited: true, ExitCode: new(int), ExitedNs: wsAt(2400),
 			Env: map[string]string{"CLOSE_SPREAD_MS": "500", "UPGRADES_PER_S": "50", "PRESTOP_MS": "1000"},
@@ -110,6 +110,9 @@ func TestComputeWSOnlyForWSRuns(t *testing.T) {
 	if agent.WSMetrics != nil {
 		t.Errorf("agent run has ws metrics")
 	}
+	if m := ComputeWS(wsMeta(), nil, nil); m.WSMetrics == nil || m.AccountingOK {
+		t.Errorf("a ws run without its lines: ws metrics %v, accounting ok %v", m.WSMetrics != nil, m.AccountingOK)
+	}
 	_, ws := readWS(t, wsRecords)
 	wsRun := ComputeWS(wsMeta(), nil, ws)
 	for _, d := range Rows([]*Metrics{&agent}) {
@@ -136,6 +139,7 @@ func TestWSAccounting(t *testing.T) {
 		want          string // "" = accounts for itself
 	}{
 		{"whole", wsRecords, 0, ""},
+		{"no ws line at all", `{"type":"start","load_start_ns":1}` + "\n", 0, "ws run without any ws line"},
 		{"no start line", strings.Replace(wsRecords, `{"type":"start","load_start_ns":1}`+"\n", "", 1), 0, "0 start lines"},
 		{"a req line", wsRecords, 1, "1 req lines in a ws run"},
 		{"a client line missing", strings.Replace(wsRecords, `{"type":"ws_client","client":1,`, `{"type":"later","client":1,`, 1), 0,
