@@ -21,15 +21,21 @@ const (
 	NeedsBaseline Requirement = "a baseline variant (baseline: true)"
 	// NeedsWS: the ws_* metrics exist only with load.kind ws.
 	NeedsWS Requirement = "load.kind ws"
+	// NeedsResources: the resource metrics (fds_at_signal, ...) exist only
+	// when the target's processes could be sampled. Any scenario can have
+	// them; whether a run did depends on the engine (a local one whose
+	// /proc this host shares), so nothing is refused for it beforehand.
+	NeedsResources Requirement = "resource samples of the target (a local Docker engine)"
 )
 
 // requirements name, for users, what each report.Need means for a
 // scenario.
 var requirements = map[report.Need]Requirement{
-	report.NeedsWrites:   NeedsWrites,
-	report.NeedsProbe:    NeedsProbe,
-	report.NeedsBaseline: NeedsBaseline,
-	report.NeedsWS:       NeedsWS,
+	report.NeedsWrites:    NeedsWrites,
+	report.NeedsProbe:     NeedsProbe,
+	report.NeedsBaseline:  NeedsBaseline,
+	report.NeedsWS:        NeedsWS,
+	report.NeedsResources: NeedsResources,
 }
 
 // Requires returns what a scenario needs for metric name to exist, or ""

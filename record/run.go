@@ -67,6 +67,10 @@ type Meta struct {
 	// between). Their load shared the machine, so this run's timings may
 	// be disturbed; the run is not made invalid for it. Empty: none seen.
 	OverlappedWith []string `json:"overlapped_with,omitempty"`
+	// Resources says how the target replicas' processes were sampled
+	// (fds, RSS, threads: the run directory's resources file); nil when
+	// the runner did not sample.
+	Resources *ResourceRun `json:"resources,omitempty"`
 }
 
 // Replacement records when a roll's replacement replica started and became
