@@ -61,6 +61,7 @@ func writeMarkdown(w io.Writer, res *Result, plots *PlotSet) error {
 	if plots != nil && plots.Failures != "" {
 		b.WriteString("\n![failures per variant](" + plots.Failures + ")\n")
 	}
+	writeWSPlotLinks(&b, plots)
 
 	var bad []string
 	var notes []string

@@ -22,6 +22,8 @@ type PlotSet struct {
 	Failures string
 	// Latency maps RunPath(variant, run) to that run's latency plot.
 	Latency map[string]string
+	// WS are the WebSocket plots of a result with ws runs (plot_ws.go).
+	WS []WSPlot
 	// Notes say which plots could not be drawn and why.
 	Notes []string
 }
@@ -30,10 +32,10 @@ type PlotSet struct {
 // forward slashes ("mode-full/run-001"): the form report.md links use.
 func RunPath(v *Variant, r *Run) string { return path.Join(v.Slug, r.Name) }
 
-// WritePlots draws failures.png into dir and latency.png into every run
-// directory, reading each run's records again, one run at a time. It never
-// fails: a plot that cannot be drawn or written is left out and a note says
-// why.
+// WritePlots draws failures.png (and, for ws runs, the WebSocket plots)
+// into dir and latency.png into every run directory, reading each run's
+// records again, one run at a time. It never fails: a plot that cannot be
+// drawn or written is left out and a note says why.
 func WritePlots(dir string, res *Result) *PlotSet {
 	ps := &PlotSet{Latency: map[string]string{}}
 	if b, err := renderFailures(res); err != nil {
@@ -55,6 +57,7 @@ func WritePlots(dir string, res *Result) *PlotSet {
 			ps.Latency[RunPath(v, r)] = rel
 		}
 	}
+	writeWSPlots(dir, res, ps)
 	return ps
 }
 

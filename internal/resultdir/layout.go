@@ -24,6 +24,11 @@ const (
 	SpreadCSVFile = "spread.csv"
 	// FailuresPlotFile is report's failures plot, once per result.
 	FailuresPlotFile = "failures.png"
+	// WSHandshakesPlotFile and WSClosesPlotFile are report's WebSocket
+	// plots (handshakes per 100 ms, close times after the signal), once
+	// per result with ws runs.
+	WSHandshakesPlotFile = "ws_handshakes.png"
+	WSClosesPlotFile     = "ws_closes.png"
 	// VerdictFile is shutdownlab check's verdict in plain words.
 	VerdictFile = "verdict.txt"
 )

@@ -1,0 +1,108 @@
+package report
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// wsColors are the ws plots' variant colours (Okabe–Ito), in variant
+// order; line dashes tell variants apart past the seventh.
+var wsColors = []color.RGBA{rgb(0x0072B2), rgb(0xD55E00), rgb(0x009E73), rgb(0xCC79A7), rgb(0xE69F00), rgb(0x56B4E9), rgb(0x000000)}
+
+// wsLineStyle is the line of variant i.
+func wsLineStyle(i int) draw.LineStyle {
+	s := draw.LineStyle{Color: wsColors[i%len(wsColors)], Width: vg.Points(1.5)}
+	if i >= len(wsColors) {
+		s.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+	}
+	return s
+}
+
+// renderWSLines draws step lines, one per series, with an optional
+// horizontal capacity line, the legend in a column on the right.
+func renderWSLines(d wsPlotData, title, xLabel, yLabel string) ([]byte, error) {
+	if len(d.Series) == 0 {
+		return nil, fmt.Errorf("nothing to plot")
+	}
+	if len(d.Notes) > 0 {
+		title += "; " + strings.Join(d.Notes, ", ")
+	}
+	p, leg := newPlot(title)
+	p.X.Label.Text, p.Y.Label.Text = xLabel, yLabel
+	xmin, xmax, ymax := math.Inf(1), math.Inf(-1), 0.0
+	for i, s := range d.Series {
+		if len(s.Points) == 0 {
+			continue
+		}
+		l, err := plotter.NewLine(latencyXYs(s.Points))
+		if err != nil {
+			return nil, fmt.Errorf("series %s: %w", s.Label, err)
+		}
+		l.StepStyle = plotter.PostStep
+		l.LineStyle = wsLineStyle(i)
+		p.Add(l)
+		leg.Add(s.Label, l)
+		for _, pt := range s.Points {
+			xmin, xmax, ymax = math.Min(xmin, pt.X), math.Max(xmax, pt.X), math.Max(ymax, pt.Y)
+		}
+	}
+	if math.IsInf(xmin, 1) {
+		return nil, fmt.Errorf("no points")
+	}
+	if d.Capacity > 0 {
+		c := &hline{Y: d.Capacity, Style: draw.LineStyle{Color: rgb(0x7F0000), Width: vg.Points(1.5), Dashes: []vg.Length{vg.Points(6), vg.Points(3)}}}
+		p.Add(c)
+		leg.Add(fmt.Sprintf("capacity %s / 100 ms", strconv.FormatFloat(d.Capacity, 'f', -1, 64)), c)
+		ymax = math.Max(ymax, d.Capacity)
+	}
+	t0 := &vline{X: 0, Style: markerStyles["t0"]}
+	p.Add(t0)
+	leg.Add("t0 action sent", t0)
+	xmin, xmax = math.Min(xmin, 0), math.Max(xmax, 0)
+	p.X.Min, p.X.Max = xmin, xmax+math.Max(0.02*(xmax-xmin), 0.01)
+	p.Y.Min, p.Y.Max = 0, math.Max(ymax*1.08, 1)
+	return renderPNG(latencyW, latencyH, func(c draw.Canvas) error {
+		p.Draw(draw.Crop(c, 0, -legendW, 0, 0))
+		leg.YOffs = -vg.Points(40)
+		leg.Draw(draw.Crop(c, latencyW-legendW+vg.Points(10), 0, 0, 0))
+		return nil
+	})
+}
+
+// renderWSHandshakes draws ws_handshakes.png.
+func renderWSHandshakes(d wsPlotData, scenario string) ([]byte, error) {
+	return renderWSLines(d, scenario+" · handshakes the clients started per 100 ms\nevery attempt, any outcome",
+		"s after t0 (action sent)", "handshakes / 100 ms")
+}
+
+// renderWSCloses draws ws_closes.png.
+func renderWSCloses(d wsPlotData, scenario string) ([]byte, error) {
+	return renderWSLines(d, scenario+" · connections the server ended, by time after t0\ncloses the client did not start",
+		"ms after t0 (action sent)", "closes so far")
+}
+
+// hline is a horizontal line across the whole data area at Y.
+type hline struct {
+	Y     float64
+	Style draw.LineStyle
+}
+
+// Plot implements plot.Plotter.
+func (l *hline) Plot(c draw.Canvas, p *plot.Plot) {
+	y := c.Y(p.Y.Norm(l.Y))
+	c.StrokeLine2(l.Style, c.Min.X, y, c.Max.X, y)
+}
+
+// Thumbnail implements plot.Thumbnailer: a short horizontal line.
+func (l *hline) Thumbnail(c *draw.Canvas) {
+	y := c.Center().Y
+	c.StrokeLine2(l.Style, c.Min.X, y, c.Max.X, y)
+}

@@ -1,0 +1,185 @@
+package report
+
+import (
+	"bytes"
+	"image/png"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/shutdownlab/shutdownlab/internal/resultdir"
+	"github.com/shutdownlab/shutdownlab/record"
+)
+
+func TestFloorDiv(t *testing.T) {
+	for _, tt := range []struct{ a, b, want int64 }{{0, 100, 0}, {99, 100, 0}, {100, 100, 1}, {-1, 100, -1}, {-100, 100, -1}, {-101, 100, -2}} {
+		if got := floorDiv(tt.a, tt.b); got != tt.want {
+			t.Errorf("floorDiv(%d, %d) = %d, want %d", tt.a, tt.b, got, tt.want)
+		}
+	}
+}
+
+func TestWSHandshakeSeries(t *testing.T) {
+	tests := []struct {
+		name     string
+		attempts []record.WSAttempt
+		want     []LatencyPoint
+	}{
+		{"no attempt", nil, nil},
+		{"every outcome counts; empty buckets are 0; one step past the last", []record.WSAttempt{
+			opened(0, 1, 1, -150, -149, ""), // bucket -2
+			opened(1, 2, 2, 10, 11, ""), refused(2, 2, 20, 0, "", "", record.ClassRefused), refused(3, 2, 99, 503, record.RefusalCapacity, "", record.ClassHTTPError),
+			opened(4, 2, 3, 250, 251, ""),
+		}, []LatencyPoint{{-0.2, 1}, {-0.1, 0}, {0, 3}, {0.1, 0}, {0.2, 1}, {0.3, 0}}},
+	}
+	for _, tt := range tests {
+		got := wsHandshakeSeries(&WSLines{Attempts: tt.attempts}, wsT0)
+		if len(got) != len(tt.want) {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+			continue
+		}
+		for i := range got {
+			if !eqF(&got[i].X, &tt.want[i].X) || got[i].Y != tt.want[i].Y {
+				t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+				break
+			}
+		}
+	}
+}
+
+// TestWSCloseSeries: a step from (0, 0) through every close the client did
+// not start at or after t0.
+func TestWSCloseSeries(t *testing.T) {
+	ws := &WSLines{Closes: []record.WSClose{
+		closed(0, 1, 1, 300, 1001, record.WSClosedByServer),
+		closed(1, 1, 2, -20, 1001, record.WSClosedByServer),
+		closed(2, 1, 3, 100, 1006, record.WSClosedAbnormal),
+		closed(3, 1, 4, 50, 1000, record.WSClosedByClient),
+	}}
+	got := wsCloseSeries(record.Meta{}, ws, wsT0)
+	if want := []LatencyPoint{{0, 0}, {100, 1}, {300, 2}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("%v, want %v", got, want)
+	}
+}
+
+func TestCapacityLine(t *testing.T) {
+	tests := []struct {
+		caps [][2]string
+		want float64
+		note string
+	}{
+		{nil, 0, ""},
+		{[][2]string{{"50", "a"}, {"50", "b"}}, 5, "dashed: one instance's capacity, UPGRADES_PER_S 50 / 10"},
+		{[][2]string{{"50", "a"}, {"80", "b"}}, 0, "UPGRADES_PER_S 50 (a), 80 (b)"},
+		{[][2]string{{"unset", "a"}}, 0, "UPGRADES_PER_S unset"},
+		{[][2]string{{"0", "a"}}, 0, "UPGRADES_PER_S 0"},
+	}
+	for _, tt := range tests {
+		got, note := capacityLine(tt.caps)
+		if got != tt.want || strings.Join(note, "") != tt.note {
+			t.Errorf("capacityLine(%v) = %g %q, want %g %q", tt.caps, got, note, tt.want, tt.note)
+		}
+	}
+}
+
+func TestWSPlotRun(t *testing.T) {
+	ws := &WSMetrics{}
+	v := Variant{Runs: []Run{{Name: "run-001"}, {Name: "run-002", Metrics: Metrics{WSMetrics: ws}}, {Name: "run-003", Valid: true, Metrics: Metrics{WSMetrics: ws}}}}
+	if r := wsPlotRun(&v); r == nil || r.Name != "run-003" {
+		t.Errorf("picked %v, want the first valid ws run", r)
+	}
+	v.Runs[2].Valid = false
+	if r := wsPlotRun(&v); r == nil || r.Name != "run-002" {
+		t.Errorf("picked %v, want the first ws run when none is valid", r)
+	}
+	if r := wsPlotRun(&Variant{Runs: []Run{{Name: "run-001", Valid: true}}}); r != nil {
+		t.Errorf("picked %s of an agent variant", r.Name)
+	}
+}
+
+// TestWritePlotsWS writes the ws fixture's reports: both ws plots are
+// valid PNGs linked from report.md, and a second rendering gives the same
+// bytes; a result without ws runs gets neither (TestWritePlots counts its
+// links).
+func TestWritePlotsWS(t *testing.T) {
+	dir := t.TempDir()
+	if err := writeWSFixture(dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Rebuild(dir); err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, resultdir.MarkdownFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := map[string][]byte{}
+	for _, name := range []string{resultdir.WSHandshakesPlotFile, resultdir.WSClosesPlotFile} {
+		if !regexp.MustCompile(`!\[[^]]*\]\(` + regexp.QuoteMeta(name) + `\)`).Match(md) {
+			t.Errorf("report.md does not link %s", name)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(bytes.NewReader(b))
+		if err != nil {
+			t.Fatalf("%s: not a PNG: %v", name, err)
+		}
+		if r := img.Bounds(); r.Dx() < 600 || r.Dy() < 300 {
+			t.Errorf("%s: %v, too small", name, r)
+		}
+		first[name] = b
+	}
+	if strings.Contains(string(md), "ws plots not drawn") {
+		t.Errorf("a ws plot note in report.md:\n%s", md)
+	}
+	if _, err := Rebuild(dir); err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range first {
+		if again, _ := os.ReadFile(filepath.Join(dir, name)); !bytes.Equal(again, b) {
+			t.Errorf("%s differs between two renderings", name)
+		}
+	}
+}
+
+// TestWSPlotsData: one series per variant, the storm above the capacity
+// line under immediate and not under full jitter, every close drawn.
+func TestWSPlotsData(t *testing.T) {
+	dir := t.TempDir()
+	if err := writeWSFixture(dir); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs, cl, notes, ok := wsPlots(dir, res)
+	if !ok || len(notes) > 0 || len(hs.Series) != 2 || len(cl.Series) != 2 || hs.Capacity != 5 {
+		t.Fatalf("ok %v, notes %v, %d/%d series, capacity %g", ok, notes, len(hs.Series), len(cl.Series), hs.Capacity)
+	}
+	peak := func(s wsSeries) float64 { // from t0 on: before it, the clients' first connections
+		m := 0.0
+		for _, p := range s.Points {
+			if p.X >= 0 {
+				m = max(m, p.Y)
+			}
+		}
+		return m
+	}
+	if peak(hs.Series[0]) <= hs.Capacity || peak(hs.Series[1]) > hs.Capacity {
+		t.Errorf("peaks %g (immediate), %g (full jitter) against capacity %g", peak(hs.Series[0]), peak(hs.Series[1]), hs.Capacity)
+	}
+	for _, s := range cl.Series {
+		if n := len(s.Points) - 1; n != wsFixClients || !strings.HasSuffix(s.Label, ": 20") {
+			t.Errorf("%s: %d closes drawn, want %d", s.Label, n, wsFixClients)
+		}
+	}
+	if _, _, _, ok := wsPlots(dir, &Result{Variants: []Variant{{Runs: []Run{{Valid: true}}}}}); ok {
+		t.Errorf("ws plots for a result without ws runs")
+	}
+}
