@@ -167,8 +167,8 @@ function atNs(nowNs, ns, fn) {
 }
 
 // Hub holds the open /events streams. opts: cfg; nowNs and msSince (the
-// target's clock); refusing() (true from full mode's step 1); send and
-// sendError (the target's JSON answers); onChange() (a stream ended);
+// target's clock); refusing() (true from full mode's step 1); sendError
+// (the target's JSON error answer); onChange() (a stream ended);
 // hooks {closing(conns, ms, msg), closeSent(conn, ms), terminated(conn,
 // ms, msg)}, which log. Constructing it loads ws (loadWS throws when it is
 // missing).

@@ -279,7 +279,7 @@ server.on('connection', (s) => {
 // where the record package's scan of the event names looks.
 function newHub() {
   return new events.Hub({
-    cfg, nowNs, msSince, send, sendError, refusing: () => !ready, onChange: () => check(),
+    cfg, nowNs, msSince, sendError, refusing: () => !ready, onChange: () => check(),
     hooks: {
       closing: (conns, ms, msg) => log({ event: 'ws_closing', ms, conns, msg }),
       closeSent: (conn, ms) => log({ event: 'ws_close_sent', ms, conn }),
