@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -44,7 +45,7 @@ type wsPlotData struct {
 }
 
 // wsPlotRun is the run a variant's ws plots draw: its first valid ws run,
-// else its first ws run; nil without a ws run.
+// else its first ws run (labelled "not counted"); nil without a ws run.
 func wsPlotRun(v *Variant) *Run {
 	var first *Run
 	for i := range v.Runs {
@@ -139,10 +140,13 @@ func wsPlots(dir string, res *Result) (hs, cl wsPlotData, notes []string, ok boo
 			notes = append(notes, fmt.Sprintf("%s run %d: ws plots not drawn: %v", v.Label, r.Meta.Run, err))
 			continue
 		}
-		label := fmt.Sprintf("%s (run %d)", v.Label, r.Meta.Run)
+		label := v.Label
+		if !r.Valid {
+			label += fmt.Sprintf(" (run %d, not counted)", r.Meta.Run)
+		}
 		origin, acted := wsOrigin(r.Meta, ws)
 		hs.Series = append(hs.Series, wsSeries{Label: label, Points: wsHandshakeSeries(ws, origin)})
-		capacity := "unset"
+		capacity := "n/a"
 		if w := r.Metrics.WSMetrics; w.WSUpgradesPerS != nil {
 			capacity = strconv.Itoa(*w.WSUpgradesPerS)
 		}
@@ -152,7 +156,7 @@ func wsPlots(dir string, res *Result) (hs, cl wsPlotData, notes []string, ok boo
 			continue
 		}
 		pts := wsCloseSeries(r.Meta, ws, origin)
-		spread := "unset"
+		spread := "n/a"
 		if w := r.Metrics.WSMetrics; w.WSCloseSpreadMs != nil {
 			spread = FormatNumber(KindMs, *w.WSCloseSpreadMs)
 		}
@@ -163,9 +167,10 @@ func wsPlots(dir string, res *Result) (hs, cl wsPlotData, notes []string, ok boo
 }
 
 // settingNote says which value of a setting the drawn runs had: once
-// when they agree, else per variant; nil without runs.
+// when they agree, else per variant ("n/a": unset or not recorded); nil
+// when no run has a value.
 func settingNote(name string, vals [][2]string) []string {
-	if len(vals) == 0 {
+	if !slices.ContainsFunc(vals, func(v [2]string) bool { return v[0] != "n/a" }) {
 		return nil
 	}
 	same := true

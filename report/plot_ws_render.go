@@ -79,13 +79,13 @@ func renderWSLines(d wsPlotData, title, xLabel, yLabel string) ([]byte, error) {
 
 // renderWSHandshakes draws ws_handshakes.png.
 func renderWSHandshakes(d wsPlotData, scenario string) ([]byte, error) {
-	return renderWSLines(d, scenario+" · handshakes the clients started per 100 ms\nevery attempt, any outcome",
+	return renderWSLines(d, scenario+" · handshakes the clients started per 100 ms\nfirst valid run of each variant; every attempt, any outcome",
 		"s after t0 (action sent)", "handshakes / 100 ms")
 }
 
 // renderWSCloses draws ws_closes.png.
 func renderWSCloses(d wsPlotData, scenario string) ([]byte, error) {
-	return renderWSLines(d, scenario+" · connections the server ended, by time after t0\ncloses the client did not start",
+	return renderWSLines(d, scenario+" · connections the server ended, by time after t0\nfirst valid run of each variant; closes the client did not start",
 		"ms after t0 (action sent)", "closes so far")
 }
 

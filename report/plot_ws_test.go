@@ -74,7 +74,8 @@ func TestCapacityLine(t *testing.T) {
 		{nil, 0, ""},
 		{[][2]string{{"50", "a"}, {"50", "b"}}, 5, "dashed: one instance's capacity, UPGRADES_PER_S 50 / 10"},
 		{[][2]string{{"50", "a"}, {"80", "b"}}, 0, "UPGRADES_PER_S 50 (a), 80 (b)"},
-		{[][2]string{{"unset", "a"}}, 0, "UPGRADES_PER_S unset"},
+		{[][2]string{{"n/a", "a"}, {"n/a", "b"}}, 0, ""},
+		{[][2]string{{"50", "a"}, {"n/a", "b"}}, 0, "UPGRADES_PER_S 50 (a), n/a (b)"},
 		{[][2]string{{"0", "a"}}, 0, "UPGRADES_PER_S 0"},
 	}
 	for _, tt := range tests {

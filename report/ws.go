@@ -36,7 +36,8 @@ type WSMetrics struct {
 	WSCloseAfterSignalP95Ms *float64 `json:"ws_close_after_signal_p95_ms"`
 	WSCloseAfterSignalMaxMs *float64 `json:"ws_close_after_signal_max_ms"`
 	// WSCloseSpreadMs is the acted-on replica's CLOSE_SPREAD_MS; null when
-	// its environment does not set it (the target then closes all at once).
+	// its environment does not set it (the target then closes all at once)
+	// or was not recorded (a note says so).
 	WSCloseSpreadMs *float64 `json:"ws_close_spread_ms"`
 
 	// WSTerminated counts the acted-on replica's ws_terminated events:
@@ -69,7 +70,7 @@ type WSMetrics struct {
 	// WSPeakHandshakes is the most handshakes one instance answered
 	// (101, or its own refusal) in one 100 ms bucket from T0 on;
 	// WSUpgradesPerS the acted-on replica's UPGRADES_PER_S (null: unset,
-	// no limit).
+	// no limit; or not recorded).
 	WSPeakHandshakes *int `json:"ws_peak_handshakes_per_100ms"`
 	WSUpgradesPerS   *int `json:"ws_upgrades_per_s"`
 
