@@ -442,15 +442,13 @@ ws.on('close', (code) => { console.log('close=' + code); process.exit(code === 1
 ws.on('error', (e) => { console.log('error=' + e.message); process.exit(1); });
 `
 
-// TestNodeTargetEvents: the image serves /events with the ws library it
-// carries; on SIGTERM (full mode, --init) the stream gets 1001, the target
-// logs ws_closing and ws_close_sent, drains and exits 0.
-func TestNodeTargetEvents(t *testing.T) {
-	eng := dockertest.RequireDocker(t)
-	ref := nodeImage(t, eng)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+// wsPair runs the Node target (env, --init when init) and a ws client
+// container on a fresh network; it returns once the client streams.
+func wsPair(t *testing.T, eng *docker.Engine, ref, name string, init bool, env ...string) (target, client *docker.Container) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	netName := eng.Session() + "-wsnet"
+	netName := eng.Session() + "-" + name
 	if _, err := eng.CreateNetwork(ctx, netName, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -461,21 +459,33 @@ func TestNodeTargetEvents(t *testing.T) {
 			t.Errorf("remove network: %v", err)
 		}
 	})
-	target := runNode(t, eng, docker.ContainerSpec{
-		Name: eng.Session() + "-wstarget", Image: ref, Network: netName, Aliases: []string{"target"}, Init: true,
-		Env: []string{"MODE=full", "EVENTS_PER_S=50", "PRESTOP_MS=200", "CLOSE_SPREAD_MS=300", "DRAIN_MS=10000"},
+	target = runNode(t, eng, docker.ContainerSpec{
+		Name: netName + "-target", Image: ref, Network: netName, Aliases: []string{"target"}, Init: init, Env: env,
 	})
 	if err := eng.WaitLog(ctx, target.ID, `"event":"up"`, 30*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	client := runNode(t, eng, docker.ContainerSpec{
-		Name: eng.Session() + "-wsclient", Image: ref, Network: netName,
+	client = runNode(t, eng, docker.ContainerSpec{
+		Name: netName + "-client", Image: ref, Network: netName,
 		Entrypoint: []string{"/usr/bin/node", "-e", wsClientScript},
 	})
 	if err := eng.WaitLog(ctx, client.ID, "streaming", 30*time.Second); err != nil {
 		out, _, _ := eng.LogsAll(ctx, client.ID)
 		t.Fatalf("%v; client log %q", err, out)
 	}
+	return target, client
+}
+
+// TestNodeTargetEvents: the image serves /events with the ws library it
+// carries; on SIGTERM (full mode, --init) the stream gets 1001, the target
+// logs ws_closing and ws_close_sent, drains and exits 0.
+func TestNodeTargetEvents(t *testing.T) {
+	eng := dockertest.RequireDocker(t)
+	ref := nodeImage(t, eng)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	target, client := wsPair(t, eng, ref, "wsfull", true,
+		"MODE=full", "EVENTS_PER_S=50", "PRESTOP_MS=200", "CLOSE_SPREAD_MS=300", "DRAIN_MS=10000")
 	if err := eng.Kill(ctx, target.ID, "SIGTERM"); err != nil {
 		t.Fatal(err)
 	}
@@ -497,5 +507,46 @@ func TestNodeTargetEvents(t *testing.T) {
 	cout, _, _ := eng.LogsAll(ctx, client.ID)
 	if err != nil || !cexited || cst.ExitCode != 0 || !bytes.Contains(cout, []byte("close=1001")) {
 		t.Errorf("client: exited=%v code=%d err=%v log %q, want close 1001", cexited, cst.ExitCode, err, cout)
+	}
+}
+
+// TestNodeTargetCloseModeStreams is W2 end to end: close mode, Node as
+// PID 1, `docker stop -t 3` while a stream is open. server.close() leaves
+// the upgraded socket alone and waits for it, so the grace period's
+// SIGKILL ends the process (137) after the full 3 s and the client sees
+// no close frame (1006).
+func TestNodeTargetCloseModeStreams(t *testing.T) {
+	eng := dockertest.RequireDocker(t)
+	ref := nodeImage(t, eng)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	target, client := wsPair(t, eng, ref, "wsclose", false, "MODE=close", "EVENTS_PER_S=50")
+	grace := 3
+	t0 := time.Now()
+	if err := eng.Stop(ctx, target.ID, &grace); err != nil {
+		t.Fatal(err)
+	}
+	held := time.Since(t0)
+	exited, st, err := eng.WaitExit(ctx, target.ID, 10*time.Second)
+	if err != nil || !exited {
+		t.Fatalf("target: exited=%v err=%v after docker stop", exited, err)
+	}
+	out, _, _ := eng.LogsAll(ctx, target.ID)
+	t.Logf("docker stop -t %d returned after %v, exit %d; log:\n%s", grace, held.Round(time.Millisecond), st.ExitCode, out)
+	if st.ExitCode != 137 || held < time.Duration(grace)*time.Second {
+		t.Errorf("exit %d after %v, want 137 (SIGKILL) after the whole %d s grace", st.ExitCode, held, grace)
+	}
+	for _, ev := range []string{`"signal":"SIGTERM"`, `"listener_closed"`} {
+		if !bytes.Contains(out, []byte(ev)) {
+			t.Errorf("target log lacks %s", ev)
+		}
+	}
+	if bytes.Contains(out, []byte(`"shutdown_returned"`)) {
+		t.Error("server.close() returned with a stream open")
+	}
+	cexited, _, err := eng.WaitExit(ctx, client.ID, 10*time.Second)
+	cout, _, _ := eng.LogsAll(ctx, client.ID)
+	if err != nil || !cexited || !bytes.Contains(cout, []byte("close=1006")) {
+		t.Errorf("client: exited=%v err=%v log %q, want close 1006", cexited, err, cout)
 	}
 }
