@@ -60,6 +60,8 @@ type WSLoad struct {
 	MaxAttempts int `yaml:"max_attempts" json:"max_attempts"`
 	// Ramp spreads the clients' first attempts over this span, in
 	// [0, load.duration) (default 1s, capped at a quarter of the duration).
+	// It is part of the load: action.at counts from the first attempt, so
+	// an action inside the ramp meets handshakes still arriving.
 	Ramp *Duration `yaml:"ramp" json:"ramp,omitempty"`
 	// HandshakeTimeout bounds each handshake (default 5s).
 	HandshakeTimeout Duration `yaml:"handshake_timeout" json:"handshake_timeout"`

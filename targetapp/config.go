@@ -70,6 +70,17 @@ type Config struct {
 	// peer has to answer its close frame before its connection is
 	// terminated. Default 2000.
 	CloseDeadline time.Duration
+	// AdmitDraining is UPGRADES_WHILE_DRAINING=accept (full mode): /events
+	// upgrades that arrive while draining are accepted (and retired with
+	// the others) instead of refused, as a server that only fails its
+	// readiness check does (W1's contrast). Default refuse.
+	AdmitDraining bool
+	// Instance is INSTANCE, the name a proxy knows this replica by
+	// ("replica-0:8080"; the runner sets it). /events answers its 101 with
+	// it in record.UpstreamHeader, because a proxy applies no response
+	// header rules to a 101 (Caddy's reverse_proxy skips them for
+	// upgrades). Default "": no header.
+	Instance string
 }
 
 // DefaultConfig returns the configuration used when no variable is set.
@@ -148,6 +159,7 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		}
 		*m.dst = time.Duration(n) * time.Millisecond
 	}
+	c.Instance = getenv("INSTANCE")
 	if v := getenv("DATA_DIR"); v != "" {
 		c.DataDir = v
 	}

@@ -24,10 +24,12 @@ func TestConfigFromEnv(t *testing.T) {
 		{name: "all set", env: map[string]string{"MODE": "close", "LISTEN_HOST": "127.0.0.1", "PORT": "9000",
 			"DRAIN_MS": "5000", "PRESTOP_MS": "2000", "KEEPALIVE_MS": "15000", "SWEEP_MS": "50", "DATA_DIR": "/tmp/x",
 			"EVENTS_PER_S": "0", "EVENTS_REPLAY": "500", "UPGRADES_PER_S": "200", "CLOSE_SPREAD_MS": "3000",
-			"CLOSE_DEADLINE_MS": "4000"},
+			"CLOSE_DEADLINE_MS": "4000", "UPGRADES_WHILE_DRAINING": "accept",
+			"INSTANCE": "replica-1:9000"},
 			want: Config{Mode: ModeClose, Host: "127.0.0.1", Port: 9000, Drain: 5 * time.Second,
 				PreStop: 2 * time.Second, KeepAlive: 15 * time.Second, Sweep: 50 * time.Millisecond, DataDir: "/tmp/x",
-				EventsReplay: 500, UpgradesPerS: 200, CloseSpread: 3 * time.Second, CloseDeadline: 4 * time.Second}},
+				EventsReplay: 500, UpgradesPerS: 200, CloseSpread: 3 * time.Second, CloseDeadline: 4 * time.Second,
+				AdmitDraining: true, Instance: "replica-1:9000"}},
 		// none is a valid mode.
 		{name: "mode none", env: map[string]string{"MODE": "none"}, want: with(func(c *Config) { c.Mode = ModeNone })},
 		// PORT 0 lets the kernel choose.
@@ -50,6 +52,7 @@ func TestConfigFromEnv(t *testing.T) {
 		{name: "drain huge", env: map[string]string{"DRAIN_MS": "86400001"}, wantErr: []string{"DRAIN_MS"}},
 		// The /events variables: bounds named in the error.
 		{name: "events rate huge", env: map[string]string{"EVENTS_PER_S": "1001"}, wantErr: []string{"EVENTS_PER_S", "0..1000"}},
+		{name: "bad upgrades while draining", env: map[string]string{"UPGRADES_WHILE_DRAINING": "yes"}, wantErr: []string{"UPGRADES_WHILE_DRAINING", `"yes"`}},
 		{name: "close deadline zero", env: map[string]string{"CLOSE_DEADLINE_MS": "0"}, wantErr: []string{"CLOSE_DEADLINE_MS", "1..4000"}},
 		{name: "close deadline past the library's", env: map[string]string{"CLOSE_DEADLINE_MS": "5000"}, wantErr: []string{"CLOSE_DEADLINE_MS"}},
 		{name: "negative spread", env: map[string]string{"CLOSE_SPREAD_MS": "-1"}, wantErr: []string{"CLOSE_SPREAD_MS", `"-1"`}},

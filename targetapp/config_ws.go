@@ -34,6 +34,13 @@ func (c *Config) wsFromEnv(getenv func(string) string) []error {
 		{"CLOSE_SPREAD_MS", 0, maxMs, func(n int) { c.CloseSpread = time.Duration(n) * time.Millisecond }},
 		{"CLOSE_DEADLINE_MS", 1, maxCloseDeadlineMs, func(n int) { c.CloseDeadline = time.Duration(n) * time.Millisecond }},
 	}
+	switch v := getenv("UPGRADES_WHILE_DRAINING"); v {
+	case "", "refuse":
+	case "accept":
+		c.AdmitDraining = true
+	default:
+		errs = append(errs, &ConfigError{Var: "UPGRADES_WHILE_DRAINING", Value: v, Reason: "must be refuse or accept"})
+	}
 	for _, v := range ints {
 		s := getenv(v.name)
 		if s == "" {

@@ -20,7 +20,8 @@
 //	                             numbered by the wall clock; with after and EVENTS_REPLAY > 0 the
 //	                             buffered events after SEQ are replayed first. Upgrades get 503
 //	                             (Connection: close, X-Shutdownlab-Refusal) while draining (full,
-//	                             from step 1) or beyond UPGRADES_PER_S.
+//	                             from step 1; UPGRADES_WHILE_DRAINING=accept admits them, as a server
+//	                             that only fails readiness does) or beyond UPGRADES_PER_S.
 //
 // A bad query value gets 400 with a message naming the parameter and the
 // value, for example `bad ms="x": must be an integer in 0..86400000`. A wrong

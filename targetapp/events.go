@@ -88,13 +88,16 @@ func (a *App) events(w http.ResponseWriter, r *http.Request) {
 	a.mu.Lock()
 	draining := a.draining
 	a.mu.Unlock()
-	if draining {
+	if draining && !a.cfg.AdmitDraining {
 		refuse(w, record.RefusalDraining)
 		return
 	}
 	if a.ws.admit != nil && !a.ws.admit.allow(a.now()) {
 		refuse(w, record.RefusalCapacity)
 		return
+	}
+	if a.cfg.Instance != "" {
+		w.Header().Set(record.UpstreamHeader, a.cfg.Instance)
 	}
 	hr := &hijackRecorder{ResponseWriter: w}
 	c, err := websocket.Accept(hr, r, &websocket.AcceptOptions{InsecureSkipVerify: true})

@@ -125,16 +125,19 @@ func TestEventsAdmission(t *testing.T) {
 		name    string
 		perS    int
 		drain   bool
+		admit   bool     // UPGRADES_WHILE_DRAINING=accept
 		refusal []string // per successive upgrade: "" admitted, else the refusal
 	}{
-		{"draining refuses", 0, true, []string{record.RefusalDraining}},
-		{"no capacity limit", 0, false, []string{"", "", ""}},
-		{"capacity 10/s admits one per 100 ms", 10, false, []string{"", record.RefusalCapacity, record.RefusalCapacity}},
-		{"capacity 30/s admits a burst of 3", 30, false, []string{"", "", "", record.RefusalCapacity}},
+		{"draining refuses", 0, true, false, []string{record.RefusalDraining}},
+		{"draining admits when told to (readiness-only server)", 0, true, true, []string{"", ""}},
+		{"no capacity limit", 0, false, false, []string{"", "", ""}},
+		{"capacity 10/s admits one per 100 ms", 10, false, false, []string{"", record.RefusalCapacity, record.RefusalCapacity}},
+		{"capacity 30/s admits a burst of 3", 30, false, false, []string{"", "", "", record.RefusalCapacity}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := testConfig(t)
 			cfg.UpgradesPerS = tt.perS
+			cfg.AdmitDraining = tt.admit
 			out := &syncBuffer{}
 			// A frozen clock: the bucket never refills during the test.
 			a, err := New(cfg, NewLogger(out, nil), WithClock(func() time.Time { return fixed }))
@@ -263,5 +266,23 @@ func TestEventsRetireSpread(t *testing.T) {
 	}
 	if got := find(evs, record.EventWSTerminated); len(got) != 0 {
 		t.Errorf("ws_terminated %+v: every client answered its close frame", got)
+	}
+}
+
+// TestEventsInstanceHeader: with INSTANCE set, the 101 names the replica in
+// record.UpstreamHeader (a proxy's header rules skip upgrades); without
+// it, the header is absent.
+func TestEventsInstanceHeader(t *testing.T) {
+	for _, instance := range []string{"replica-1:8080", ""} {
+		cfg := testConfig(t)
+		cfg.Instance = instance
+		a, _ := newTestApp(t, cfg)
+		_, resp, err := dialEvents(t, serve(t, a), "")
+		if err != nil {
+			t.Fatalf("INSTANCE=%q: %v", instance, err)
+		}
+		if got := resp.Header.Get(record.UpstreamHeader); got != instance {
+			t.Errorf("INSTANCE=%q: %s %q on the 101", instance, record.UpstreamHeader, got)
+		}
 	}
 }

@@ -1,16 +1,17 @@
 // Command wsagent is shutdownlab's WebSocket load agent: it runs loadgen/ws
 // against one target's event stream and writes JSON lines to stdout (a
-// start line once every client has made its first attempt, then one
-// ws_attempt line per connection attempt, one ws_close line per opened
-// connection, one ws_client line per client when it stops); human messages
-// go to stderr.
+// start line as the first client starts, then one ws_attempt line per
+// connection attempt, one ws_close line per opened connection, one
+// ws_client line per client when it stops); human messages go to stderr.
 //
 // Every flag has an environment fallback WSAGENT_<NAME> (upper case, '-' as
 // '_'), e.g. WSAGENT_TARGET; a flag on the command line wins.
 //
-// -duration counts from the start line: the clients' first attempts are
-// spread over -ramp before it, so the load runs ramp + duration in all.
-// The first SIGTERM or SIGINT stops the load early: every open connection
+// -duration counts from the start line, -ramp (the span over which the
+// clients' first attempts are spread) included: an action timed from the
+// start can land while clients are still arriving (new handshakes reach a
+// draining server) or after the ramp (a settled population). The first
+// SIGTERM or SIGINT stops the load early: every open connection
 // is closed with 1000 (bounded by -close-timeout), every client prints its
 // totals, and the agent exits 0. Later signals are ignored.
 //
@@ -54,7 +55,7 @@ func run(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) int {
 			return err
 		}
 		sink := &ws.LineSink{W: stdout}
-		cfg.OnStarted = func() { sink.Start(time.Now().UnixNano()) }
+		sink.Start(time.Now().UnixNano())
 		c.Logf("%d clients on %s, policy %s, ramp %v, open-file limit %d", cfg.Clients, cfg.URL, cfg.Policy.Kind, cfg.Ramp, nofile)
 		if err := ws.Run(ctx, cfg, sink); err != nil {
 			return agentcmd.Exit(agentcmd.ExitUsage, err)
@@ -95,8 +96,8 @@ func defineFlags(c *agentcmd.Command) *flags {
 		overlap:          fs.Int64("resume-overlap", 0, "events a resume asks for again"),
 		dedupe:           fs.Int("dedupe-size", 1024, "each client's event-id cache size (0: no deduplication)"),
 		maxAttempts:      fs.Int("max-attempts", 1000, "bound on each client's connection attempts"),
-		duration:         fs.Duration("duration", 10*time.Second, "how long the load runs after its start line"),
-		ramp:             fs.Duration("ramp", 0, "spread the clients' first attempts over this span, before the start line"),
+		duration:         fs.Duration("duration", 10*time.Second, "how long the load runs, ramp included"),
+		ramp:             fs.Duration("ramp", 0, "spread the clients' first attempts over this span (< duration)"),
 		handshakeTimeout: fs.Duration("handshake-timeout", 5*time.Second, "bound on each handshake"),
 		closeTimeout:     fs.Duration("close-timeout", 2*time.Second, "bound on a stopping client's closing handshake"),
 		seed:             fs.Uint64("seed", 1, "seed of the clients' random delays"),
@@ -122,7 +123,7 @@ func (f *flags) config(c *agentcmd.Command) (ws.Config, error) {
 		Policy: ws.Policy{Kind: ws.PolicyKind(*f.policy), Base: *f.base, Cap: *f.capD,
 			StableAfter: *f.stable, DoubleSchedule: *f.double},
 		Resume: *f.resume, ResumeOverlap: *f.overlap, DedupeSize: *f.dedupe,
-		MaxAttempts: *f.maxAttempts, Duration: *f.ramp + *f.duration, Ramp: *f.ramp,
+		MaxAttempts: *f.maxAttempts, Duration: *f.duration, Ramp: *f.ramp,
 		HandshakeTimeout: *f.handshakeTimeout, CloseTimeout: *f.closeTimeout, Seed: *f.seed,
 		RawPeers: *f.raw,
 	}

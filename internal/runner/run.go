@@ -235,7 +235,11 @@ func (x *run) startReplica(ctx context.Context, i int, labels map[string]string)
 		s := int(t.StopTimeout.D() / time.Second)
 		stopTimeout = &s
 	}
-	env := []string{"MODE=" + string(t.Mode), "PORT=" + strconv.Itoa(x.port())}
+	// INSTANCE names the replica as the proxy does (its upstream
+	// host:port): a target can say who answered an upgrade, which no proxy
+	// header rule covers.
+	env := []string{"MODE=" + string(t.Mode), "PORT=" + strconv.Itoa(x.port()),
+		fmt.Sprintf("INSTANCE=%s:%d", replicaAlias(i), x.port())}
 	for _, k := range sortedKeys(t.Env) {
 		env = append(env, k+"="+t.Env[k])
 	}

@@ -27,7 +27,7 @@ func (s *LineSink) Close(c record.WSClose) { s.write(c) }
 func (s *LineSink) Client(c record.WSClient) { s.write(c) }
 
 // Start writes the load's record.Start line (load_start_ns ns): the
-// command prints it when every client has made its first attempt.
+// command prints it as the load begins.
 func (s *LineSink) Start(ns int64) {
 	s.write(record.Start{Type: record.TypeStart, LoadStart: ns})
 }
