@@ -125,11 +125,15 @@ func RunHostile(ctx context.Context, l HostileLoad, enc Encoder) (record.Summary
 	if err := enc.EncodeStart(&record.Start{Type: record.TypeStart, LoadStart: r.sum.LoadStart}); err != nil {
 		return record.Summary{}, err
 	}
+	// The start line goes out at once (the runner times its action from
+	// it), the records every flushEvery, as Run's.
+	stopFlush := r.flushing()
 	if l.Rate > 0 {
 		r.open(startCtx)
 	} else {
 		r.closed(startCtx)
 	}
+	stopFlush()
 	r.sum.LoadEnd = now()
 	switch {
 	case ctx.Err() != nil:
@@ -148,6 +152,38 @@ func RunHostile(ctx context.Context, l HostileLoad, enc Encoder) (record.Summary
 		}
 	}
 	return r.sum, r.encErr
+}
+
+// flushing flushes a buffering encoder now and every flushEvery until the
+// returned stop is called (which waits for the flusher to return).
+func (r *hostileRun) flushing() (stop func()) {
+	f, ok := r.enc.(Flusher)
+	if !ok {
+		return func() {}
+	}
+	flush := func() {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if err := f.Flush(); err != nil && r.encErr == nil {
+			r.encErr = err
+		}
+	}
+	flush()
+	done, exited := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(exited)
+		t := time.NewTicker(flushEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				flush()
+			case <-done:
+				return
+			}
+		}
+	}()
+	return func() { close(done); <-exited }
 }
 
 // closed runs Clients clients back to back until startCtx ends or the

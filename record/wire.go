@@ -104,6 +104,11 @@ const LoadKindProbe = "probe"
 // (cmd/wsagent); its lines are ws_attempt, ws_close and ws_client.
 const LoadKindWS = "ws"
 
+// LoadKindHostile is Meta.LoadKind for a run driven by hostile clients
+// (the load agent with -hostile: loadgen.RunHostile); its lines are the
+// agent's, every req line with Hostile set.
+const LoadKindHostile = "hostile"
+
 // The values of Request.Hostile: the hostile load kinds (loadgen.Hostile,
 // loadgen.RunHostile).
 const (

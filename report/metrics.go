@@ -166,7 +166,11 @@ func ComputeWS(meta record.Meta, reqs []record.Request, ws *WSLines) Metrics {
 		tally.AddRequest(r.Class)
 		if r.Class == record.ClassOK {
 			m.OK++
-			okLat = append(okLat, float64(r.LatencyNs())/1e6)
+			// A hostile client's latency is its own slowness (a body
+			// trickled at 1 byte/s), not the service's: not a percentile.
+			if r.Hostile == "" {
+				okLat = append(okLat, float64(r.LatencyNs())/1e6)
+			}
 		}
 		if r.Class.Failed() {
 			m.Failed++

@@ -9,9 +9,10 @@ import (
 // none beyond the load section's). A new kind is one entry here, its
 // constant, and its block in LoadSpec.
 var loadKinds = map[LoadKind]func(s *Spec, loc *locator, fail failFunc){
-	LoadAgent: nil,
-	LoadProbe: validateProbe,
-	LoadWS:    validateWS,
+	LoadAgent:   nil,
+	LoadProbe:   validateProbe,
+	LoadWS:      validateWS,
+	LoadHostile: validateHostile,
 }
 
 // kindBlocks are the load blocks that belong to one kind each: given for
@@ -23,6 +24,7 @@ var kindBlocks = []struct {
 }{
 	{"load.probe", LoadProbe, func(l *LoadSpec) bool { return l.Probe != nil }},
 	{"load.ws", LoadWS, func(l *LoadSpec) bool { return l.WS != nil }},
+	{"load.hostile", LoadHostile, func(l *LoadSpec) bool { return l.Hostile != nil }},
 }
 
 // agentOnlyFields are the load agent's request settings, refused (when the

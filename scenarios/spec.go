@@ -200,6 +200,8 @@ type LoadSpec struct {
 	Probe *ProbeLoad `yaml:"probe" json:"probe,omitempty"`
 	// WS configures a load of kind ws.
 	WS *WSLoad `yaml:"ws" json:"ws,omitempty"`
+	// Hostile configures a load of kind hostile.
+	Hostile *HostileLoad `yaml:"hostile" json:"hostile,omitempty"`
 }
 
 // Request is one entry of the weighted request mix.

@@ -115,6 +115,11 @@ func validateTarget(s *Spec, loc *locator, fail failFunc) {
 			refuse("load.ws.path", w.Path)
 		}
 		return
+	case LoadHostile:
+		if h := s.Load.Hostile; h != nil && validPath(h.Path) && !p.Serves(h.Path) {
+			refuse("load.hostile.path", h.Path)
+		}
+		return
 	}
 	for i, r := range s.Load.Mix {
 		if validPath(r.Path) && !p.Serves(r.Path) {

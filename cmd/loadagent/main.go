@@ -15,6 +15,10 @@
 // can be started together with the target; the load starts, and the start
 // line is printed, only then.
 //
+// With -hostile KIND (slow_headers, slow_body, abort) the agent runs hostile
+// clients instead (loadgen.RunHostile, the -hostile-* flags): the same
+// start, req and summary lines, every req line with hostile set.
+//
 // Exit codes: 0 the run completed (whatever its outcomes), 1 the output could
 // not be written, 2 bad flags, 3 the target never became ready.
 package main
@@ -49,7 +53,11 @@ var flagOf = map[string]string{
 func run(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) int {
 	c := agentcmd.New("loadagent", "LOADAGENT", "usage: loadagent -target host:port [flags]", stderr)
 	f := defineFlags(c)
+	h := defineHostileFlags(c)
 	return c.Run(args, func() error {
+		if *h.kind != "" {
+			return runHostile(c, f, h, stdout, sig)
+		}
 		cfg, err := f.config(c)
 		if err != nil {
 			return err

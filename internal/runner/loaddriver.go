@@ -54,9 +54,10 @@ type loadDriver interface {
 // loadDrivers makes a fresh driver for a run, by load kind: the one place
 // a load kind is wired into the runner.
 var loadDrivers = map[scenarios.LoadKind]func() loadDriver{
-	scenarios.LoadAgent: func() loadDriver { return agentDriver{} },
-	scenarios.LoadProbe: func() loadDriver { return probeDriver{} },
-	scenarios.LoadWS:    func() loadDriver { return &wsDriver{} },
+	scenarios.LoadAgent:   func() loadDriver { return agentDriver{} },
+	scenarios.LoadProbe:   func() loadDriver { return probeDriver{} },
+	scenarios.LoadWS:      func() loadDriver { return &wsDriver{} },
+	scenarios.LoadHostile: func() loadDriver { return hostileDriver{} },
 }
 
 // newLoadDriver returns a driver for kind ("" is the default kind, the
