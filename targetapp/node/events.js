@@ -46,7 +46,12 @@ const MAX_CLOSE_DEADLINE_MS = 4000; // below coder/websocket's 5 s, as the Go ta
 // parseWSConfig reads the /events variables of env into c, reporting each
 // bad one through bad(name, value, reason); int(v, min, max) parses.
 function parseWSConfig(env, c, bad, int, maxMs) {
-  Object.assign(c, { eventsPerS: 10, eventsReplay: 0, upgradesPerS: 0, closeSpreadMs: 0, closeDeadlineMs: 2000 });
+  Object.assign(c, { eventsPerS: 10, eventsReplay: 0, upgradesPerS: 0, closeSpreadMs: 0, closeDeadlineMs: 2000,
+    admitDraining: false, instance: env.INSTANCE || '' });
+  // UPGRADES_WHILE_DRAINING=accept: a server that only fails readiness (W1).
+  const u = env.UPGRADES_WHILE_DRAINING;
+  if (u === 'accept') c.admitDraining = true;
+  else if (u && u !== 'refuse') bad('UPGRADES_WHILE_DRAINING', u, 'must be refuse or accept');
   for (const [name, key, min, max] of [['EVENTS_PER_S', 'eventsPerS', 0, 1000],
     ['EVENTS_REPLAY', 'eventsReplay', 0, 1000000], ['UPGRADES_PER_S', 'upgradesPerS', 0, 1000000],
     ['CLOSE_SPREAD_MS', 'closeSpreadMs', 0, maxMs], ['CLOSE_DEADLINE_MS', 'closeDeadlineMs', 1, MAX_CLOSE_DEADLINE_MS]]) {
@@ -178,6 +183,9 @@ class Hub {
     const { WebSocketServer } = loadWS();
     // No compression, no tracking of ours, coder/websocket's 32 KiB read limit.
     this.wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, clientTracking: false, maxPayload: 32768 });
+    // INSTANCE names this replica on its 101: a proxy's header rules skip
+    // upgrades (the Go target's events.go does the same).
+    if (this.cfg.instance) this.wss.on('headers', (h) => h.push(`X-Shutdownlab-Upstream: ${this.cfg.instance}`));
     this.streams = new Map(); // id → stream
     this.next = 0;
     this.onAdd = null; // set once retirement began: retires a late stream too
@@ -213,7 +221,7 @@ class Hub {
       }
       after = Number(BigInt(v));
     }
-    if (this.refusing()) return { status: 503, error: 'upgrade refused: draining', refusal: 'draining' };
+    if (this.refusing() && !this.cfg.admitDraining) return { status: 503, error: 'upgrade refused: draining', refusal: 'draining' };
     if (this.admit && !this.admit.allow(process.hrtime.bigint())) {
       return { status: 503, error: 'upgrade refused: capacity', refusal: 'capacity' };
     }

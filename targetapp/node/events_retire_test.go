@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -368,5 +369,27 @@ server.listen(0, '127.0.0.1', () => {
 });`)
 	if want := "closed-all 10-more-messages client-closes close-callback"; got != want {
 		t.Errorf("sequence %q, want %q", got, want)
+	}
+}
+
+// UPGRADES_WHILE_DRAINING=accept is the server that only fails readiness
+// (W1's contrast): during the pre-stop wait an upgrade is admitted; a bad
+// value is refused at start.
+func TestEventsAdmitWhileDraining(t *testing.T) {
+	p := startNode(t, true, "MODE=full", "PRESTOP_MS=3000", "DRAIN_MS=10000", "UPGRADES_WHILE_DRAINING=accept")
+	p.signal(syscall.SIGTERM)
+	p.waitEvent(record.EventReadyFalse, 2*time.Second)
+	c, _, err := p.dialEvents("")
+	if err != nil {
+		t.Fatalf("upgrade while draining: %v, want admitted", err)
+	}
+	if len(p.find(record.EventListenerClosed)) > 0 {
+		t.Fatal("the upgrade ran after listener_closed; test inconclusive")
+	}
+	_ = c.CloseNow()
+
+	bad := startNode(t, false, "UPGRADES_WHILE_DRAINING=yes")
+	if code, _ := bad.wait(10 * time.Second); code != 2 || !strings.Contains(bad.stderr.String(), `UPGRADES_WHILE_DRAINING="yes"`) {
+		t.Fatalf("UPGRADES_WHILE_DRAINING=yes: exit %d, stderr %q; want 2 naming it", code, bad.stderr.String())
 	}
 }

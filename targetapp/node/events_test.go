@@ -259,3 +259,16 @@ func TestEventsBadEnv(t *testing.T) {
 		}
 	}
 }
+
+// INSTANCE names the replica on the 101 (record.UpstreamHeader), as the Go
+// target does; a bad UPGRADES_WHILE_DRAINING is refused at start.
+func TestEventsInstanceHeader(t *testing.T) {
+	p := startNode(t, true, "MODE=full", "INSTANCE=replica-1:8080")
+	_, resp, err := p.dialEvents("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := resp.Header.Get(record.UpstreamHeader); got != "replica-1:8080" {
+		t.Fatalf("%s %q on the 101, want replica-1:8080", record.UpstreamHeader, got)
+	}
+}
