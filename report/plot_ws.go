@@ -108,14 +108,20 @@ func floorDiv(a, b int64) int64 {
 
 // wsCloseSeries is the cumulative count of the closes the client did not
 // start at or after t0 (the population of ws_close_after_signal_*), as a
-// step line from (0, 0) (x: ms after t0).
-func wsCloseSeries(meta record.Meta, ws *WSLines, t0 int64) []LatencyPoint {
-	times := wsCloseTimes(ws, t0, wsActedUpstream(meta))
+// step line from (0, 0) (x: ms after t0). Behind a proxy with opened
+// handshakes no replica can be named for (wsUnattributed), it counts the
+// closes of every replica, and every is true.
+func wsCloseSeries(meta record.Meta, ws *WSLines, t0 int64) (pts []LatencyPoint, every bool) {
+	acted := wsActedUpstream(meta)
+	if wsUnattributed(meta, ws.Attempts) > 0 {
+		acted, every = func(string) bool { return true }, true
+	}
+	times := wsCloseTimes(ws, t0, acted)
 	out := []LatencyPoint{{X: 0, Y: 0}}
 	for i, ms := range times {
 		out = append(out, LatencyPoint{X: ms, Y: float64(i + 1)})
 	}
-	return out
+	return out, every
 }
 
 // wsPlots prepares both ws plots of res, reading the ws lines of one run
@@ -155,7 +161,11 @@ func wsPlots(dir string, res *Result) (hs, cl wsPlotData, notes []string, ok boo
 			notes = append(notes, fmt.Sprintf("%s run %d: no action, so no close times after t0 to draw", v.Label, r.Meta.Run))
 			continue
 		}
-		pts := wsCloseSeries(r.Meta, ws, origin)
+		pts, every := wsCloseSeries(r.Meta, ws, origin)
+		if every {
+			label += " (every replica)"
+			notes = append(notes, fmt.Sprintf("%s run %d: %s draws the closes of every replica: opened handshakes without %s", v.Label, r.Meta.Run, resultdir.WSClosesPlotFile, record.UpstreamHeader))
+		}
 		spread := "n/a"
 		if w := r.Metrics.WSMetrics; w.WSCloseSpreadMs != nil {
 			spread = FormatNumber(KindMs, *w.WSCloseSpreadMs)

@@ -59,9 +59,20 @@ func TestWSCloseSeries(t *testing.T) {
 		closed(2, 1, 3, 100, 1006, record.WSClosedAbnormal),
 		closed(3, 1, 4, 50, 1000, record.WSClosedByClient),
 	}}
-	got := wsCloseSeries(record.Meta{}, ws, wsT0)
-	if want := []LatencyPoint{{0, 0}, {100, 1}, {300, 2}}; !reflect.DeepEqual(got, want) {
-		t.Errorf("%v, want %v", got, want)
+	got, every := wsCloseSeries(record.Meta{}, ws, wsT0)
+	if want := []LatencyPoint{{0, 0}, {100, 1}, {300, 2}}; !reflect.DeepEqual(got, want) || every {
+		t.Errorf("%v (every replica %v), want %v", got, every, want)
+	}
+	// Behind the proxy: replica-0's closes only, unless a connection's
+	// replica is unknown; then every replica's, said so.
+	ws.Attempts = []record.WSAttempt{opened(0, 1, 1, -900, -899, "replica-1:8080"), opened(2, 1, 3, -900, -899, "replica-0:8080")}
+	meta := record.Meta{Topology: record.TopologyCaddy, Replicas: []record.Replica{{Name: "replica-0"}, {Name: "replica-1"}}}
+	if got, every := wsCloseSeries(meta, ws, wsT0); !reflect.DeepEqual(got, []LatencyPoint{{0, 0}, {100, 1}}) || every {
+		t.Errorf("behind the proxy: %v (every %v), want replica-0's close only", got, every)
+	}
+	ws.Attempts = append(ws.Attempts, opened(5, 1, 9, -900, -899, ""))
+	if got, every := wsCloseSeries(meta, ws, wsT0); len(got) != 3 || !every {
+		t.Errorf("an unattributed connection: %v (every %v), want every replica's closes", got, every)
 	}
 }
 

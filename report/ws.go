@@ -118,17 +118,24 @@ func computeWS(m *Metrics, meta record.Meta, ws *WSLines) {
 	m.WSMetrics = w
 	acted := wsActedUpstream(meta)
 	w.WSClose1001, w.WSClose1006, w.WSCloseOther = wsCloseCodes(ws.Closes)
-	if win, ok := DeliveryWindow(meta); ok {
-		after := wsCloseTimes(ws, win.T0, acted)
-		w.WSCloseAfterSignalP50Ms, w.WSCloseAfterSignalP95Ms, w.WSCloseAfterSignalMaxMs = quantiles(after, 0.5, 0.95)
-	}
 	w.WSRestoreP50Ms, w.WSRestoreP99Ms, w.WSRestoreMaxMs, w.WSUnrestored = wsRestore(ws)
 	w.WSAttemptsPerClientMax, w.WSAttemptsPerClientMean = wsAttemptsPerClient(ws)
 	wsEventTotals(w, ws.Clients)
-	peak, at := wsPeakHandshakes(ws.Attempts, wsPeakBase(meta, ws), meta.Topology != "")
-	w.WSPeakHandshakes = &peak
-	if peak > 0 {
-		m.Notes = append(m.Notes, fmt.Sprintf("ws handshake peak: %d in the 100 ms bucket from %s ms after t0 at %s", peak, signedMs(float64(at.bucket*wsBucketNs)/1e6), at.instance))
+	attributed := true
+	if n := wsUnattributed(meta, ws.Attempts); n > 0 {
+		attributed = false
+		m.Notes = append(m.Notes, fmt.Sprintf("ws: %d opened handshakes carry no %s, so behind the proxy their replica is unknown: "+
+			"ws_close_after_signal_*, ws_peak_handshakes_per_100ms and ws_upgrades_accepted_after_ready_false are null", n, record.UpstreamHeader))
+	}
+	if win, ok := DeliveryWindow(meta); ok && attributed {
+		after := wsCloseTimes(ws, win.T0, acted)
+		w.WSCloseAfterSignalP50Ms, w.WSCloseAfterSignalP95Ms, w.WSCloseAfterSignalMaxMs = quantiles(after, 0.5, 0.95)
+	}
+	if peak, at := wsPeakHandshakes(ws.Attempts, wsPeakBase(meta, ws), meta.Topology != ""); attributed {
+		w.WSPeakHandshakes = &peak
+		if peak > 0 {
+			m.Notes = append(m.Notes, fmt.Sprintf("ws handshake peak: %d in the 100 ms bucket from %s ms after t0 at %s", peak, signedMs(float64(at.bucket*wsBucketNs)/1e6), at.instance))
+		}
 	}
 	i := ActedReplica(meta)
 	if i < 0 {
@@ -145,6 +152,9 @@ func computeWS(m *Metrics, meta record.Meta, ws *WSLines) {
 	}
 	if t := firstEvent(rep.Events, record.EventReadyFalse); t > 0 {
 		wsAfterReadyFalse(w, ws.Attempts, t, acted)
+		if !attributed {
+			w.WSAcceptedAfterReadyFalse = nil
+		}
 	}
 	if mode := upMode(rep.Events); mode == "" || mode == "full" {
 		w.WSBudgetMs, w.WSBudgetFits = wsBudget(&env, m.StopTimeoutS)
@@ -165,6 +175,22 @@ func wsActedUpstream(meta record.Meta) func(string) bool {
 	}
 	prefix := meta.Replicas[i].Name + ":"
 	return func(up string) bool { return strings.HasPrefix(up, prefix) }
+}
+
+// wsUnattributed counts, behind a proxy, the opened handshakes (101)
+// without an upstream header: connections no replica can be named for.
+// Always 0 on a direct topology.
+func wsUnattributed(meta record.Meta, attempts []record.WSAttempt) int {
+	if meta.Topology == "" {
+		return 0
+	}
+	n := 0
+	for i := range attempts {
+		if attempts[i].Status == 101 && attempts[i].Upstream == "" {
+			n++
+		}
+	}
+	return n
 }
 
 // serverEnded reports whether the client did not start close c.

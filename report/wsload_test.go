@@ -171,3 +171,34 @@ func TestReadRecordsWSMalformed(t *testing.T) {
 		t.Errorf("err = %v, want records.jsonl:2: ws_close line: ...", err)
 	}
 }
+
+// TestComputeWSUnattributed: behind the proxy, an opened handshake without
+// the upstream header cannot be put on a replica, so the metrics that
+// need one are null (never a count of the attributed part alone) and a
+// note says why; the ones that need no replica keep their values.
+func TestComputeWSUnattributed(t *testing.T) {
+	meta := wsMeta()
+	meta.Topology = record.TopologyCaddy
+	meta.Replicas = append(meta.Replicas, record.Replica{Name: "replica-1"})
+	reqs, ws := readWS(t, wsRecords) // no attempt carries an upstream
+	m := ComputeWS(meta, reqs, ws)
+	w := m.WSMetrics
+	if w.WSCloseAfterSignalP50Ms != nil || w.WSPeakHandshakes != nil || w.WSAcceptedAfterReadyFalse != nil {
+		t.Errorf("close p50 %v, peak %v, accepted %v: want null", show(w.WSCloseAfterSignalP50Ms), w.WSPeakHandshakes, w.WSAcceptedAfterReadyFalse)
+	}
+	if w.WSRefusedDraining == nil || *w.WSRefusedDraining != 1 || w.WSClose1001 != 1 || w.WSUnrestored != 1 {
+		t.Errorf("refused draining %v, 1001 %d, unrestored %d: the unattributed-free metrics changed", w.WSRefusedDraining, w.WSClose1001, w.WSUnrestored)
+	}
+	if !strings.Contains(strings.Join(m.Notes, "\n"), "3 opened handshakes carry no X-Shutdownlab-Upstream") {
+		t.Errorf("notes %v", m.Notes)
+	}
+	for i := range ws.Attempts {
+		if ws.Attempts[i].Status == 101 {
+			ws.Attempts[i].Upstream = "replica-0:8080"
+		}
+	}
+	m = ComputeWS(meta, reqs, ws)
+	if w := m.WSMetrics; w.WSCloseAfterSignalP50Ms == nil || w.WSPeakHandshakes == nil || w.WSAcceptedAfterReadyFalse == nil {
+		t.Errorf("every handshake attributed, still null: %+v", w)
+	}
+}
