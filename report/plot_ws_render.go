@@ -69,10 +69,18 @@ func renderWSLines(d wsPlotData, title, xLabel, yLabel string) ([]byte, error) {
 	xmin, xmax = math.Min(xmin, 0), math.Max(xmax, 0)
 	p.X.Min, p.X.Max = xmin, xmax+math.Max(0.02*(xmax-xmin), 0.01)
 	p.Y.Min, p.Y.Max = 0, math.Max(ymax*1.08, 1)
-	return renderPNG(latencyW, latencyH, func(c draw.Canvas) error {
-		p.Draw(draw.Crop(c, 0, -legendW, 0, 0))
+	// The legend column grows to fit the longest variant label (the
+	// canvas grows with it, the data area keeps its size).
+	legW := legendW
+	for _, s := range d.Series {
+		legW = max(legW, leg.TextStyle.Width(s.Label)+leg.ThumbnailWidth+vg.Points(36))
+	}
+	legW = min(legW, 6*vg.Inch)
+	w := latencyW - legendW + legW
+	return renderPNG(w, latencyH, func(c draw.Canvas) error {
+		p.Draw(draw.Crop(c, 0, -legW, 0, 0))
 		leg.YOffs = -vg.Points(40)
-		leg.Draw(draw.Crop(c, latencyW-legendW+vg.Points(10), 0, 0, 0))
+		leg.Draw(draw.Crop(c, w-legW+vg.Points(10), 0, 0, 0))
 		return nil
 	})
 }
