@@ -202,3 +202,15 @@ func TestComputeWSUnattributed(t *testing.T) {
 		t.Errorf("every handshake attributed, still null: %+v", w)
 	}
 }
+
+// TestRunValidityWS: a ws run the runner marked invalid without a reason
+// finished (its totals are in the Meta): it is not "no agent summary".
+func TestRunValidityWS(t *testing.T) {
+	m := &Metrics{AccountingOK: true}
+	if _, why := RunValidity(record.Meta{LoadKind: record.LoadKindWS, WS: &record.WSTotals{Clients: 2}}, m); why != "marked invalid by the runner (no reason recorded)" {
+		t.Errorf("ws run with totals: %q", why)
+	}
+	if _, why := RunValidity(record.Meta{LoadKind: record.LoadKindWS}, m); !strings.Contains(why, "did not finish") {
+		t.Errorf("ws run without totals: %q", why)
+	}
+}
