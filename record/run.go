@@ -121,6 +121,10 @@ type Action struct {
 	// stream was unavailable (KillsError says why).
 	Kills      []Kill `json:"kills,omitempty"`
 	KillsError string `json:"kills_error,omitempty"`
+	// Before are the steps done to the same replica before the action
+	// (scenario action.before: a crash, a signal), in order; the engine's
+	// kill events they caused are theirs, not in Kills.
+	Before []Step `json:"before,omitempty"`
 }
 
 // Kill is one signal the engine reported delivering to a container.

@@ -146,6 +146,9 @@ type Target struct {
 	// before the run is invalid, MinReadyTimeout..MaxReadyTimeout (default
 	// DefaultReadyTimeout). A replica that exits first ends the wait at once.
 	ReadyTimeout Duration `yaml:"ready_timeout" json:"ready_timeout"`
+	// Program is server (default) or cluster: the Node cluster target,
+	// run as `node /app/cluster.js` (runtime node only; see Program).
+	Program Program `yaml:"program" json:"program,omitempty"`
 }
 
 // Bounds and default of target.ready_timeout.
@@ -246,6 +249,10 @@ type Action struct {
 	Replica int `yaml:"replica" json:"replica"`
 	// Roll says how kind roll stops replica A and replaces it.
 	Roll Roll `yaml:"roll" json:"roll"`
+	// Before lists steps done to the same replica before the action, in
+	// order (e.g. crash a cluster worker at 2s, then SIGTERM at 4s);
+	// kinds signal and stop only.
+	Before []Step `yaml:"before" json:"before,omitempty"`
 }
 
 // Observe describes what happens after the action.

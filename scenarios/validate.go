@@ -51,6 +51,7 @@ func (s *Spec) normalize() {
 		a.Signal = "SIGTERM"
 	}
 	s.normalizeProxy()
+	s.normalizeSteps()
 	if sig, ok := normalizeSignal(a.Signal); ok {
 		a.Signal = sig
 	}
@@ -83,6 +84,8 @@ func validate(s *Spec, loc *locator) ValidationErrors {
 	validateTopology(s, fail)
 	validateLoadKind(s, loc, fail)
 	validateTarget(s, loc, fail)
+	validateProgram(s, fail)
+	validateSteps(s, fail)
 	if w := s.Observe.Window; w <= 0 || w.D() > MaxWindow {
 		fail("observe.window", w.String(), "must be > 0 and at most 10m")
 	}

@@ -41,6 +41,11 @@ func (x *run) act(ctx context.Context, loadStart time.Time) error {
 		x.kills = w
 		defer w.Stop(0)
 	}
+	// The steps before the action (action.before), then the action.
+	defer x.keepSteps()
+	if err := x.runSteps(ctx, loadStart); err != nil {
+		return err
+	}
 	if err := sleepUntil(ctx, loadStart.Add(a.At.D())); err != nil {
 		return err
 	}

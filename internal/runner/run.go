@@ -50,6 +50,8 @@ type run struct {
 	// the event stream was unavailable: killsErr says why).
 	kills    *docker.KillWatch
 	killsErr string
+	// steps are the action.before steps sent so far (steps.go).
+	steps []record.Step
 	// follow is the agent's output stream (nil before it started).
 	follow *agentFollow
 	// sampler samples the replicas' processes (resources.go); nil until
@@ -246,7 +248,7 @@ func (x *run) startReplica(ctx context.Context, i int, labels map[string]string)
 	c, err := x.r.eng.Run(ctx, docker.ContainerSpec{
 		Name: x.replicaName(i), Image: x.targetRef, Env: env, Labels: labels,
 		Network: x.network, Aliases: []string{replicaAlias(i)},
-		Init: t.Init, StopTimeout: stopTimeout,
+		Init: t.Init, StopTimeout: stopTimeout, Entrypoint: programEntrypoint(t),
 	})
 	if err != nil {
 		return nil, err

@@ -1,0 +1,20 @@
+package runner
+
+import "github.com/shutdownlab/shutdownlab/scenarios"
+
+// ClusterEntrypoint is the container entrypoint of a replica running the
+// Node cluster target (target.program cluster): the Node image holds
+// /app/cluster.js beside /app/server.js, and its own entrypoint stays
+// `node /app/server.js`. "node" is found on the container's PATH (the
+// official base image's, or the engine's default for the FROM scratch
+// image, whose node is /usr/bin/node).
+var ClusterEntrypoint = []string{"node", "/app/cluster.js"}
+
+// programEntrypoint is the entrypoint override of a target replica: nil
+// (the image's own) unless the scenario runs the cluster program.
+func programEntrypoint(t scenarios.Target) []string {
+	if t.IsCluster() {
+		return ClusterEntrypoint
+	}
+	return nil
+}
