@@ -26,6 +26,9 @@ const (
 	// them; whether a run did depends on the engine (a local one whose
 	// /proc this host shares), so nothing is refused for it beforehand.
 	NeedsResources Requirement = "resource samples of the target (a local Docker engine)"
+	// NeedsCluster: the cluster metrics (forks_after_signal, ...) exist
+	// only for the Node cluster target.
+	NeedsCluster Requirement = "target.program cluster"
 )
 
 // requirements name, for users, what each report.Need means for a
@@ -36,6 +39,7 @@ var requirements = map[report.Need]Requirement{
 	report.NeedsBaseline:  NeedsBaseline,
 	report.NeedsWS:        NeedsWS,
 	report.NeedsResources: NeedsResources,
+	report.NeedsCluster:   NeedsCluster,
 }
 
 // Requires returns what a scenario needs for metric name to exist, or ""
@@ -52,6 +56,8 @@ type Capabilities struct {
 	Writes, Probe, Baseline bool
 	// WS: a WebSocket load (load.kind ws).
 	WS bool
+	// Cluster: the Node cluster target (target.program cluster).
+	Cluster bool
 }
 
 // has reports whether c meets r.
@@ -65,6 +71,8 @@ func (c Capabilities) has(r Requirement) bool {
 		return c.Baseline
 	case NeedsWS:
 		return c.WS
+	case NeedsCluster:
+		return c.Cluster
 	}
 	return true
 }
@@ -93,6 +101,7 @@ func CapabilitiesOf(res *report.Result) Capabilities {
 			c.Probe = c.Probe || r.Metrics.ProbeMetrics != nil || r.Meta.LoadKind == record.LoadKindProbe
 			c.Baseline = c.Baseline || res.Variants[i].IsBaseline()
 			c.WS = c.WS || r.Metrics.WSMetrics != nil || r.Meta.LoadKind == record.LoadKindWS
+			c.Cluster = c.Cluster || r.Metrics.ClusterMetrics != nil
 		}
 	}
 	return c

@@ -37,6 +37,9 @@ func TestCheckAvailable(t *testing.T) {
 		// ws metrics need load.kind ws.
 		{"ws_close_1006 == 0", Capabilities{Probe: true}, `col 1: metric "ws_close_1006" cannot exist in this scenario: it needs load.kind ws`},
 		{"ws_close_1006 == 0 && ws_budget_fits == true", Capabilities{WS: true}, ""},
+		// cluster metrics need the cluster target.
+		{"forks_after_signal == 0", Capabilities{WS: true}, `col 1: metric "forks_after_signal" cannot exist in this scenario: it needs target.program cluster`},
+		{"forks_after_signal == 0 && resurrection_ms < 100", Capabilities{Cluster: true}, ""},
 		// baseline metrics need a baseline variant.
 		{"p99_vs_baseline < 2", Capabilities{}, "baseline: true"},
 		// baseline.NAME of a write metric needs writes too.

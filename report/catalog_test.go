@@ -93,7 +93,8 @@ var falseWhenFilled = map[string]string{
 // by name.
 func filled(t *testing.T) (*Metrics, map[string]float64) {
 	t.Helper()
-	m := &Metrics{ProbeMetrics: &ProbeMetrics{}, WSMetrics: &WSMetrics{}, ResourceMetrics: &ResourceMetrics{}}
+	m := &Metrics{ProbeMetrics: &ProbeMetrics{}, WSMetrics: &WSMetrics{}, ResourceMetrics: &ResourceMetrics{},
+		ClusterMetrics: &ClusterMetrics{}}
 	rv := reflect.ValueOf(m).Elem()
 	want := map[string]float64{}
 	for i, f := range metricFields(t) {
@@ -179,8 +180,8 @@ func TestComparisonFitsKind(t *testing.T) {
 		got[d.Compare] = append(got[d.Compare], d.Name)
 	}
 	want := map[Comparison][]string{
-		CompareLoss:    {"failed_while_running", "failed", "dropped_inflight", "failed_in_delivery_window", "idle_close_race", "failed_after_signal", "ghost_writes", "lost_writes"},
-		CompareLatency: {"exit_after_ms", "drain_ms", "p50_ms", "p99_ms", "max_ms"},
+		CompareLoss:    {"failed_while_running", "failed", "dropped_inflight", "failed_in_delivery_window", "idle_close_race", "failed_after_signal", "forks_after_signal", "severed_at_kill", "ghost_writes", "lost_writes"},
+		CompareLatency: {"exit_after_ms", "drain_ms", "resurrection_ms", "p50_ms", "p99_ms", "max_ms"},
 		CompareCodes:   {"exit_code"},
 	}
 	if !reflect.DeepEqual(got, want) {

@@ -115,6 +115,9 @@ type Metrics struct {
 	// The probe metrics of a probe run (load.kind probe); nil, and absent
 	// from the JSON, otherwise.
 	*ProbeMetrics
+	// The cluster metrics of a run of the Node cluster target (cluster.go);
+	// nil, and absent from the JSON, otherwise.
+	*ClusterMetrics
 	// The WebSocket metrics of a ws run (load.kind ws); nil, and absent
 	// from the JSON, otherwise.
 	*WSMetrics
@@ -181,6 +184,7 @@ func ComputeWS(meta record.Meta, reqs []record.Request, ws *WSLines) Metrics {
 	computePhases(&m, meta, reqs)
 	computeReplica(&m, meta)
 	computeWrites(&m, meta, reqs)
+	computeCluster(&m, meta, reqs)
 	computeWS(&m, meta, ws)
 	if len(okLat) > 0 {
 		sort.Float64s(okLat)

@@ -109,18 +109,19 @@ func capabilities(vs []scenarios.Variant) gate.Capabilities {
 	for _, v := range vs {
 		sc := capabilitiesOfSpec(v.Spec)
 		c.Writes, c.Probe = c.Writes || sc.Writes, c.Probe || sc.Probe
+		c.Cluster = c.Cluster || sc.Cluster
 		c.Baseline = c.Baseline || v.Baseline
 	}
 	return c
 }
 
 // capabilitiesOfSpec: writes with a POST /write in an agent load's mix,
-// probe metrics with a probe load.
+// probe metrics with a probe load, cluster metrics with the cluster target.
 func capabilitiesOfSpec(sp scenarios.Spec) gate.Capabilities {
 	if sp.Load.Kind == scenarios.LoadProbe {
-		return gate.Capabilities{Probe: true}
+		return gate.Capabilities{Probe: true, Cluster: sp.Target.IsCluster()}
 	}
-	var c gate.Capabilities
+	c := gate.Capabilities{Cluster: sp.Target.IsCluster()}
 	for _, r := range sp.Load.Mix {
 		c.Writes = c.Writes || report.IsWrite(&record.Request{Method: r.Method, Path: r.Path})
 	}

@@ -80,6 +80,7 @@ func resultCapabilities(dir string, res *report.Result) gate.Capabilities {
 	for _, sp := range specs {
 		sc := capabilitiesOfSpec(sp)
 		c.Writes, c.Probe = c.Writes || sc.Writes, c.Probe || sc.Probe
+		c.Cluster = c.Cluster || sc.Cluster
 	}
 	return c
 }

@@ -1,0 +1,181 @@
+package report
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/shutdownlab/shutdownlab/record"
+)
+
+// ev is a lifecycle event at ms milliseconds (as ns).
+func ev(ms int64, name string) record.Event { return record.Event{TimeNs: ms * 1e6, Event: name} }
+
+// wexit is a worker_exit at ms with a code or a signal.
+func wexit(ms int64, code int, signal string) record.Event {
+	e := ev(ms, record.EventWorkerExit)
+	if signal != "" {
+		e.Signal = signal
+	} else {
+		e.Code = &code
+	}
+	return e
+}
+
+func TestResurrections(t *testing.T) {
+	up, fork, sig := record.EventUp, record.EventFork, record.EventSignal
+	tests := []struct {
+		name    string
+		evs     []record.Event
+		forks   int // -1: null (no signal)
+		crashes int
+		ms      []float64
+		ok      bool
+	}{
+		{"gated: crash, re-fork, signal, no fork", []record.Event{ev(0, fork), ev(0, fork), ev(10, up), wexit(1000, 0, "SIGKILL"), ev(1003, fork),
+			ev(3000, sig), ev(3001, record.EventTeardownBroadcast), wexit(5000, 0, ""), wexit(5001, 0, "")}, 0, 1, []float64{3}, true},
+		{"blind: forks after the signal are counted, exits after it are no crashes", []record.Event{ev(0, fork), ev(0, fork), ev(10, up),
+			ev(2000, sig), wexit(5000, 0, ""), ev(5002, fork), wexit(5003, 0, ""), ev(5004, fork)}, 2, 0, nil, true},
+		{"no signal: every exit is a crash", []record.Event{ev(0, fork), wexit(100, 1, ""), ev(150, fork), wexit(200, 0, "SIGKILL"), ev(202, fork)}, -1, 2, []float64{50, 2}, true},
+		{"a crash never replaced", []record.Event{ev(0, fork), wexit(100, 0, "SIGKILL")}, -1, 1, nil, false},
+		{"a re-fork after the signal still ends the crash", []record.Event{ev(0, fork), wexit(100, 0, "SIGKILL"), ev(120, sig), ev(130, fork)}, 1, 1, []float64{30}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			forks, crashes, ms, ok := Resurrections(tt.evs)
+			gotForks := -1
+			if forks != nil {
+				gotForks = *forks
+			}
+			if gotForks != tt.forks || crashes != tt.crashes || !slices.Equal(ms, tt.ms) || ok != tt.ok {
+				t.Errorf("got forks %d crashes %d ms %v ok %v; want %d %d %v %v", gotForks, crashes, ms, ok, tt.forks, tt.crashes, tt.ms, tt.ok)
+			}
+		})
+	}
+}
+
+// clusterMeta is a run of the cluster target: a stop action sent at 2 s
+// (grace 8 s), the replica's events and its exit (code < 0: never).
+func clusterMeta(evs []record.Event, code int, exitMs int64, kills ...record.Kill) record.Meta {
+	grace := 8
+	rep := record.Replica{Name: "replica-0", Events: evs}
+	if code >= 0 {
+		rep.Exited, rep.ExitCode, rep.ExitedNs = true, &code, exitMs*1e6
+	}
+	return record.Meta{Valid: true, Replicas: []record.Replica{rep},
+		Action: &record.Action{Kind: record.ActionStop, StopTimeoutS: &grace, SentNs: 2000 * 1e6, ReturnedNs: exitMs * 1e6, Kills: kills}}
+}
+
+// creq is a request from start to end (ms) of a class.
+func creq(start, end int64, c record.Class) record.Request {
+	return record.Request{Type: record.TypeRequest, Start: start * 1e6, End: end * 1e6, Class: c}
+}
+
+func TestComputeCluster(t *testing.T) {
+	fork, sig, exit := record.EventFork, record.EventSignal, record.EventExit
+	code := func(n int) record.Event { e := ev(6000, exit); e.Code = &n; return e }
+	forced := ev(7000, record.EventForcedExit)
+	forced.Ms = ptr(4000.0)
+	term, kill := record.Kill{TimeNs: 2001 * 1e6, Signal: 15}, record.Kill{TimeNs: 10002 * 1e6, Signal: 9}
+	type want struct {
+		forks                  int // -1 null
+		self, engine           int // -1 null, 0 false, 1 true
+		severed                int // -1 null
+		forced                 bool
+		exits, code0, sigkills int
+	}
+	tests := []struct {
+		name string
+		meta record.Meta
+		reqs []record.Request
+		want want
+	}{
+		{"C1 blind: forks after the signal, the grace period's SIGKILL ends it and cuts two requests",
+			clusterMeta([]record.Event{ev(0, fork), ev(0, fork), ev(2001, sig), wexit(5000, 0, ""), ev(5001, fork), wexit(5002, 0, ""), ev(5003, fork)}, 137, 10003, term, kill),
+			[]record.Request{
+				creq(9900, 10002, record.ClassReset), // open across the kill: severed
+				creq(9950, 10001, record.ClassEOF),   // ended inside [10000, 10002]: severed
+				creq(9000, 9300, record.ClassOK),     // ok: not severed
+				creq(9000, 9500, record.ClassReset),  // failed before the grace ran out
+				creq(10010, 10011, record.ClassRefused)},
+			want{forks: 2, self: 0, engine: 1, severed: 2, exits: 2, code0: 2}},
+		{"C2 gated: crash, no fork after the signal, exit 0 of its own",
+			clusterMeta([]record.Event{ev(0, fork), ev(0, fork), wexit(1000, 0, "SIGKILL"), ev(1002, fork), ev(3001, sig), wexit(5500, 0, ""), wexit(5501, 0, ""), code(0)}, 0, 5600, term),
+			nil, want{forks: 0, self: 1, engine: 0, severed: -1, exits: 3, code0: 2, sigkills: 1}},
+		{"C3 forced exit: the primary's kill severs what its workers held",
+			clusterMeta([]record.Event{ev(0, fork), ev(3000, sig), forced, code(1)}, 1, 7001, term),
+			[]record.Request{creq(3500, 7000, record.ClassReset), creq(3500, 6999, record.ClassReset)},
+			want{forks: 0, self: 1, engine: 0, severed: 1, forced: true}},
+		{"never exited", clusterMeta([]record.Event{ev(0, fork), ev(2001, sig)}, -1, 0, term), nil,
+			want{forks: 0, self: -1, engine: -1, severed: -1}},
+	}
+	null := func(p *int) int {
+		if p == nil {
+			return -1
+		}
+		return *p
+	}
+	tri := func(p *bool) int {
+		switch {
+		case p == nil:
+			return -1
+		case *p:
+			return 1
+		}
+		return 0
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := Compute(tt.meta, tt.reqs)
+			c := m.ClusterMetrics
+			if c == nil {
+				t.Fatal("no cluster metrics for a run with fork events")
+			}
+			got := want{forks: null(c.ForksAfterSignal), self: tri(c.EndedBySelf), engine: tri(c.EndedByEngineKill),
+				severed: null(c.SeveredAtKill), forced: c.ForcedExit, exits: c.WorkerExits, code0: c.WorkerExitsCode0, sigkills: c.WorkerExitsSIGKILL}
+			if got != tt.want {
+				t.Errorf("got %+v\nwant %+v", got, tt.want)
+			}
+			if c.ForcedExit && (c.ForcedExitMs == nil || *c.ForcedExitMs != 4000) {
+				t.Errorf("forced_exit_ms %v, want 4000", c.ForcedExitMs)
+			}
+		})
+	}
+}
+
+// TestClusterRows: the cluster rows exist only when some run is a
+// cluster-target run; a non-cluster run's JSON has none of their keys.
+func TestClusterRows(t *testing.T) {
+	plain := Compute(record.Meta{Valid: true, Replicas: []record.Replica{{Name: "replica-0", Events: []record.Event{ev(0, record.EventUp)}}}}, nil)
+	if plain.ClusterMetrics != nil {
+		t.Fatal("cluster metrics for a run without fork events")
+	}
+	cl := Compute(clusterMeta([]record.Event{ev(0, record.EventFork), wexit(100, 0, "SIGKILL")}, -1, 0), nil)
+	has := func(rows []MetricDef, name string) bool {
+		return slices.ContainsFunc(rows, func(d MetricDef) bool { return d.Name == name })
+	}
+	if has(Rows([]*Metrics{&plain}), "forks_after_signal") {
+		t.Error("a cluster row in a report without cluster runs")
+	}
+	rows := Rows([]*Metrics{&plain, &cl})
+	for _, d := range clusterDefs {
+		if !has(rows, d.Name) || d.Optional != NeedsCluster {
+			t.Errorf("row %s: missing or not optional", d.Name)
+		}
+	}
+	if v := mustLookup(t, "resurrection_ms").Get(&cl); !v.Null || v.Why != "NEVER" {
+		t.Errorf("resurrection_ms of a crash never replaced: %+v, want NEVER", v)
+	}
+	if v := mustLookup(t, "forks_after_signal").Get(&cl); !v.Null {
+		t.Errorf("forks_after_signal without a signal: %+v, want null", v)
+	}
+}
+
+// mustLookup is Lookup that must find name.
+func mustLookup(t *testing.T, name string) MetricDef {
+	t.Helper()
+	d, ok := Lookup(name)
+	if !ok {
+		t.Fatalf("metric %s unknown", name)
+	}
+	return d
+}
