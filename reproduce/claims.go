@@ -15,7 +15,7 @@ const SourceRig = "Apple M3, Docker Desktop 29.5.2, Node v23.11.1 (`node:23-alpi
 
 // Claim is one published measurement and how to judge it.
 type Claim struct {
-	// ID is "P1" .. "P12".
+	// ID is "P1" .. "P12", "W1" .. "W6".
 	ID string
 	// Setup and Published are the published table's text, verbatim.
 	Setup, Published string
@@ -49,9 +49,10 @@ func (c Claim) Judge(res *report.Result) Verdict {
 	return v
 }
 
-// Claims returns the table of the twelve published claims, in order.
+// Claims returns the table of the published claims, in order: P1–P12
+// (HTTP shutdown), then W1–W6 (WebSockets, claims_ws.go).
 func Claims() []Claim {
-	return []Claim{
+	return append([]Claim{
 		{ID: "P1", Setup: "`none`, Node as PID 1 (no `--init`), `docker kill -s TERM`",
 			Published: "still running 3 s later, 3/3; only SIGKILL ends it (exit 137)",
 			Scenario:  "pid1-signal", Variants: []string{"init=false", "init=true"},
@@ -142,7 +143,7 @@ func Claims() []Claim {
 			Rule: "mode=none and mode=close: the median run has ≥ 1 ghost write; mode=full: 0 ghost writes in every run; " +
 				"0 lost writes everywhere; mode=full: median p99_vs_baseline ≥ 1.2 (the roll costs latency; published ~1.55×)",
 			rule: ruleP12},
-	}
+	}, wsClaims()...)
 }
 
 // Select returns the claims with the given ids (all when ids is empty), in
@@ -156,7 +157,7 @@ func Select(ids []string) ([]Claim, error) {
 	for _, id := range ids {
 		id = strings.ToUpper(strings.TrimSpace(id))
 		if !slices.ContainsFunc(all, func(c Claim) bool { return c.ID == id }) {
-			return nil, fmt.Errorf("unknown claim %q (known: P1 .. P12)", id)
+			return nil, fmt.Errorf("unknown claim %q (known: P1 .. P12, W1 .. W6)", id)
 		}
 		want[id] = true
 	}

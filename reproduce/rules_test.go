@@ -140,6 +140,12 @@ func TestRules(t *testing.T) {
 		{name: "no baseline", claim: "P12", want: Differs, why: "p99_vs_baseline",
 			res: caddy("caddy-post", runs(3, ghosts(10)), runs(3, ghosts(9)), runs(3, ghosts(0)))},
 	}
+	runRuleCases(t, cases)
+}
+
+// runRuleCases judges each case's result by its claim and checks the
+// status, the rule, and the why and measured substrings.
+func runRuleCases(t *testing.T, cases []ruleCase) {
 	for _, tc := range cases {
 		t.Run(tc.claim+"/"+tc.name, func(t *testing.T) {
 			if tc.probe {
@@ -176,11 +182,15 @@ func TestRules(t *testing.T) {
 // a nil result is not_run.
 func TestClaimsTable(t *testing.T) {
 	cs := Claims()
-	if len(cs) != 12 {
-		t.Fatalf("%d claims, want 12", len(cs))
+	if len(cs) != 18 {
+		t.Fatalf("%d claims, want 18 (P1–P12, W1–W6)", len(cs))
 	}
 	for i, c := range cs {
-		if c.ID != "P"+strconv.Itoa(i+1) || c.Setup == "" || c.Published == "" || c.Scenario == "" || c.Rule == "" || len(c.Metrics) == 0 || c.rule == nil {
+		id := "P" + strconv.Itoa(i+1)
+		if i >= 12 {
+			id = "W" + strconv.Itoa(i-11)
+		}
+		if c.ID != id || c.Setup == "" || c.Published == "" || c.Scenario == "" || c.Rule == "" || len(c.Metrics) == 0 || c.rule == nil {
 			t.Errorf("claim %d incomplete: %+v", i, c)
 		}
 		if v := c.Judge(nil); v.Status != NotRun {
@@ -192,5 +202,11 @@ func TestClaimsTable(t *testing.T) {
 	}
 	if _, err := Select([]string{"P13"}); err == nil {
 		t.Error("Select(P13): no error")
+	}
+	if cs, err := Select([]string{"w3", "W1"}); err != nil || len(cs) != 2 || cs[0].ID != "W1" || cs[1].ID != "W3" {
+		t.Errorf("Select(w3, W1) = %v, %v; want W1, W3 in table order", cs, err)
+	}
+	if _, err := Select([]string{"W7"}); err == nil || !strings.Contains(err.Error(), "W1 .. W6") {
+		t.Errorf("Select(W7): error %v, want one naming W1 .. W6", err)
 	}
 }
