@@ -12,16 +12,17 @@ import (
 
 const reproduceUsage = `Usage: shutdownlab reproduce [--runs 3] [--runtime node,go] [--only P1,P5] [--out DIR]
 
-Re-measures the published claims P1-P12 (docs/claims.md) on this machine: runs
+Re-measures the published claims P1-P12 and W1-W6 (docs/claims.md) on this
+machine (--only W2,W3 selects claims; default all eighteen): runs
 every scenario they need once per runtime, judges each claim by its rule
 (shapes and orders of magnitude, not exact milliseconds) and writes
 DIR/<timestamp>-reproduce/REPRODUCTION.md and reproduction.csv, with a
 Node-vs-Go table per scenario and every scenario's own report.md.
 
-Duration: 47 min measured for both runtimes at 3 runs (~25 min for one) on
-a 2-core machine, plus image builds; at the start it prints its own
-upper-bound estimate for the claims, runtimes and runs chosen (all twelve
-at 3 runs: ~35 min per runtime).
+Duration: P1-P12 took 47 min measured for both runtimes at 3 runs (~25 min
+for one) on a 2-core machine, plus image builds; W1-W6 add about as much
+again; at the start it prints its own upper-bound estimate for the claims,
+runtimes and runs chosen (P1-P12 at 3 runs: ~35 min per runtime).
 Exit 0: the report was written (claims may differ); 2: a scenario failed to
 run or had invalid runs (its claims are "not run"); 64: bad usage.
 `
@@ -31,7 +32,7 @@ func cmdReproduce(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs := c.fs
 	runs := fs.Int("runs", 3, "repetitions per variant (the published figures are spreads of 3)")
 	rts := fs.String("runtime", strings.Join(reproduce.DefaultRuntimes, ","), "target runtimes to measure, comma-separated: node, go")
-	only := fs.String("only", "", "claims to reproduce, comma-separated (e.g. P1,P5); default all")
+	only := fs.String("only", "", "claims to reproduce, comma-separated (e.g. P1,P5 or W2,W3); default all")
 	out := fs.String("out", "results/runs", "root directory for the reproduction directory")
 	pos, err := c.parse(args, stdout)
 	if err != nil {
