@@ -70,3 +70,26 @@ func wsClaims() []Claim {
 			rule: ruleW6},
 	}
 }
+
+// sourceLines are the report's lines on where its claims were published:
+// the P source rig when a P claim (or no claim) is judged, the W source
+// when a W claim is.
+func (rep *Report) sourceLines() []string {
+	var p, w bool
+	for _, cr := range rep.Claims {
+		switch cr.Claim.ID[0] {
+		case 'W':
+			w = true
+		default:
+			p = true
+		}
+	}
+	var out []string
+	if p || !w {
+		out = append(out, "**Source rig (published):** "+SourceRig+".")
+	}
+	if w {
+		out = append(out, "**Source of W1–W6 (published):** "+WSSource+".")
+	}
+	return out
+}

@@ -68,7 +68,9 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintf(&b, "Generated %s; %d runs per variant; runtimes: %s.\n\n", rep.GeneratedAt.UTC().Format(time.RFC3339), rep.Runs,
 		strings.Join(mapped(rep.Runtimes, rep.runtimeName), ", "))
 	fmt.Fprintf(&b, "**This machine:** %s\n\n", report.FingerprintLine(rep.Fingerprint))
-	fmt.Fprintf(&b, "**Source rig (published):** %s.\n\n", SourceRig)
+	for _, line := range rep.sourceLines() {
+		b.WriteString(line + "\n\n")
+	}
 	b.WriteString("Rules judge shapes and orders of magnitude (who drops, who exits, roughly when), not the published " +
 		"milliseconds. Measured cells are `min / median / max` over the valid runs, as in each scenario's report.md; " +
 		"`NEVER k/n` counts runs that did not exit (or close) within the window.\n\n")

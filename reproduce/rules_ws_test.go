@@ -150,3 +150,31 @@ func TestWSRules(t *testing.T) {
 	}
 	runRuleCases(t, cases)
 }
+
+// A report names the source of the claims it judges: the P rig, the W
+// article, or both.
+func TestSourceLines(t *testing.T) {
+	rep := func(ids ...string) *Report {
+		r := &Report{}
+		for _, id := range ids {
+			r.Claims = append(r.Claims, ClaimResult{Claim: claimByID(t, id)})
+		}
+		return r
+	}
+	cases := []struct {
+		name     string
+		rep      *Report
+		rig, art bool
+	}{
+		{"no claims", rep(), true, false},
+		{"P only", rep("P2"), true, false},
+		{"W only", rep("W2", "W3"), false, true},
+		{"both", rep("P9", "W6"), true, true},
+	}
+	for _, tc := range cases {
+		got := strings.Join(tc.rep.sourceLines(), "\n")
+		if strings.Contains(got, SourceRig) != tc.rig || strings.Contains(got, WSSource) != tc.art {
+			t.Errorf("%s: %q; want rig %v, article %v", tc.name, got, tc.rig, tc.art)
+		}
+	}
+}
