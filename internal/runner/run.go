@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -237,16 +236,8 @@ func (x *run) startReplica(ctx context.Context, i int, labels map[string]string)
 		s := int(t.StopTimeout.D() / time.Second)
 		stopTimeout = &s
 	}
-	// INSTANCE names the replica as the proxy does (its upstream
-	// host:port): a target can say who answered an upgrade, which no proxy
-	// header rule covers.
-	env := []string{"MODE=" + string(t.Mode), "PORT=" + strconv.Itoa(x.port()),
-		fmt.Sprintf("INSTANCE=%s:%d", replicaAlias(i), x.port())}
-	for _, k := range sortedKeys(t.Env) {
-		env = append(env, k+"="+t.Env[k])
-	}
 	c, err := x.r.eng.Run(ctx, docker.ContainerSpec{
-		Name: x.replicaName(i), Image: x.targetRef, Env: env, Labels: labels,
+		Name: x.replicaName(i), Image: x.targetRef, Env: x.targetEnv(i), Labels: labels,
 		Network: x.network, Aliases: []string{replicaAlias(i)},
 		Init: t.Init, StopTimeout: stopTimeout, Entrypoint: programEntrypoint(t),
 	})
