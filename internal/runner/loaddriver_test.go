@@ -40,7 +40,7 @@ func TestLoadDriverArgs(t *testing.T) {
 		{"direct-inflight", []string{"load.shape=open", "load.rate=5"}, []string{"-shape open", "-rate 5"}, nil},
 		{"stop-timeout-job", nil, []string{"-once GET /job?"}, nil},
 		{"roll-behind-caddy", nil, []string{"-target proxy:"}, nil},
-		{"ws-retire", nil, []string{"-target replica-0:8080", "-path /events", "-clients 200", "-policy full-jitter", "-base 200ms", "-cap 2s", "-duration 12s", "-ramp 1s", "-seed 2", "-wait-ready /readyz"}, []string{"-mix", "-raw-peers", "-double-schedule"}},
+		{"ws-retire", nil, []string{"-target replica-0:8080", "-path /events", "-clients 200", "-policy full-jitter", "-base 200ms", "-cap 2s", "-duration 12s", "-ramp 1s", "-seed 2", "-wait-ready /readyz", "-raw-peers 5"}, []string{"-mix", "-double-schedule"}},
 		{"ws-storm", []string{"load.ws.policy.kind=immediate", "load.ws.policy.double_schedule=true", "load.ws.raw_peers=3", "load.ws.seed=9"}, []string{"-target proxy:", "-policy immediate", "-double-schedule", "-raw-peers 3", "-seed 9", "-ramp 4s"}, []string{"-base", "-cap"}},
 		{"p5-idle-socket", nil, []string{"-kind idle", "-target replica-0:8080", "-max-wait 15s", "-id r1-probe"}, []string{"-clients"}},
 	}
