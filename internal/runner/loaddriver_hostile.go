@@ -13,10 +13,8 @@ import (
 // with -hostile KIND (loadgen.RunHostile) trickling requests or aborting
 // them mid-body. Its lines are the agent's own (start, req with hostile
 // set, summary), so agentStream keeps them and the accounting rule is the
-// agent's.
+// agent's: image, observe and check are agentDriver's.
 type hostileDriver struct{ agentDriver }
-
-// Its image, observe and check are the agent's (agentDriver).
 
 func (hostileDriver) name() string { return "hostile clients" }
 
