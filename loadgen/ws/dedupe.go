@@ -15,8 +15,11 @@ type idCache struct {
 	next int
 }
 
+// newIDCache makes an empty cache of size ids. Its map grows as ids come
+// rather than being sized up front: sized for 1024 ids it is ~50 KB per
+// client before the first event (loadgen/BENCHMARKS.md).
 func newIDCache(size int) *idCache {
-	return &idCache{size: size, ids: make(map[string]struct{}, size)}
+	return &idCache{size: size, ids: map[string]struct{}{}}
 }
 
 // seen reports whether id is cached; if not, it caches id (evicting the
