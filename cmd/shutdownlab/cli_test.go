@@ -152,6 +152,7 @@ func TestRunRefusedBeforeStart(t *testing.T) {
 		{"baseline variant not in scenario", []string{"--expect", "p99_ms < 2 * baseline.p99_ms", "--baseline-variant", "nope"}, `--baseline-variant "nope" is not a variant`},
 		{"write metric without writes", []string{"--expect", "ghost_writes == 0"}, `metric "ghost_writes" cannot exist in this scenario: it needs a POST /write in load.mix`},
 		{"probe metric without probe", []string{"--expect", "probe_server_closed == true"}, "needs load.kind probe"},
+		{"ws metric without ws", []string{"--expect", "ws_close_1006 == 0"}, "needs load.kind ws"},
 		{"junit under a file", []string{"--expect", "failed == 0", "--junit", "/proc/version/junit.xml"}, "--junit /proc/version/junit.xml"},
 		{"junit in a read-only dir", []string{"--expect", "failed == 0", "--junit", "/proc/junit.xml"}, "--junit /proc/junit.xml: cannot write in /proc"},
 		{"out under a file", []string{"--out", "/proc/version/x"}, "--out /proc/version/x: /proc/version is not a directory"},

@@ -110,16 +110,21 @@ func capabilities(vs []scenarios.Variant) gate.Capabilities {
 		sc := capabilitiesOfSpec(v.Spec)
 		c.Writes, c.Probe = c.Writes || sc.Writes, c.Probe || sc.Probe
 		c.Cluster = c.Cluster || sc.Cluster
+		c.WS = c.WS || sc.WS
 		c.Baseline = c.Baseline || v.Baseline
 	}
 	return c
 }
 
 // capabilitiesOfSpec: writes with a POST /write in an agent load's mix,
-// probe metrics with a probe load, cluster metrics with the cluster target.
+// probe metrics with a probe load, ws metrics with a ws load, cluster
+// metrics with the cluster target.
 func capabilitiesOfSpec(sp scenarios.Spec) gate.Capabilities {
-	if sp.Load.Kind == scenarios.LoadProbe {
+	switch sp.Load.Kind {
+	case scenarios.LoadProbe:
 		return gate.Capabilities{Probe: true, Cluster: sp.Target.IsCluster()}
+	case scenarios.LoadWS:
+		return gate.Capabilities{WS: true, Cluster: sp.Target.IsCluster()}
 	}
 	c := gate.Capabilities{Cluster: sp.Target.IsCluster()}
 	for _, r := range sp.Load.Mix {

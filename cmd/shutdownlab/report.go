@@ -81,6 +81,7 @@ func resultCapabilities(dir string, res *report.Result) gate.Capabilities {
 		sc := capabilitiesOfSpec(sp)
 		c.Writes, c.Probe = c.Writes || sc.Writes, c.Probe || sc.Probe
 		c.Cluster = c.Cluster || sc.Cluster
+		c.WS = c.WS || sc.WS
 	}
 	return c
 }

@@ -1,0 +1,25 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/shutdownlab/shutdownlab/scenarios"
+)
+
+// A ws scenario can produce the ws metrics, so `run --expect` accepts
+// them; an agent scenario cannot.
+func TestCapabilitiesWS(t *testing.T) {
+	for name, want := range map[string]bool{"ws-retire": true, "direct-inflight": false} {
+		sc, err := scenarios.Find(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vs, err := sc.Expand(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := capabilities(vs).WS; got != want {
+			t.Errorf("%s: WS capability %v, want %v", name, got, want)
+		}
+	}
+}
