@@ -37,6 +37,8 @@ func TestCatalog(t *testing.T) {
 		"signal-delivery":    {"entrypoint=exec,init=false entrypoint=exec,init=true entrypoint=shell,init=false entrypoint=shell,init=true", ""},
 		"cluster-blind":      {"duration=5s duration=14s", "C1"},
 		"cluster-gated":      {"default", "C2"},
+		"cluster-teardown":   {"TEARDOWN_MS=0 TEARDOWN_MS=4000", "C3"},
+		"cluster-proxy":      {"PROXY_IMPL=pipe,path=/proxy?ms=60000 PROXY_IMPL=pipe,path=/proxy?ms=300 PROXY_IMPL=pipeline,path=/proxy?ms=60000 PROXY_IMPL=pipeline,path=/proxy?ms=300", "C4"},
 		"slow-client":        {"kind=slow_headers,mode=close kind=slow_headers,mode=full kind=slow_body,mode=close kind=slow_body,mode=full", ""},
 		"ws-retire":          {"runtime=go,mode=none runtime=go,mode=close runtime=go,mode=full runtime=node,mode=none runtime=node,mode=close runtime=node,mode=full", "W2 W3"},
 		"ws-storm":           {"kind=immediate,double_schedule=false kind=immediate,double_schedule=true kind=full-jitter,double_schedule=false kind=full-jitter,double_schedule=true", "W4"},

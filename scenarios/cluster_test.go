@@ -78,7 +78,8 @@ func TestStepsAccepted(t *testing.T) {
 // TestClusterCatalog pins the cluster scenarios' setups: the cluster
 // program on Node, the supervisor, and C2's crash before the stop.
 func TestClusterCatalog(t *testing.T) {
-	for name, supervisor := range map[string]string{"cluster-blind": "blind", "cluster-gated": "gated"} {
+	supervisors := map[string]string{"cluster-blind": "blind", "cluster-gated": "gated", "cluster-teardown": "gated", "cluster-proxy": "gated"}
+	for name, supervisor := range supervisors {
 		sc, err := Find(name)
 		if err != nil {
 			t.Fatal(err)
@@ -101,5 +102,13 @@ func TestClusterCatalog(t *testing.T) {
 				t.Errorf("%s/%s: steps %+v", name, v.Label, s.Action.Before)
 			}
 		}
+	}
+	// C4's backend is replica 1, never acted on.
+	sc, err := Find("cluster-proxy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := sc.Spec; s.Replicas != 2 || s.Action.Replica != 0 || s.Target.Env["BACKEND"] != "replica-1:8080" || s.Load.Kind != LoadHostile {
+		t.Errorf("cluster-proxy: replicas %d, acted on %d, BACKEND %q, load %s", s.Replicas, s.Action.Replica, s.Target.Env["BACKEND"], s.Load.Kind)
 	}
 }
