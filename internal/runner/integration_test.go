@@ -135,7 +135,7 @@ type cancelAfterLoad struct {
 	cancel func()
 }
 
-func (p cancelAfterLoad) Load(elapsed time.Duration, requests, failed int64) {
+func (p cancelAfterLoad) Load(elapsed time.Duration, _ runner.LoadCount) {
 	if elapsed >= p.after {
 		p.cancel()
 	}

@@ -72,3 +72,19 @@ func newLoadDriver(kind scenarios.LoadKind) (loadDriver, error) {
 	}
 	return mk(), nil
 }
+
+// progressCounter is implemented by a driver whose load is not counted in
+// requests: progress says what it counted so far (it may be called while
+// the stream is being observed, so it must be safe for that).
+type progressCounter interface {
+	progress() LoadCount
+}
+
+// loadCount is the run's load progress: the driver's own count, or the
+// requests the agent stream counted.
+func (x *run) loadCount() LoadCount {
+	if c, ok := x.load.(progressCounter); ok {
+		return c.progress()
+	}
+	return LoadCount{Done: x.stream.requests.Load(), Failed: x.stream.failed.Load(), Unit: "requests"}
+}

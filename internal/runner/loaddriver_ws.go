@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/shutdownlab/shutdownlab/internal/images"
@@ -22,6 +23,9 @@ type wsDriver struct {
 	dec       record.Line
 	tally     record.WSTally
 	malformed []error
+	// attempts and failed count ws_attempt lines for progress (read from
+	// the progress ticker while observe runs).
+	attempts, failed atomic.Int64
 }
 
 func (*wsDriver) name() string { return "ws agent" }
@@ -106,11 +110,20 @@ func (d *wsDriver) observe(typ string, line []byte) {
 	switch typ {
 	case record.TypeWSAttempt:
 		d.tally.AddAttempt(d.dec.WSAttempt)
+		d.attempts.Add(1)
+		if d.dec.WSAttempt.Class != record.ClassOK {
+			d.failed.Add(1)
+		}
 	case record.TypeWSClose:
 		d.tally.AddClose(d.dec.WSClose)
 	case record.TypeWSClient:
 		d.tally.AddClient(d.dec.WSClient)
 	}
+}
+
+// progress counts connection attempts.
+func (d *wsDriver) progress() LoadCount {
+	return LoadCount{Done: d.attempts.Load(), Failed: d.failed.Load(), Unit: "connection attempts"}
 }
 
 // check is the ws accounting rule (record.CheckWSAccounting) for every one

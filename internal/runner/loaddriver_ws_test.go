@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/shutdownlab/shutdownlab/record"
 )
@@ -77,5 +78,26 @@ func TestWSDriverOutcome(t *testing.T) {
 	got := (&wsDriver{}).outcome(m)
 	if want := "2 clients, 5 attempts (1 failed), 4 closes (1001: 3, 1006: 1)"; got != want {
 		t.Fatalf("outcome %q, want %q", got, want)
+	}
+}
+
+// TestWSDriverProgress: progress counts connection attempts, and the line
+// progress prints them under their own name, not as requests.
+func TestWSDriverProgress(t *testing.T) {
+	d := &wsDriver{clients: 2}
+	s := newAgentStream()
+	s.other = d.observe
+	wsLines(t, d, s, 2)
+	s.Write([]byte(`{"type":"ws_attempt","client":0,"attempt":2,"cause":"close","class":"refused"}` + "\n"))
+	x := &run{load: d, stream: s}
+	n := x.loadCount()
+	if n.Done != 3 || n.Failed != 1 || n.Unit != "connection attempts" {
+		t.Fatalf("progress %+v, want 3 connection attempts, 1 failed", n)
+	}
+	var out strings.Builder
+	p := &lineProgress{w: &out}
+	p.Load(2*time.Second, n)
+	if !strings.Contains(out.String(), "3 connection attempts, 1 failed") {
+		t.Fatalf("progress line %q", out.String())
 	}
 }

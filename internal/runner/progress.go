@@ -19,11 +19,18 @@ type Progress interface {
 	Logf(format string, args ...any)
 	// RunStart announces run i of n of a variant.
 	RunStart(scenario, variant string, i, n int, load time.Duration)
-	// Load reports load progress: time since load start, requests and
-	// failures so far.
-	Load(elapsed time.Duration, requests, failed int64)
+	// Load reports load progress: time since load start, and what the
+	// load counted so far.
+	Load(elapsed time.Duration, n LoadCount)
 	// RunEnd closes the run's line with a one-line outcome.
 	RunEnd(outcome string)
+}
+
+// LoadCount is a load's progress: Done units (requests, connection
+// attempts) so far, Failed of them not ok; Unit names them in the plural.
+type LoadCount struct {
+	Done, Failed int64
+	Unit         string
 }
 
 // NewProgress returns a Progress writing to w: a live bar when w is a
@@ -58,14 +65,14 @@ func (p *lineProgress) RunStart(scenario, variant string, i, n int, load time.Du
 	fmt.Fprintf(p.w, "%s: starting (load %s)\n", p.prefix, load)
 }
 
-func (p *lineProgress) Load(elapsed time.Duration, requests, failed int64) {
+func (p *lineProgress) Load(elapsed time.Duration, n LoadCount) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if time.Since(p.last) < p.every {
 		return
 	}
 	p.last = time.Now()
-	fmt.Fprintf(p.w, "%s: load %.0fs, %d requests, %d failed\n", p.prefix, elapsed.Seconds(), requests, failed)
+	fmt.Fprintf(p.w, "%s: load %.0fs, %d %s, %d failed\n", p.prefix, elapsed.Seconds(), n.Done, n.Unit, n.Failed)
 }
 
 func (p *lineProgress) RunEnd(outcome string) {
@@ -105,13 +112,13 @@ func (p *barProgress) RunStart(scenario, variant string, i, n int, load time.Dur
 	)
 }
 
-func (p *barProgress) Load(elapsed time.Duration, requests, failed int64) {
+func (p *barProgress) Load(elapsed time.Duration, n LoadCount) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.bar == nil {
 		return
 	}
-	p.bar.Describe(fmt.Sprintf("%s load %4.1fs  %d req  %d failed", p.prefix, elapsed.Seconds(), requests, failed))
+	p.bar.Describe(fmt.Sprintf("%s load %4.1fs  %d %s  %d failed", p.prefix, elapsed.Seconds(), n.Done, n.Unit, n.Failed))
 	_ = p.bar.Set64(min(elapsed.Milliseconds(), p.bar.GetMax64()))
 }
 
@@ -133,5 +140,5 @@ type discard struct{}
 
 func (discard) Logf(string, ...any)                              {}
 func (discard) RunStart(string, string, int, int, time.Duration) {}
-func (discard) Load(time.Duration, int64, int64)                 {}
+func (discard) Load(time.Duration, LoadCount)                    {}
 func (discard) RunEnd(string)                                    {}

@@ -307,7 +307,7 @@ func (x *run) tickProgress(loadStart time.Time) (stop func()) {
 			case <-done:
 				return
 			case <-t.C:
-				x.r.opts.Progress.Load(time.Since(loadStart), x.stream.requests.Load(), x.stream.failed.Load())
+				x.r.opts.Progress.Load(time.Since(loadStart), x.loadCount())
 			}
 		}
 	}()
