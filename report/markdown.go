@@ -32,11 +32,20 @@ func writeMarkdown(w io.Writer, res *Result, plots *PlotSet) error {
 
 	b.WriteString("## What the clients saw\n\n")
 	writeMetricTable(&b, res, headlineDefs(res))
-	b.WriteString("\n`failed_while_running` counts failures that started before the acted-on replica exited; " +
-		"`dropped_inflight` requests fully written before the action was sent; `failed_in_delivery_window` " +
-		"requests written while the signal was on its way (they may be drops too); `idle_close_race` " +
-		"requests written onto a keep-alive connection the server was closing. Failures after the exit " +
-		"(`failed_after_exit`) and every other metric are in the table below.\n\n## All metrics\n\n")
+	if allWS(res) {
+		b.WriteString("\n`ws_close_1001` counts streams the server retired (going away), `ws_close_1006` streams that " +
+			"ended without a close frame; `ws_close_after_signal_p95_ms` is when the closes came after the action " +
+			"(the spread); `ws_terminated` peers cut at the close deadline; `ws_upgrades_*` the handshakes the " +
+			"acted-on replica refused or accepted after its readiness failed; `ws_restore_p99_ms` the time from a " +
+			"close to the client's next open stream; `ws_events_unknown` events no client ever got. Every other " +
+			"metric is in the table below.\n\n## All metrics\n\n")
+	} else {
+		b.WriteString("\n`failed_while_running` counts failures that started before the acted-on replica exited; " +
+			"`dropped_inflight` requests fully written before the action was sent; `failed_in_delivery_window` " +
+			"requests written while the signal was on its way (they may be drops too); `idle_close_race` " +
+			"requests written onto a keep-alive connection the server was closing. Failures after the exit " +
+			"(`failed_after_exit`) and every other metric are in the table below.\n\n## All metrics\n\n")
+	}
 
 	rows := res.Rows()
 	spreads := make([]SpreadTable, len(res.Variants))
