@@ -33,6 +33,11 @@ const (
 	// sampleStopBound bounds the wait for the samplers to return once
 	// told to stop (one /proc walk).
 	sampleStopBound = 10 * time.Second
+	// preloadInterval is how often the tree is read until the load's
+	// start is known; preloadKeep how many of those reads are kept to
+	// find the last one before it (the start line arrives a few ms late).
+	preloadInterval = 10 * time.Millisecond
+	preloadKeep     = 20
 )
 
 // procRoot is the /proc the samplers read: the host's, where a local
@@ -54,7 +59,9 @@ type resourceSampler struct {
 type replicaSampling struct {
 	info    record.ResourceReplica
 	samples []record.ResourceSample
-	done    chan struct{}
+	// atLoad is the tick read last before the load's start (beforeLoad).
+	atLoad []record.ResourceSample
+	done   chan struct{}
 }
 
 // sampleReplica starts sampling replica i's container c (just started).
@@ -100,7 +107,15 @@ func (x *run) sampleReplica(ctx context.Context, i int, c *docker.Container) {
 		close(rs.done)
 		return
 	}
-	go rs.run(s.ctx, st.Pid)
+	var wg sync.WaitGroup
+	wg.Go(func() { rs.run(s.ctx, st.Pid) })
+	if x.stream != nil {
+		wg.Go(func() { rs.beforeLoad(s.ctx, st.Pid, x.stream.LoadStart) })
+	}
+	go func() {
+		wg.Wait()
+		close(rs.done)
+	}()
 }
 
 // add keeps samples, named by the replica, and counts ticks.
@@ -114,13 +129,49 @@ func (rs *replicaSampling) add(samples []record.ResourceSample, ticks int) {
 
 // run samples pid's process tree until ctx ends or the tree is gone.
 func (rs *replicaSampling) run(ctx context.Context, pid int) {
-	defer close(rs.done)
 	res, err := resources.Run(ctx, resources.Config{Proc: procRoot, PIDs: []int{pid}, Children: true,
 		Interval: sampleInterval, MaxSamples: sampleMaxSamples})
 	rs.add(res.Samples, res.Ticks)
 	rs.info.StoppedBy = res.StoppedBy
 	if err != nil {
 		rs.info.Error = err.Error()
+	}
+}
+
+// beforeLoad reads pid's tree every preloadInterval until the load's
+// start is known (loadStart, 0 before the start line), then keeps the last
+// read taken at or before it as atLoad: the target's state just before
+// the load. The 100 ms series need not have one: the load agent starts as
+// soon as the target answers ready, often within one interval of the
+// container's start, when the target had not opened its files yet. A
+// replica started after the load's start gets none. A read that fails or
+// finds the tree gone ends it (run records why).
+func (rs *replicaSampling) beforeLoad(ctx context.Context, pid int, loadStart func() int64) {
+	t := time.NewTicker(preloadInterval)
+	defer t.Stop()
+	var recent [][]record.ResourceSample
+	for {
+		if ls := loadStart(); ls != 0 {
+			for k := len(recent) - 1; k >= 0; k-- {
+				if recent[k][0].TimeNs <= ls {
+					rs.atLoad = recent[k]
+					break
+				}
+			}
+			return
+		}
+		snap, err := resources.Snapshot(procRoot, []int{pid}, true, time.Now().UnixNano())
+		if err != nil || len(snap) == 0 {
+			return
+		}
+		if recent = append(recent, snap); len(recent) > preloadKeep {
+			recent = recent[1:]
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
 	}
 }
 
@@ -165,6 +216,9 @@ func (x *run) endSampling() error {
 	for _, rs := range reps {
 		select {
 		case <-rs.done:
+			if len(rs.atLoad) > 0 {
+				rs.add(rs.atLoad, 1)
+			}
 			all = append(all, rs.samples...)
 		case <-deadline.C:
 			return fmt.Errorf("resource sampler of %s still running %s after it was told to stop", rs.info.Name, sampleStopBound)

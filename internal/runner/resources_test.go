@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/shutdownlab/shutdownlab/internal/docker"
 	"github.com/shutdownlab/shutdownlab/internal/resultdir"
@@ -163,4 +164,35 @@ func readSamples(t *testing.T, dir string) []record.ResourceSample {
 		out = append(out, s)
 	}
 	return out
+}
+
+// beforeLoad keeps the last read taken at or before the load's start, and
+// none for a replica started after it.
+func TestBeforeLoad(t *testing.T) {
+	proc := t.TempDir()
+	old := procRoot
+	procRoot = proc
+	defer func() { procRoot = old }()
+	fakeProc(t, proc, 300, 1, 6, 1, "")
+	for _, tc := range []struct {
+		name    string
+		knownAt int // the call of loadStart that first returns the start
+		want    bool
+	}{{"start line after three reads", 4, true}, {"load already started", 1, false}} {
+		calls, ls := 0, int64(0)
+		loadStart := func() int64 {
+			if calls++; calls == tc.knownAt {
+				ls = time.Now().UnixNano()
+			}
+			return ls
+		}
+		rs := &replicaSampling{}
+		rs.beforeLoad(context.Background(), 300, loadStart)
+		if got := len(rs.atLoad) > 0; got != tc.want {
+			t.Fatalf("%s: atLoad %+v, want one: %v", tc.name, rs.atLoad, tc.want)
+		}
+		if tc.want && (rs.atLoad[0].TimeNs > ls || rs.atLoad[0].FDs != 6) {
+			t.Errorf("%s: atLoad %+v, want 6 fds read at or before %d", tc.name, rs.atLoad, ls)
+		}
+	}
 }
