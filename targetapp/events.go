@@ -146,8 +146,17 @@ func (a *App) serveStream(s *wsStream, cursor, replayTo int64) {
 	for {
 		frames, last, next := a.ws.events.after(cursor, replayTo)
 		for _, f := range frames {
+			if s.stopping() {
+				<-s.readDone // retire owns the connection now: the close handshake or its deadline
+				return
+			}
 			if err := s.conn.Write(ctx, websocket.MessageText, f); err != nil {
-				_ = s.raw.Close()
+				// A write that failed because retire began the closing
+				// handshake under it is not the peer's failure: the
+				// connection is retire's to end at its deadline.
+				if !s.stopping() {
+					_ = s.raw.Close()
+				}
 				<-s.readDone
 				return
 			}
@@ -162,6 +171,17 @@ func (a *App) serveStream(s *wsStream, cursor, replayTo int64) {
 			_ = s.raw.Close()
 			return
 		}
+	}
+}
+
+// stopping reports whether the writer was told to stop (retirement began:
+// retire closes stopWrite before it starts the closing handshake).
+func (s *wsStream) stopping() bool {
+	select {
+	case <-s.stopWrite:
+		return true
+	default:
+		return false
 	}
 }
 

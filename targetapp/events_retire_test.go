@@ -151,3 +151,49 @@ func TestEventsCloseModeLeavesStreams(t *testing.T) {
 		t.Fatalf("ws_abandoned %+v, want one with conns=1", ab)
 	}
 }
+
+// Retirement while the writer is busy (1000 events/s, several raw peers,
+// every close frame at once) must still leave each peer its whole close
+// deadline: a write failing because the closing handshake began is not a
+// reason to cut the connection early. Seen before the fix on a real run:
+// a raw peer cut 3 ms after its close frame, no ws_terminated logged.
+func TestEventsBusyWriterKeepsCloseDeadline(t *testing.T) {
+	const peers = 8
+	cfg := testConfig(t)
+	cfg.EventsPerS = 1000
+	cfg.CloseDeadline = 300 * time.Millisecond
+	a, out := newTestApp(t, cfg)
+	addr := serve(t, a)
+	type end struct {
+		code int
+		at   time.Time
+	}
+	ended := make(chan end, peers)
+	for range peers {
+		p := dialRaw(t, addr)
+		go func() {
+			code, at, _ := p.readUntilEnd()
+			ended <- end{code, at}
+		}()
+	}
+	eventually(t, 5*time.Second, "the streams registered", func() bool { return a.WSConns() == peers })
+	time.Sleep(100 * time.Millisecond) // the writers are mid-batch
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	start := time.Now()
+	if r := a.Drain(ctx, start); !r.Drained {
+		t.Fatalf("drain %+v, want drained once the peers were terminated", r)
+	}
+	for range peers {
+		e := <-ended
+		if e.code != 1001 {
+			t.Errorf("a peer saw close code %d, want 1001", e.code)
+		}
+		if d := e.at.Sub(start); d < cfg.CloseDeadline {
+			t.Errorf("a peer's connection ended %v after retirement began, before its %v deadline", d, cfg.CloseDeadline)
+		}
+	}
+	if term := find(out.events(t), record.EventWSTerminated); len(term) != peers {
+		t.Errorf("%d ws_terminated events, want %d (every peer cut at its deadline)", len(term), peers)
+	}
+}
