@@ -47,6 +47,12 @@ type ContainerSpec struct {
 	// is one CPU).
 	NanoCPUs    int64
 	MemoryBytes int64
+	// LogMaxSize, when set, makes the container log with the json-file
+	// driver rotating at this size ("1g") instead of the engine's default:
+	// on Docker 20.10 a followed log stream repeats lines across a
+	// rotation, so a process whose output is read that way must not rotate
+	// during a run.
+	LogMaxSize string
 }
 
 // Container is a created and started container.
@@ -81,6 +87,9 @@ func (e *Engine) Run(ctx context.Context, spec ContainerSpec) (*Container, error
 	}
 	hc.NanoCPUs = spec.NanoCPUs
 	hc.Memory = spec.MemoryBytes
+	if spec.LogMaxSize != "" {
+		hc.LogConfig = container.LogConfig{Type: "json-file", Config: map[string]string{"max-size": spec.LogMaxSize}}
+	}
 	var nc *network.NetworkingConfig
 	if spec.Network != "" {
 		hc.NetworkMode = container.NetworkMode(spec.Network)

@@ -26,6 +26,13 @@ const (
 	targetPort        = 8080
 )
 
+// agentLogMaxSize is the log rotation size of a load container: its
+// output is read through the engine's followed log stream, which on Docker
+// 20.10 repeats lines across a rotation (seen: a 10 000-client ws agent
+// wrote 14-18 MB against the engine's 10 MB default, and the records held
+// 5 352 lines twice, so the run was invalid for the engine, not the load).
+const agentLogMaxSize = "2g"
+
 // run is the state of one run in progress.
 type run struct {
 	r        *Runner
@@ -285,7 +292,7 @@ func (x *run) startAgent(ctx context.Context, labels map[string]string) error {
 	}
 	c, err := x.r.eng.Run(ctx, docker.ContainerSpec{
 		Name: x.name + "-agent", Image: image, Cmd: x.load.args(x),
-		Labels: labels, Network: x.network,
+		Labels: labels, Network: x.network, LogMaxSize: agentLogMaxSize,
 	})
 	if err != nil {
 		return fmt.Errorf("%s: %w", x.load.name(), err)
