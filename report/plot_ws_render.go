@@ -33,7 +33,7 @@ func renderWSLines(d wsPlotData, title, xLabel, yLabel string) ([]byte, error) {
 		return nil, fmt.Errorf("nothing to plot")
 	}
 	if len(d.Notes) > 0 {
-		title += "; " + strings.Join(d.Notes, ", ")
+		title += "\n" + strings.Join(d.Notes, "; ") // a line of its own: one line of it all overflowed the canvas
 	}
 	p, leg := newPlot(title)
 	p.X.Label.Text, p.Y.Label.Text = xLabel, yLabel
