@@ -56,6 +56,12 @@ type Proxy struct {
 	// own default). A request that never reached an upstream (dial
 	// error) is retried whatever its method, within try_duration.
 	RetryMethods []string `yaml:"retry_methods" json:"retry_methods"`
+	// DeregisterAfter models an orchestrator's endpoint propagation: this
+	// long after the roll's stop signal was sent, the runner removes the
+	// acted-on replica from Caddy's upstreams through Caddy's admin API,
+	// whatever the health checks say (nil: never; 0s: at the signal).
+	// Only with topology caddy and action kind roll.
+	DeregisterAfter *Duration `yaml:"deregister_after" json:"deregister_after,omitempty"`
 }
 
 // Roll is how an action of kind roll replaces the acted-on replica.
@@ -143,6 +149,7 @@ func validateTopology(s *Spec, fail failFunc) {
 			fail("action.roll.replacement", string(a.Roll.Replacement), "want none, start-first or stop-first")
 		}
 	}
+	validateDeregister(s, fail)
 	if s.Baseline && a.Kind == ActionNone {
 		fail("baseline", "true", "needs an action (the baseline is the same run without one)")
 	}
@@ -188,3 +195,26 @@ func validateProxy(p *Proxy, fail failFunc) {
 // not vary: its single baseline variant must have the same load and
 // topology as every variant it is compared with.
 var baselineAxes = []string{"load.", "replicas", "topology", "proxy."}
+
+// MaxDeregisterAfter bounds proxy.deregister_after.
+const MaxDeregisterAfter = time.Minute
+
+// validateDeregister checks proxy.deregister_after: only for a roll behind
+// Caddy, within 0..MaxDeregisterAfter and before the observation window
+// ends (the runner waits for the admin API's answer within the window).
+func validateDeregister(s *Spec, fail failFunc) {
+	d := s.Proxy.DeregisterAfter
+	if d == nil {
+		return
+	}
+	switch {
+	case s.Topology != TopologyCaddy:
+		fail("proxy.deregister_after", d.String(), "only for topology caddy (the runner deregisters the replica from Caddy)")
+	case s.Action.Kind != ActionRoll:
+		fail("proxy.deregister_after", d.String(), "only for action kind roll (it is timed from the roll's stop signal)")
+	case *d < 0 || d.D() > MaxDeregisterAfter:
+		fail("proxy.deregister_after", d.String(), "must be in 0s.."+MaxDeregisterAfter.String())
+	case d.D() >= s.Observe.Window.D():
+		fail("proxy.deregister_after", d.String(), "must be shorter than observe.window ("+s.Observe.Window.String()+")")
+	}
+}
