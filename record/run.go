@@ -125,6 +125,9 @@ type Action struct {
 	// (scenario action.before: a crash, a signal), in order; the engine's
 	// kill events they caused are theirs, not in Kills.
 	Before []Step `json:"before,omitempty"`
+	// Deregister is the proxy deregistration of a roll with
+	// proxy.deregister_after (nil without one).
+	Deregister *Deregistration `json:"deregister,omitempty"`
 }
 
 // Kill is one signal the engine reported delivering to a container.

@@ -5,7 +5,9 @@
 // report.
 //
 // What the JSON says, and nothing more: one HTTP server on :8080, no
-// automatic HTTPS, the admin endpoint disabled (and no autosaved config),
+// automatic HTTPS, the admin endpoint disabled unless the scenario
+// deregisters a replica (then on the container's loopback, AdminAddress;
+// never an autosaved config),
 // logs as JSON on stdout, one reverse_proxy handler with the scenario's selection policy, active health
 // checks (health_uri, health_interval, health_timeout), passive health
 // checks when fail_duration > 0, a response header naming the upstream that
@@ -28,6 +30,11 @@ import (
 // Port is the port Caddy listens on inside its container, and the port of
 // every upstream.
 const Port = 8080
+
+// AdminAddress is where Caddy's admin API listens when the scenario
+// deregisters a replica (proxy.deregister_after): the container's own
+// loopback, reachable only from inside the container.
+const AdminAddress = "localhost:2019"
 
 // Upstream returns the dial address of the replica with alias name.
 func Upstream(name string) string { return name + ":" + strconv.Itoa(Port) }
@@ -81,8 +88,14 @@ func Config(p scenarios.Proxy, upstreams []string) ([]byte, error) {
 	if len(hc) > 0 {
 		handler = append(handler, kv("health_checks", hc))
 	}
+	admin := obj{kv("disabled", true), kv("config", obj{kv("persist", false)})}
+	if p.DeregisterAfter != nil {
+		// The runner deregisters a replica through the admin API, from
+		// inside the container (see Deregistered); loopback only.
+		admin = obj{kv("listen", AdminAddress), kv("config", obj{kv("persist", false)})}
+	}
 	cfg := obj{
-		kv("admin", obj{kv("disabled", true), kv("config", obj{kv("persist", false)})}),
+		kv("admin", admin),
 		kv("logging", obj{kv("logs", obj{kv("default", obj{
 			kv("level", "INFO"),
 			kv("writer", obj{kv("output", "stdout")}),
@@ -101,6 +114,23 @@ func Config(p scenarios.Proxy, upstreams []string) ([]byte, error) {
 		return nil, fmt.Errorf("proxy: %w", err)
 	}
 	return b.Bytes(), nil
+}
+
+// Deregistered returns the configuration Config(p, upstreams) would
+// return without the upstream named removed: what the runner loads
+// through the admin API to deregister that replica. Everything else
+// (policy, health checks, retries, admin endpoint) is unchanged.
+func Deregistered(p scenarios.Proxy, upstreams []string, removed string) ([]byte, error) {
+	var rest []string
+	for _, u := range upstreams {
+		if u != removed {
+			rest = append(rest, u)
+		}
+	}
+	if len(rest) == len(upstreams) {
+		return nil, fmt.Errorf("proxy: %q is not an upstream", removed)
+	}
+	return Config(p, rest)
 }
 
 // obj is a JSON object that keeps its key order.
