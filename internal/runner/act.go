@@ -123,6 +123,7 @@ func (x *run) fire(ctx context.Context, kind scenarios.ActionKind) error {
 		rec.Error = err.Error()
 		return fmt.Errorf("action %s: %w", kind, err)
 	}
+	x.startDeregister(ctx, rec.SentNs) // proxy.deregister_after, timed from the signal
 	sent := time.Unix(0, rec.SentNs)
 	window := x.spec.Observe.Window.D() - time.Since(sent)
 	exited, st, werr := eng.WaitExit(ctx, c.ID, max(window, 0))

@@ -87,7 +87,7 @@ func (x *run) startProxy(ctx context.Context, labels map[string]string) error {
 		}
 		return invalidf("proxy never became ready: %v", err)
 	}
-	return nil
+	return x.prepareDeregister(ctx, c)
 }
 
 // collectProxy saves Caddy's log as proxy.log in the run directory.
@@ -100,4 +100,14 @@ func (x *run) collectProxy(ctx context.Context) error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(x.dir, resultdir.ProxyLogFile), append(stdout, stderr...), 0o644)
+}
+
+// agentAfterReplicas tells whether the load agent must start only once
+// every replica is up: behind Caddy without active health checks
+// (proxy.health_uri none), Caddy sends requests to every upstream from the
+// start, and the agent's ready poll through the proxy passes as soon as one
+// replica answers, so a replica still starting would fail the first
+// requests (measured: 502 "no such host" in the load's first 30 ms).
+func (x *run) agentAfterReplicas() bool {
+	return x.spec.Topology == scenarios.TopologyCaddy && x.spec.Proxy.HealthURI == "none"
 }

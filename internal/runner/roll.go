@@ -19,7 +19,20 @@ import (
 // The replacement is replica-N (N = replicas), an upstream of the proxy
 // configuration from the start; it is recorded in Meta.Replacement and,
 // like every replica, its log and ledger are collected.
+//
+// With proxy.deregister_after, the acted-on replica is also removed from
+// the proxy's upstreams that long after its stop signal (deregister.go);
+// the roll waits for that before it returns.
 func (x *run) roll(ctx context.Context) error {
+	err := x.rollReplace(ctx)
+	if derr := x.finishDeregister(ctx); err == nil {
+		err = derr
+	}
+	return err
+}
+
+// rollReplace stops replica A within its replacement strategy (see roll).
+func (x *run) rollReplace(ctx context.Context) error {
 	a := x.spec.Action
 	switch a.Roll.Replacement {
 	case scenarios.ReplaceStartFirst:

@@ -56,6 +56,9 @@ type run struct {
 	// the event stream was unavailable: killsErr says why).
 	kills    *docker.KillWatch
 	killsErr string
+	// dereg delivers the proxy deregistration of a roll with
+	// proxy.deregister_after (deregister.go); nil until scheduled.
+	dereg chan record.Deregistration
 	// steps are the action.before steps sent so far (steps.go).
 	steps []record.Step
 	// follow is the agent's output stream (nil before it started).

@@ -40,10 +40,20 @@ func (x *run) startAll(ctx context.Context) error {
 	// topology caddy) before its load begins. Each goroutine ends with
 	// ctx (bounded by setUp).
 	agentErr := make(chan error, 1)
-	go func() { agentErr <- x.startAgent(ctx, labels) }()
+	late := x.agentAfterReplicas()
+	if !late {
+		go func() { agentErr <- x.startAgent(ctx, labels) }()
+	}
 	proxyErr := make(chan error, 1)
 	go func() { proxyErr <- x.startProxy(ctx, labels) }()
 	err = x.startReplicas(ctx, labels)
+	if late {
+		if err != nil {
+			agentErr <- nil
+		} else {
+			go func() { agentErr <- x.startAgent(ctx, labels) }()
+		}
+	}
 	if perr := <-proxyErr; err == nil {
 		err = perr
 	}
