@@ -71,6 +71,7 @@ func writeMarkdown(w io.Writer, res *Result, plots *PlotSet) error {
 		b.WriteString("\n![failures per variant](" + plots.Failures + ")\n")
 	}
 	writeWSPlotLinks(&b, plots)
+	writeDeregSection(&b, res, plots)
 
 	var bad []string
 	var notes []string

@@ -24,6 +24,9 @@ type PlotSet struct {
 	Latency map[string]string
 	// WS are the WebSocket plots of a result with ws runs (plot_ws.go).
 	WS []WSPlot
+	// Deregistration is the failures-vs-deregistration-delay plot
+	// (plot_deregister.go; "" when not drawn).
+	Deregistration string
 	// Notes say which plots could not be drawn and why.
 	Notes []string
 }
@@ -58,6 +61,7 @@ func WritePlots(dir string, res *Result) *PlotSet {
 		}
 	}
 	writeWSPlots(dir, res, ps)
+	writeDeregPlot(dir, res, ps)
 	return ps
 }
 

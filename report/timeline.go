@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/shutdownlab/shutdownlab/record"
@@ -22,6 +23,18 @@ const (
 	PhaseExit           = "exit"
 )
 
+// The deregistration phases (proxy.deregister_after): when the runner sent
+// the proxy its upstream list without the replica, and when the proxy
+// acknowledged it. They are columns of the timeline only for variants
+// that deregistered (DeregPhases), not of Phases.
+const (
+	PhaseDeregSent  = "deregister_sent"
+	PhaseDeregAcked = "deregister_acked"
+)
+
+// DeregPhases are the columns a variant with a deregistration adds.
+var DeregPhases = []string{PhaseDeregSent, PhaseDeregAcked}
+
 // Phases lists the timeline phases in column order.
 var Phases = []string{PhaseSent, PhaseSignal, PhaseReadyFalse, PhaseListenerClosed, PhaseDrained, PhaseDeadline, PhaseExit}
 
@@ -34,6 +47,8 @@ var phaseHeaders = map[string]string{
 	PhaseDrained:        "drained",
 	PhaseDeadline:       "deadline",
 	PhaseExit:           "exit (engine)",
+	PhaseDeregSent:      "deregister sent",
+	PhaseDeregAcked:     "deregister acked",
 }
 
 // Timeline is when each shutdown phase of one run happened, in Unix ns
@@ -59,6 +74,9 @@ func RunTimeline(meta record.Meta) Timeline {
 	if meta.Action != nil && meta.Action.SentNs > 0 {
 		tl.T0 = meta.Action.SentNs
 		tl.At[PhaseSent] = tl.T0
+		if d := meta.Action.Deregister; d != nil {
+			tl.At[PhaseDeregSent], tl.At[PhaseDeregAcked] = d.SentNs, d.AckedNs
+		}
 	}
 	i := ActedReplica(meta)
 	if i < 0 {
@@ -122,11 +140,12 @@ func writeTimeline(b *strings.Builder, res *Result, plots *PlotSet) {
 	for i := range res.Variants {
 		v := &res.Variants[i]
 		fmt.Fprintf(b, "\n### %s\n\n", MarkdownCell(v.Label))
+		phases := variantPhases(v)
 		b.WriteString("| run | counts |")
-		for _, p := range Phases {
+		for _, p := range phases {
 			fmt.Fprintf(b, " %s |", phaseHeaders[p])
 		}
-		b.WriteString(" exit code |\n|---|---|" + strings.Repeat("---|", len(Phases)) + "---|\n")
+		b.WriteString(" exit code |\n|---|---|" + strings.Repeat("---|", len(phases)) + "---|\n")
 		for j := range v.Runs {
 			r := &v.Runs[j]
 			tl := RunTimeline(r.Meta)
@@ -135,7 +154,7 @@ func writeTimeline(b *strings.Builder, res *Result, plots *PlotSet) {
 				counts = "no"
 			}
 			fmt.Fprintf(b, "| %d | %s |", r.Meta.Run, counts)
-			for _, p := range Phases {
+			for _, p := range phases {
 				fmt.Fprintf(b, " %s |", tl.Cell(p))
 			}
 			code := "—"
@@ -163,4 +182,15 @@ func writeTimeline(b *strings.Builder, res *Result, plots *PlotSet) {
 			fmt.Fprintf(b, "- %s\n", MarkdownCell(n))
 		}
 	}
+}
+
+// variantPhases are the timeline columns of a variant: Phases, plus
+// DeregPhases when one of its runs deregistered the replica from the proxy.
+func variantPhases(v *Variant) []string {
+	for j := range v.Runs {
+		if a := v.Runs[j].Meta.Action; a != nil && a.Deregister != nil {
+			return append(slices.Clone(Phases), DeregPhases...)
+		}
+	}
+	return Phases
 }

@@ -1,0 +1,108 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/shutdownlab/shutdownlab/record"
+)
+
+// deregRun is a run of a deregistering roll: signal at 1e9 ns, the
+// deregistration sent and acked at the given ms after it, PRESTOP_MS pre,
+// failed failures (all 502s) and valid as given.
+func deregRun(delay float64, pre string, failed int, valid bool) Run {
+	env := map[string]string{}
+	if pre != "" {
+		env[PreStopEnv] = pre
+	}
+	sent := int64(1e9)
+	return Run{Valid: valid, Metrics: Metrics{Failed: failed, ByClass: map[string]int{"ok": 100, "http_502": failed}},
+		Meta: record.Meta{Action: &record.Action{Replica: 0, SentNs: sent, Deregister: &record.Deregistration{
+			AfterMs: delay, SentNs: sent + int64(delay*1e6) + 1e6, AckedNs: sent + int64(delay*1e6) + 100e6}},
+			Replicas: []record.Replica{{Name: "replica-0", Env: env}, {Name: "replica-1", Env: env}}}}
+}
+
+func TestDeregRowsAndSmallestPreStop(t *testing.T) {
+	variant := func(delay float64, pre string, runs ...Run) Variant {
+		return Variant{Label: fmt.Sprintf("d=%v,p=%s", delay, pre), Runs: runs}
+	}
+	tests := []struct {
+		name       string
+		variants   []Variant
+		wantRows   int
+		wantDelays []float64
+		wantPre    []string
+		wantLines  []string // "pre: x→y ..."
+	}{
+		{"no deregistration: no section", []Variant{{Label: "x", Runs: []Run{{Valid: true, Meta: record.Meta{Action: &record.Action{}}}}}}, 0, nil, nil, nil},
+		{"sweep", []Variant{
+			variant(0, "0", deregRun(0, "0", 40, true)),
+			variant(0, "1000", deregRun(0, "1000", 0, true)),
+			variant(1500, "0", deregRun(1500, "0", 60, true)),
+			variant(1500, "1000", deregRun(1500, "1000", 50, true)),
+			variant(1500, "2500", deregRun(1500, "2500", 0, true), deregRun(1500, "2500", 0, true)),
+		}, 5, []float64{0, 1500}, []string{"1000", "2500"}, []string{"0: 0→40 1500→60", "1000: 0→0 1500→50", "2500: 1500→0"}},
+		{"one run of two failed: not zero", []Variant{
+			variant(500, "1000", deregRun(500, "1000", 0, true), deregRun(500, "1000", 3, true)),
+		}, 1, []float64{500}, []string{""}, []string{"1000: 500→1.5"}},
+		{"invalid runs do not count", []Variant{
+			variant(500, "1000", deregRun(500, "1000", 9, false), deregRun(500, "1000", 0, true)),
+			variant(500, "0", deregRun(500, "0", 0, false)),
+		}, 2, []float64{500}, []string{"1000"}, []string{"1000: 500→0"}},
+		{"pre-stop unset is not a number", []Variant{variant(0, "", deregRun(0, "", 0, true))}, 1, []float64{0}, []string{""}, []string{": 0→0"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rows := DeregRows(&Result{Variants: tt.variants})
+			if len(rows) != tt.wantRows {
+				t.Fatalf("%d rows, want %d", len(rows), tt.wantRows)
+			}
+			d, p := SmallestZeroPreStop(rows)
+			if !slices.Equal(d, tt.wantDelays) || !slices.Equal(p, tt.wantPre) {
+				t.Errorf("smallest zero pre-stop %v %q, want %v %q", d, p, tt.wantDelays, tt.wantPre)
+			}
+			var lines []string
+			for _, l := range deregLines(rows) {
+				var pts []string
+				for _, pt := range l.Points {
+					pts = append(pts, fmt.Sprintf("%v→%v", pt.X, pt.Y))
+				}
+				lines = append(lines, l.PreStop+": "+strings.Join(pts, " "))
+			}
+			if !slices.Equal(lines, tt.wantLines) {
+				t.Errorf("lines %q, want %q", lines, tt.wantLines)
+			}
+		})
+	}
+}
+
+// TestDeregSectionAndTimeline: report.md shows the deregistration in the
+// section and as two timeline columns, only for a deregistering result.
+func TestDeregSectionAndTimeline(t *testing.T) {
+	res := &Result{Variants: []Variant{{Label: "d=1500,p=0", Runs: []Run{deregRun(1500, "0", 7, true)}}}}
+	var b strings.Builder
+	writeDeregSection(&b, res, &PlotSet{Deregistration: DeregPlotFile})
+	writeTimeline(&b, res, nil)
+	out := b.String()
+	for _, want := range []string{
+		"## Deregistration race",
+		"| d=1500,p=0 | 1500 | 0 | 1 | 7 | http_502 7 | 1501 | 1600 |",
+		"| 1500 | none |",
+		"![failures vs deregistration delay](deregistration.png)",
+		"deregister sent | deregister acked | exit code |",
+		"| +1501 | +1600 | NEVER |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in:\n%s", want, out)
+		}
+	}
+	b.Reset()
+	plain := &Result{Variants: []Variant{{Label: "x", Runs: []Run{{Valid: true, Meta: record.Meta{Action: &record.Action{SentNs: 1}}}}}}}
+	writeDeregSection(&b, plain, nil)
+	writeTimeline(&b, plain, nil)
+	if strings.Contains(b.String(), "eregist") {
+		t.Errorf("a result without deregistration mentions it:\n%s", b.String())
+	}
+}

@@ -1,0 +1,107 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/shutdownlab/shutdownlab/internal/resultdir"
+)
+
+// DeregPlotFile is the deregistration curve plot, once per result whose
+// rolls deregistered the replica from the proxy.
+const DeregPlotFile = "deregistration.png"
+
+// deregLine is one pre-stop's curve: mean failed requests (y) per
+// deregistration delay (x, ms), ascending x.
+type deregLine struct {
+	PreStop string
+	Points  plotter.XYs
+}
+
+// deregLines groups rows with valid runs by pre-stop (ascending), each
+// line's points by delay. Pure.
+func deregLines(rows []DeregRow) []deregLine {
+	var pres []string
+	for _, r := range rows {
+		if r.Valid > 0 && !slices.Contains(pres, r.PreStop) {
+			pres = append(pres, r.PreStop)
+		}
+	}
+	slices.SortStableFunc(pres, func(a, b string) int {
+		return cmp.Compare(DeregRow{PreStop: a}.PreStopMs(), DeregRow{PreStop: b}.PreStopMs())
+	})
+	var lines []deregLine
+	for _, p := range pres {
+		l := deregLine{PreStop: p}
+		for _, r := range rows {
+			if r.Valid > 0 && r.PreStop == p {
+				l.Points = append(l.Points, plotter.XY{X: r.DelayMs, Y: r.MeanFailed()})
+			}
+		}
+		slices.SortStableFunc(l.Points, func(a, b plotter.XY) int { return cmp.Compare(a.X, b.X) })
+		lines = append(lines, l)
+	}
+	return lines
+}
+
+// writeDeregPlot draws DeregPlotFile into dir when the result has
+// deregistration rows; a failure becomes a note, as for every plot.
+func writeDeregPlot(dir string, res *Result, ps *PlotSet) {
+	rows := DeregRows(res)
+	if len(rows) == 0 {
+		return
+	}
+	b, err := renderDereg(deregLines(rows), res.Scenario)
+	if err == nil {
+		err = resultdir.WriteFileAtomic(filepath.Join(dir, DeregPlotFile), b)
+	}
+	if err != nil {
+		ps.Notes = append(ps.Notes, fmt.Sprintf("%s not drawn: %v", DeregPlotFile, err))
+		return
+	}
+	ps.Deregistration = DeregPlotFile
+}
+
+// renderDereg draws failed requests (mean over valid runs) against the
+// deregistration delay, one line with points per pre-stop.
+func renderDereg(lines []deregLine, scenario string) ([]byte, error) {
+	if len(lines) == 0 {
+		return nil, fmt.Errorf("no variant with valid runs")
+	}
+	p, leg := newPlot(scenario + " · failed requests vs deregistration delay\nmean over valid runs; one line per PRESTOP_MS")
+	p.X.Label.Text, p.Y.Label.Text = "deregister_after (ms after the stop signal)", "failed requests"
+	xmax, ymax := 0.0, 0.0
+	for i, l := range lines {
+		line, pts, err := plotter.NewLinePoints(l.Points)
+		if err != nil {
+			return nil, fmt.Errorf("PRESTOP_MS %s: %w", l.PreStop, err)
+		}
+		line.LineStyle = wsLineStyle(i)
+		pts.GlyphStyle = draw.GlyphStyle{Color: wsColors[i%len(wsColors)], Radius: vg.Points(3), Shape: draw.CircleGlyph{}}
+		p.Add(line, pts)
+		name := "PRESTOP_MS unset"
+		if l.PreStop != "" {
+			name = "PRESTOP_MS " + l.PreStop
+		}
+		leg.Add(name, line, pts)
+		for _, pt := range l.Points {
+			xmax, ymax = math.Max(xmax, pt.X), math.Max(ymax, pt.Y)
+		}
+	}
+	p.X.Min, p.X.Max = 0, math.Max(xmax*1.05, 1)
+	p.Y.Min, p.Y.Max = 0, math.Max(ymax*1.08, 1)
+	w := latencyW
+	return renderPNG(w, latencyH, func(c draw.Canvas) error {
+		p.Draw(draw.Crop(c, 0, -legendW, 0, 0))
+		leg.YOffs = -vg.Points(40)
+		leg.Draw(draw.Crop(c, w-legendW+vg.Points(10), 0, 0, 0))
+		return nil
+	})
+}
