@@ -131,3 +131,75 @@ func TestClusterBlindSeveredAtKill(t *testing.T) {
 		t.Logf("severed_at_kill %d, forks_after_signal %v", *c.SeveredAtKill, ip(c.ForksAfterSignal))
 	}
 }
+
+// TestClusterTeardownForcedExit is C3 on the image: one client trickling
+// its headers at 1 byte/s holds the worker's plain close; TEARDOWN_MS=4000
+// makes the primary force the exit ~4 s after the signal, exit 1, cutting
+// the trickling attempt.
+func TestClusterTeardownForcedExit(t *testing.T) {
+	run, c := clusterRun(t, "cluster-teardown", "target.env.TEARDOWN_MS=4000")
+	m := run.Metrics
+	if !c.ForcedExit || c.ForcedExitMs == nil || *c.ForcedExitMs < 4000 || *c.ForcedExitMs >= 5000 {
+		t.Errorf("forced_exit %v at %v ms: want forced at TEARDOWN_MS=4000 (4000..5000)", c.ForcedExit, fmtP(c.ForcedExitMs))
+	} else {
+		t.Logf("forced_exit_ms %.0f", *c.ForcedExitMs)
+	}
+	if m.ExitCode == nil || *m.ExitCode != 1 || c.EndedBySelf == nil || !*c.EndedBySelf {
+		t.Errorf("exit %v, ended_by_self %v: want exit 1 of its own", ip(m.ExitCode), c.EndedBySelf)
+	}
+	if c.SeveredAtKill == nil || *c.SeveredAtKill != 1 {
+		t.Errorf("severed_at_kill %v: want the one trickling attempt", ip(c.SeveredAtKill))
+	}
+	if c.ForksAfterSignal == nil || *c.ForksAfterSignal != 0 {
+		t.Errorf("forks_after_signal %v, want 0 (gated)", ip(c.ForksAfterSignal))
+	}
+}
+
+// TestClusterTrickleHoldsClose is C3 without the timeout: nothing but the
+// grace period's SIGKILL ends the wait (docker stop -t 8).
+func TestClusterTrickleHoldsClose(t *testing.T) {
+	run, c := clusterRun(t, "cluster-teardown", "target.env.TEARDOWN_MS=0")
+	m := run.Metrics
+	if m.ExitCode == nil || *m.ExitCode != 137 || c.EndedByEngineKill == nil || !*c.EndedByEngineKill || c.ForcedExit {
+		t.Errorf("exit %v, ended_by_engine_kill %v, forced_exit %v: want 137 from the engine's SIGKILL", ip(m.ExitCode), c.EndedByEngineKill, c.ForcedExit)
+	}
+	if e := m.ExitAfterMs; e == nil || *e < 8000 || *e >= 9000 {
+		t.Errorf("exit_after_ms %v: want the 8 s grace period (8000..9000)", fmtP(e))
+	} else {
+		t.Logf("exit 137 after %.0f ms", *e)
+	}
+}
+
+// TestClusterProxyPipeLeak is C4 on the image, pipe against pipeline with
+// a backend that holds each request longer than the run: with pipe every
+// aborted client leaves its backend socket open (the fds grow, where the
+// sampler can read them) and the clean shutdown needs the teardown
+// timeout; pipeline leaks none and exits 0.
+func TestClusterProxyPipeLeak(t *testing.T) {
+	for _, impl := range []string{"pipe", "pipeline"} {
+		t.Run(impl, func(t *testing.T) {
+			run, c := clusterRun(t, "cluster-proxy", "target.env.PROXY_IMPL="+impl, "load.hostile.path=/proxy?ms=60000")
+			m := run.Metrics
+			aborted := m.ByClass[string(record.ClassAborted)]
+			if aborted == 0 {
+				t.Fatalf("no aborted request: by_class %v", m.ByClass)
+			}
+			wantCode, wantForced := 0, false
+			if impl == "pipe" {
+				wantCode, wantForced = 1, true
+			}
+			if m.ExitCode == nil || *m.ExitCode != wantCode || c.ForcedExit != wantForced {
+				t.Errorf("exit %v, forced_exit %v after %d aborted requests: want exit %d, forced %v", ip(m.ExitCode), c.ForcedExit, aborted, wantCode, wantForced)
+			}
+			if r := m.ResourceMetrics; r != nil && r.FDGrowthPerAbort != nil {
+				g := *r.FDGrowthPerAbort
+				if impl == "pipe" && g < 0.5 || impl == "pipeline" && g > 0.2 {
+					t.Errorf("fd_growth_per_abort %.2f: want about 1 with pipe, 0 with pipeline", g)
+				}
+				t.Logf("%s: %d aborted, fd_growth_per_abort %.2f, fds_at_signal %v, exit %v", impl, aborted, g, ip(r.FDsAtSignal), ip(m.ExitCode))
+			} else {
+				t.Logf("%s: %d aborted, fds not sampled here, exit %v", impl, aborted, ip(m.ExitCode))
+			}
+		})
+	}
+}
