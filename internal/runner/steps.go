@@ -59,9 +59,7 @@ func (x *run) keepSteps() {
 		a := x.spec.Action
 		rec = &record.Action{Kind: string(a.Kind), Signal: a.Signal, Replica: a.Replica, AfterMs: ms(a.At.D())}
 		x.meta.Action = rec
-		if x.kills != nil {
-			x.recordKills(rec) // the action never fired: every kill is a step's
-		}
+		x.recordKills(rec) // the action never fired: every kill is a step's
 	}
 	rec.Before = x.steps
 	rec.Kills = splitKills(rec.Before, rec.Kills, rec.SentNs)
