@@ -190,7 +190,7 @@ func loadRun(rd string) (Run, error) {
 	}
 	run.Meta = meta
 	run.Metrics = ComputeWS(meta, reqs, ws)
-	if err := addResources(rd, &run); err != nil {
+	if err := addResources(rd, &run, reqs); err != nil {
 		return run, err
 	}
 	run.Valid, run.Reason = RunValidity(meta, &run.Metrics)

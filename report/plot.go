@@ -100,7 +100,7 @@ const (
 
 // seriesOrder is the legend (and drawing) order of the latency series.
 var seriesOrder = []string{seriesOK, seriesHTTP5xx, seriesHTTPOther, string(record.ClassRefused),
-	string(record.ClassReset), string(record.ClassEOF), string(record.ClassTimeout), seriesUnknown}
+	string(record.ClassReset), string(record.ClassEOF), string(record.ClassTimeout), string(record.ClassAborted), seriesUnknown}
 
 // seriesKey is the latency-plot series of a request ("" for not_sent, which
 // is not plotted: it never reached the wire).

@@ -107,6 +107,7 @@ var seriesStyles = map[string]draw.GlyphStyle{
 	string(record.ClassReset):   {Color: rgb(0x009E73), Radius: vg.Points(3), Shape: draw.SquareGlyph{}},
 	string(record.ClassEOF):     {Color: rgb(0x0072B2), Radius: vg.Points(3), Shape: draw.RingGlyph{}},
 	string(record.ClassTimeout): {Color: rgb(0x000000), Radius: vg.Points(3), Shape: draw.PlusGlyph{}},
+	string(record.ClassAborted): {Color: rgb(0x8C7A00), Radius: vg.Points(3), Shape: draw.CircleGlyph{}},
 	seriesUnknown:               {Color: rgb(0x999999), Radius: vg.Points(3), Shape: draw.BoxGlyph{}},
 }
 

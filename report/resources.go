@@ -28,10 +28,12 @@ type ResourceMetrics struct {
 	// FDsAtSignal is the tree's open fds in the last tick at or before
 	// the signal (SignalTime); null without an action or such a tick.
 	FDsAtSignal *int `json:"fds_at_signal"`
-	// FDGrowthPerAbort is (fds at load end - fds at load start) divided
-	// by the requests of class aborted, each fd count from the last tick
-	// at or before that moment; null without an aborted request or
-	// without both ticks.
+	// FDGrowthPerAbort is (fds at the window's end - fds at load start)
+	// divided by the requests of class aborted that ended in the window,
+	// each fd count from the last tick at or before that moment. The
+	// window is the load, cut at the action when it was sent before the
+	// load ended: a shutdown closes descriptors of its own. Null without
+	// such an aborted request or without both ticks.
 	FDGrowthPerAbort *float64 `json:"fd_growth_per_abort"`
 	// PeakRSSBytes is the largest RSS total of the tree over all ticks.
 	PeakRSSBytes *int `json:"peak_rss_bytes"`
@@ -99,10 +101,10 @@ func tickAt(ticks []Tick, t int64) (Tick, bool) {
 	return got, ok
 }
 
-// ComputeResources fills m's resource metrics from the run's samples (nil
-// when none of the acted-on replica: the rows are then absent). It is
-// pure; m's by_class counts must be computed (Compute) first.
-func ComputeResources(m *Metrics, meta record.Meta, samples []record.ResourceSample) {
+// ComputeResources fills m's resource metrics from the run's request
+// records and resource samples (nil when none of the acted-on replica: the
+// rows are then absent). It is pure.
+func ComputeResources(m *Metrics, meta record.Meta, reqs []record.Request, samples []record.ResourceSample) {
 	i := ActedReplica(meta)
 	if i < 0 {
 		return
@@ -123,11 +125,20 @@ func ComputeResources(m *Metrics, meta record.Meta, samples []record.ResourceSam
 			rm.FDsAtSignal, rm.ThreadsAtSignal = ptr(k.FDs), ptr(k.Threads)
 		}
 	}
-	aborted := m.ByClass[string(record.ClassAborted)]
-	start, okStart := tickAt(ticks, meta.LoadStartNs)
-	end, okEnd := tickAt(ticks, meta.LoadEndNs)
+	end := meta.LoadEndNs
+	if a := meta.Action; a != nil && a.SentNs > 0 && a.SentNs < end {
+		end = a.SentNs
+	}
+	aborted := 0
+	for i := range reqs {
+		if reqs[i].Class == record.ClassAborted && reqs[i].End <= end {
+			aborted++
+		}
+	}
+	first, okStart := tickAt(ticks, meta.LoadStartNs)
+	last, okEnd := tickAt(ticks, end)
 	if aborted > 0 && okStart && okEnd {
-		rm.FDGrowthPerAbort = ptr(float64(end.FDs-start.FDs) / float64(aborted))
+		rm.FDGrowthPerAbort = ptr(float64(last.FDs-first.FDs) / float64(aborted))
 	}
 }
 
@@ -161,13 +172,14 @@ func ReadResources(rd string) ([]record.ResourceSample, error) {
 	return out, nil
 }
 
-// addResources reads run directory rd's samples into run's metrics.
-func addResources(rd string, run *Run) error {
+// addResources reads run directory rd's samples into run's metrics
+// (reqs: its request records).
+func addResources(rd string, run *Run, reqs []record.Request) error {
 	samples, err := ReadResources(rd)
 	if err != nil {
 		return err
 	}
-	ComputeResources(&run.Metrics, run.Meta, samples)
+	ComputeResources(&run.Metrics, run.Meta, reqs, samples)
 	return nil
 }
 
@@ -183,7 +195,7 @@ var resourceDefs = []MetricDef{
 			return resourceV(m, func(r *ResourceMetrics) Value { return intP(r.FDsAtSignal) })
 		}},
 	{Name: "fd_growth_per_abort", Kind: KindRatio, Null: "n/a", Optional: NeedsResources, present: hasResources,
-		Doc: "(fds at load end - fds at load start) / aborted requests",
+		Doc: "(fds at load end, or at the action if before it, - fds at load start) / aborted requests ended by then",
 		get: func(m *Metrics) Value {
 			return resourceV(m, func(r *ResourceMetrics) Value { return floatP(r.FDGrowthPerAbort) })
 		}},

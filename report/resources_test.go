@@ -32,19 +32,24 @@ func cat(parts ...[]record.ResourceSample) []record.ResourceSample {
 }
 
 func TestComputeResources(t *testing.T) {
-	// Load 1000..5000, signal sent at 3000 (no app event: the window's
-	// upper end, with engine kill events absent, is the send's return).
-	base := func(aborted int, action bool) (record.Meta, Metrics) {
-		meta := record.Meta{LoadStartNs: 1000, LoadEndNs: 5000,
+	// Load 1000..5000; the signal, when there is one, sent at 3000 (no app
+	// event: the window's upper end, with engine kill events absent, is the
+	// send's return).
+	meta := func(action bool) record.Meta {
+		m := record.Meta{LoadStartNs: 1000, LoadEndNs: 5000,
 			Replicas: []record.Replica{{Name: "replica-0"}, {Name: "replica-1"}}}
 		if action {
-			meta.Action = &record.Action{Kind: record.ActionSignal, Signal: "SIGTERM", SentNs: 3000, ReturnedNs: 3000}
+			m.Action = &record.Action{Kind: record.ActionSignal, Signal: "SIGTERM", SentNs: 3000, ReturnedNs: 3000}
 		}
-		m := Metrics{ByClass: map[string]int{}}
-		if aborted > 0 {
-			m.ByClass[string(record.ClassAborted)] = aborted
+		return m
+	}
+	// aborts returns n aborted requests ended at end, and one ok request.
+	aborts := func(n int, end int64) []record.Request {
+		out := []record.Request{{Class: record.ClassOK, Start: 1100, End: 1200}}
+		for range n {
+			out = append(out, record.Request{Class: record.ClassAborted, Hostile: record.HostileAbort, Start: end - 50, End: end})
 		}
-		return meta, m
+		return out
 	}
 	type want struct {
 		present              bool
@@ -63,28 +68,30 @@ func TestComputeResources(t *testing.T) {
 	)
 	tests := []struct {
 		name    string
-		aborted int
+		reqs    []record.Request
 		action  bool
 		samples []record.ResourceSample
 		want    want
 	}{
-		{name: "no samples", aborted: 5, action: true, want: want{}},
-		{name: "samples of another replica only", aborted: 5, action: true, samples: tick("replica-1", 900, 3), want: want{}},
-		{name: "signal and aborts", aborted: 5, action: true, samples: samples,
+		{name: "no samples", reqs: aborts(5, 2000), action: true, want: want{}},
+		{name: "samples of another replica only", reqs: aborts(5, 2000), action: true, samples: tick("replica-1", 900, 3), want: want{}},
+		{name: "signal before load end: the window ends at it", reqs: aborts(5, 2000), action: true, samples: samples,
+			want: want{present: true, fdsAtSignal: ptr(35), threads: ptr(4), growth: ptr(4.0), peak: ptr(30720)}},
+		{name: "aborts after the signal are not the window's", reqs: append(aborts(4, 2000), aborts(6, 4000)[1:]...), action: true, samples: samples,
 			want: want{present: true, fdsAtSignal: ptr(35), threads: ptr(4), growth: ptr(5.0), peak: ptr(30720)}},
-		{name: "no aborted request: growth null", aborted: 0, action: true, samples: samples,
+		{name: "no aborted request: growth null", reqs: aborts(0, 2000), action: true, samples: samples,
 			want: want{present: true, fdsAtSignal: ptr(35), threads: ptr(4), peak: ptr(30720)}},
-		{name: "no action: nothing at the signal", aborted: 25, action: false, samples: samples,
+		{name: "no action: the whole load, nothing at the signal", reqs: aborts(25, 4500), samples: samples,
 			want: want{present: true, growth: ptr(1.0), peak: ptr(30720)}},
-		{name: "first tick after load start: growth null", aborted: 5, action: true, samples: cat(tick("replica-0", 2000, 7), tick("replica-0", 4000, 9)),
+		{name: "first tick after load start: growth null", reqs: aborts(5, 2000), action: true, samples: cat(tick("replica-0", 2000, 7), tick("replica-0", 4000, 9)),
 			want: want{present: true, fdsAtSignal: ptr(7), threads: ptr(2), peak: ptr(10240)}},
-		{name: "fds fall: negative growth", aborted: 4, action: false, samples: cat(tick("replica-0", 1000, 9), tick("replica-0", 5000, 1)),
+		{name: "fds fall: negative growth", reqs: aborts(4, 4000), samples: cat(tick("replica-0", 1000, 9), tick("replica-0", 5000, 1)),
 			want: want{present: true, growth: ptr(-2.0), peak: ptr(10240)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			meta, m := base(tt.aborted, tt.action)
-			ComputeResources(&m, meta, tt.samples)
+			m := Compute(meta(tt.action), tt.reqs)
+			ComputeResources(&m, meta(tt.action), tt.reqs, tt.samples)
 			rm := m.ResourceMetrics
 			if (rm != nil) != tt.want.present {
 				t.Fatalf("ResourceMetrics = %+v, want present %v", rm, tt.want.present)
