@@ -1,5 +1,5 @@
 // Package reproduce re-measures the published shutdown measurements (P1–P12
-// in docs/claims.md) on this machine and says, claim by claim and runtime by
+// and the WebSocket claims W1–W6 in docs/claims.md) on this machine and says, claim by claim and runtime by
 // runtime, whether the machine agrees.
 //
 // Claims is the fixed table: each claim names the scenario that measures it,

@@ -36,7 +36,7 @@ type Options struct {
 	Runs int
 	// Runtimes are the target runtimes to measure (default node, go).
 	Runtimes []string
-	// Only selects claims by id ("P2"); empty means all twelve.
+	// Only selects claims by id ("P2", "W3"); empty means all of them.
 	Only []string
 	// Out is the root of the reproduction directory (default
 	// results/runs): Run writes Out/<timestamp>-reproduce/.
