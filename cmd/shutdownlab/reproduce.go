@@ -21,8 +21,9 @@ Node-vs-Go table per scenario and every scenario's own report.md.
 
 Duration: P1-P12 took 47 min measured for both runtimes at 3 runs (~25 min
 for one) on a 2-core machine, plus image builds; W1-W6 took 30 min for
-both (one scenario at a time, Docker lock waits included); at the start it prints its own upper-bound estimate for the claims,
-runtimes and runs chosen (P1-P12 at 3 runs: ~35 min per runtime).
+both (one scenario at a time, Docker lock waits included); at the start
+it prints its own upper-bound estimate for the claims, runtimes and runs
+chosen (P1-P12 at 3 runs: ~35 min per runtime).
 Exit 0: the report was written (claims may differ); 2: a scenario failed to
 run or had invalid runs (its claims are "not run"); 64: bad usage.
 `
