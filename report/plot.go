@@ -274,8 +274,9 @@ func loadStart(meta record.Meta, pts []rawPoint) int64 {
 
 // latencyMarkers are the vertical lines of a latency plot: t₀ (action
 // sent), t (SignalTime, when it differs from t₀), and the acted-on
-// replica's ready_false, listener_closed, drained, deadline and engine exit.
-// None without an action.
+// replica's ready_false, listener_closed, drained, deadline and engine exit,
+// and the proxy's acknowledgement of a deregistration. None without an
+// action.
 func latencyMarkers(meta record.Meta, base int64) []latencyMarker {
 	tl := RunTimeline(meta)
 	if tl.T0 == 0 {
@@ -290,7 +291,7 @@ func latencyMarkers(meta record.Meta, base int64) []latencyMarker {
 	if t, ref := SignalTime(meta); t != tl.T0 {
 		mk("t", "t signal ("+ref+")", t)
 	}
-	for _, p := range []string{PhaseReadyFalse, PhaseListenerClosed, PhaseDrained, PhaseDeadline, PhaseExit} {
+	for _, p := range []string{PhaseReadyFalse, PhaseListenerClosed, PhaseDrained, PhaseDeadline, PhaseExit, PhaseDeregAcked} {
 		if at := tl.At[p]; at != 0 {
 			label := p
 			if p == PhaseExit {

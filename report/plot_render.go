@@ -120,6 +120,7 @@ var markerStyles = map[string]draw.LineStyle{
 	PhaseDrained:        {Color: rgb(0x0072B2), Width: vg.Points(1.5), Dashes: []vg.Length{vg.Points(4), vg.Points(4)}},
 	PhaseDeadline:       {Color: rgb(0xE69F00), Width: vg.Points(2), Dashes: []vg.Length{vg.Points(8), vg.Points(3)}},
 	PhaseExit:           {Color: rgb(0x7F0000), Width: vg.Points(2.5)},
+	PhaseDeregAcked:     {Color: rgb(0x56B4E9), Width: vg.Points(2), Dashes: []vg.Length{vg.Points(1), vg.Points(3)}},
 }
 
 // vline is a vertical line across the whole data area at X (data units).
