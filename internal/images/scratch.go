@@ -44,6 +44,11 @@ type ScratchSpec struct {
 	Cmd        []string
 	// Env is a list of KEY=value set in the image.
 	Env []string
+	// User, when set, is the image's USER ("uid[:gid]"): the process's
+	// user unless a container overrides it.
+	User string
+	// StopSignal, when set, is the image's STOPSIGNAL (e.g. "SIGINT").
+	StopSignal string
 	// Labels are extra image labels (LabelImage=1 is always set).
 	Labels map[string]string
 	// BuildOutput receives the builder's output (nil: discarded).
@@ -110,6 +115,12 @@ func scratchDockerfile(spec ScratchSpec) string {
 	for _, kv := range spec.Env {
 		k, v, _ := strings.Cut(kv, "=")
 		fmt.Fprintf(&b, "ENV %s=%s\n", k, jsonString(v))
+	}
+	if spec.User != "" {
+		fmt.Fprintf(&b, "USER %s\n", spec.User)
+	}
+	if spec.StopSignal != "" {
+		fmt.Fprintf(&b, "STOPSIGNAL %s\n", spec.StopSignal)
 	}
 	if len(spec.Entrypoint) > 0 {
 		fmt.Fprintf(&b, "ENTRYPOINT %s\n", jsonArray(spec.Entrypoint))
