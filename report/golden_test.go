@@ -19,21 +19,24 @@ var goldenTime = time.Date(2026, 11, 29, 18, 15, 0, 0, time.UTC)
 // fixtureDir is the committed synthetic result directory.
 const fixtureDir = "testdata/result"
 
-// fixtureWritten keeps -update from rewriting the fixture once per test.
-var fixtureWritten bool
+// fixtureWritten records the fixtures -update has rewritten in this test
+// binary, so each is rewritten once.
+var fixtureWritten = map[string]bool{}
 
-func loadFixture(t *testing.T) *Result {
+// loadFixtureDir loads the synthetic result in dir, rewriting it first
+// with write under -update.
+func loadFixtureDir(t *testing.T, dir string, write func(string) error) *Result {
 	t.Helper()
-	if *update && !fixtureWritten {
-		fixtureWritten = true
-		if err := os.RemoveAll(fixtureDir); err != nil {
+	if *update && !fixtureWritten[dir] {
+		fixtureWritten[dir] = true
+		if err := os.RemoveAll(dir); err != nil {
 			t.Fatal(err)
 		}
-		if err := writeFixture(fixtureDir); err != nil {
+		if err := write(dir); err != nil {
 			t.Fatal(err)
 		}
 	}
-	res, err := Load(fixtureDir)
+	res, err := Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,10 +44,15 @@ func loadFixture(t *testing.T) *Result {
 	return res
 }
 
+func loadFixture(t *testing.T) *Result { return loadFixtureDir(t, fixtureDir, writeFixture) }
+
 // TestGolden renders every output of the fixture and compares it with
 // testdata/golden; go test -update rewrites the goldens.
-func TestGolden(t *testing.T) {
-	res := loadFixture(t)
+func TestGolden(t *testing.T) { checkGoldens(t, loadFixture(t), "golden") }
+
+// checkGoldens renders every output of res and compares each with
+// testdata/<dir>/<name>; go test -update rewrites them.
+func checkGoldens(t *testing.T, res *Result, dir string) {
 	outs := map[string]func(*bytes.Buffer) error{
 		resultdir.SummaryFile:   func(b *bytes.Buffer) error { return WriteSummary(b, res) },
 		resultdir.MarkdownFile:  func(b *bytes.Buffer) error { return WriteMarkdown(b, res) },
@@ -58,7 +66,7 @@ func TestGolden(t *testing.T) {
 			if err := write(&b); err != nil {
 				t.Fatal(err)
 			}
-			golden := filepath.Join("testdata", "golden", name)
+			golden := filepath.Join("testdata", dir, name)
 			if *update {
 				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
 					t.Fatal(err)

@@ -1,75 +1,15 @@
 package report
 
 import (
-	"bytes"
-	"os"
-	"path/filepath"
 	"testing"
-
-	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 )
 
-// wsFixtureWritten keeps -update from rewriting the ws fixture once per
-// test.
-var wsFixtureWritten bool
-
 // loadWSFixture loads testdata/wsresult (rewritten first with -update).
-func loadWSFixture(t *testing.T) *Result {
-	t.Helper()
-	if *update && !wsFixtureWritten {
-		wsFixtureWritten = true
-		if err := os.RemoveAll(wsFixtureDir); err != nil {
-			t.Fatal(err)
-		}
-		if err := writeWSFixture(wsFixtureDir); err != nil {
-			t.Fatal(err)
-		}
-	}
-	res, err := Load(wsFixtureDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res.GeneratedAt = goldenTime
-	return res
-}
+func loadWSFixture(t *testing.T) *Result { return loadFixtureDir(t, wsFixtureDir, writeWSFixture) }
 
 // TestWSGolden renders every output of the ws fixture and compares it with
 // testdata/golden-ws; go test -update rewrites the goldens.
-func TestWSGolden(t *testing.T) {
-	res := loadWSFixture(t)
-	outs := map[string]func(*bytes.Buffer) error{
-		resultdir.SummaryFile:   func(b *bytes.Buffer) error { return WriteSummary(b, res) },
-		resultdir.MarkdownFile:  func(b *bytes.Buffer) error { return WriteMarkdown(b, res) },
-		resultdir.CSVFile:       func(b *bytes.Buffer) error { return WriteCSV(b, res) },
-		resultdir.SpreadCSVFile: func(b *bytes.Buffer) error { return WriteSpreadCSV(b, res) },
-		"terminal.txt":          func(b *bytes.Buffer) error { return WriteTerminalTable(b, res) },
-	}
-	for name, write := range outs {
-		t.Run(name, func(t *testing.T) {
-			var b bytes.Buffer
-			if err := write(&b); err != nil {
-				t.Fatal(err)
-			}
-			golden := filepath.Join("testdata", "golden-ws", name)
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(golden, b.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(b.Bytes(), want) {
-				t.Errorf("%s differs from %s (run go test -update and review the diff):\n%s", name, golden, b.String())
-			}
-		})
-	}
-}
+func TestWSGolden(t *testing.T) { checkGoldens(t, loadWSFixture(t), "golden-ws") }
 
 // TestWSFixtureShape checks the ws fixture says what the goldens claim:
 // the storm meets replica-1's capacity under immediate and not under full
