@@ -63,17 +63,7 @@ func (c *client) attempt(ctx context.Context, n int, cause string, delay time.Du
 	if err != nil {
 		a.Error = err.Error()
 	}
-	c.mu.Lock()
-	if err == nil {
-		c.opened++
-	} else {
-		c.failed++
-	}
-	c.mu.Unlock()
-	c.sink.Attempt(a)
-	if n == 1 {
-		c.started.done()
-	}
+	c.recordAttempt(a, n, err == nil)
 	if err != nil {
 		return connEnd{errored: true}
 	}
@@ -131,11 +121,33 @@ func (c *client) serve(ctx context.Context, conn *websocket.Conn, raw net.Conn, 
 			w.Error = closeErr.Error() + "; " + w.Error
 		}
 	}
+	c.recordClose(w)
+	return w
+}
+
+// recordAttempt counts attempt n (opened or failed) and hands its record
+// to the sink; the client's first attempt marks it started.
+func (c *client) recordAttempt(a record.WSAttempt, n int, opened bool) {
+	c.mu.Lock()
+	if opened {
+		c.opened++
+	} else {
+		c.failed++
+	}
+	c.mu.Unlock()
+	c.sink.Attempt(a)
+	if n == 1 {
+		c.started.done()
+	}
+}
+
+// recordClose counts an opened connection's end and hands its record to
+// the sink.
+func (c *client) recordClose(w record.WSClose) {
 	c.mu.Lock()
 	c.closes++
 	c.mu.Unlock()
 	c.sink.Close(w)
-	return w
 }
 
 // closedBy decides who ended a connection from the reader's error and,

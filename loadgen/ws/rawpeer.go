@@ -51,25 +51,11 @@ func (c *client) rawAttempt(ctx context.Context, n int, delay time.Duration) {
 	} else {
 		a.Error = err.Error()
 	}
-	c.mu.Lock()
-	if err == nil {
-		c.opened++
-	} else {
-		c.failed++
-	}
-	c.mu.Unlock()
-	c.sink.Attempt(a)
-	if n == 1 {
-		c.started.done()
-	}
+	c.recordAttempt(a, n, err == nil)
 	if err != nil {
 		return
 	}
-	w := c.rawServe(ctx, conn, br, a)
-	c.mu.Lock()
-	c.closes++
-	c.mu.Unlock()
-	c.sink.Close(w)
+	c.recordClose(c.rawServe(ctx, conn, br, a))
 }
 
 // rawHandshake dials the configured address and upgrades, bounded by the
