@@ -73,23 +73,28 @@ func wsClaims() []Claim {
 
 // sourceLines are the report's lines on where its claims were published:
 // the P source rig when a P claim (or no claim) is judged, the W source
-// when a W claim is.
+// when a W claim is, the C source when a C claim is.
 func (rep *Report) sourceLines() []string {
-	var p, w bool
+	var p, w, c bool
 	for _, cr := range rep.Claims {
 		switch cr.Claim.ID[0] {
 		case 'W':
 			w = true
+		case 'C':
+			c = true
 		default:
 			p = true
 		}
 	}
 	var out []string
-	if p || !w {
+	if p || !w && !c {
 		out = append(out, "**Source rig (published):** "+SourceRig+".")
 	}
 	if w {
 		out = append(out, "**Source of W1–W6 (published):** "+WSSource+".")
+	}
+	if c {
+		out = append(out, "**Source of C1–C4 (published):** "+ClusterSource+".")
 	}
 	return out
 }

@@ -1,6 +1,7 @@
-// Package reproduce re-measures the published shutdown measurements (P1–P12
-// and the WebSocket claims W1–W6 in docs/claims.md) on this machine and says, claim by claim and runtime by
-// runtime, whether the machine agrees.
+// Package reproduce re-measures the published shutdown measurements (P1–P12,
+// the WebSocket claims W1–W6 and the cluster claims C1–C4 in docs/claims.md)
+// on this machine and says, claim by claim and runtime by runtime, whether
+// the machine agrees.
 //
 // Claims is the fixed table: each claim names the scenario that measures it,
 // the variants that matter, and a rule — a pure function from that

@@ -89,10 +89,7 @@ func Plan(claims []Claim, runtimes []string, runs int, find func(string) (*scena
 		}
 		axis := runtimeAxis(sc)
 		if axis == nil {
-			for _, rt := range runtimes {
-				jobs = append(jobs, Job{Scenario: name, Claims: ids[name], Runtimes: []string{rt},
-					Sets: append(slices.Clone(base), runtimeKey+"="+rt), Sub: rt, sc: sc})
-			}
+			jobs = append(jobs, perRuntimeJobs(sc, ids[name], runtimes, base)...)
 			continue
 		}
 		j := Job{Scenario: name, Claims: ids[name], Sets: slices.Clone(base), Sub: "runtimes", sc: sc}
@@ -129,6 +126,42 @@ func Plan(claims []Claim, runtimes []string, runs int, find func(string) (*scena
 		jobs[i].Estimate = est
 	}
 	return jobs, nil
+}
+
+// perRuntimeJobs are the jobs of a scenario without a target.runtime axis:
+// one per requested runtime it can run, with target.runtime set. A
+// runtime it cannot run (the cluster program is Node only) is not
+// applicable, recorded on the scenario's first job, or on a job skipped
+// for having no requested runtime when it runs on none of them.
+func perRuntimeJobs(sc *scenarios.Scenario, claims, runtimes, base []string) []Job {
+	var jobs []Job
+	na := map[string]string{}
+	for _, rt := range runtimes {
+		if why := notApplicable(sc, rt); why != "" {
+			na[rt] = why
+			continue
+		}
+		jobs = append(jobs, Job{Scenario: sc.Name(), Claims: claims, Runtimes: []string{rt},
+			Sets: append(slices.Clone(base), runtimeKey+"="+rt), Sub: rt, sc: sc})
+	}
+	if len(na) == 0 {
+		return jobs
+	}
+	if len(jobs) == 0 {
+		return []Job{{Scenario: sc.Name(), Claims: claims, Skip: "no requested runtime", NotApplicable: na, sc: sc}}
+	}
+	jobs[0].NotApplicable = na
+	return jobs
+}
+
+// notApplicable says why a scenario without a runtime axis cannot run on
+// runtime rt, "" when it can: its base spec runs the Node cluster program
+// (scenarios.validateProgram refuses it on another runtime).
+func notApplicable(sc *scenarios.Scenario, rt string) string {
+	if sc.Spec.Target.IsCluster() && rt != string(scenarios.RuntimeNode) {
+		return fmt.Sprintf("scenario %s runs the Node cluster target (target.program cluster), Node only", sc.Name())
+	}
+	return ""
 }
 
 // runtimeAxis returns the values of the scenario's target.runtime axis, nil

@@ -182,12 +182,15 @@ func runRuleCases(t *testing.T, cases []ruleCase) {
 // a nil result is not_run.
 func TestClaimsTable(t *testing.T) {
 	cs := Claims()
-	if len(cs) != 18 {
-		t.Fatalf("%d claims, want 18 (P1–P12, W1–W6)", len(cs))
+	if len(cs) != 22 {
+		t.Fatalf("%d claims, want 22 (P1–P12, W1–W6, C1–C4)", len(cs))
 	}
 	for i, c := range cs {
 		id := "P" + strconv.Itoa(i+1)
-		if i >= 12 {
+		switch {
+		case i >= 18:
+			id = "C" + strconv.Itoa(i-17)
+		case i >= 12:
 			id = "W" + strconv.Itoa(i-11)
 		}
 		if c.ID != id || c.Setup == "" || c.Published == "" || c.Scenario == "" || c.Rule == "" || len(c.Metrics) == 0 || c.rule == nil {
@@ -208,5 +211,11 @@ func TestClaimsTable(t *testing.T) {
 	}
 	if _, err := Select([]string{"W7"}); err == nil || !strings.Contains(err.Error(), "W1 .. W6") {
 		t.Errorf("Select(W7): error %v, want one naming W1 .. W6", err)
+	}
+	if cs, err := Select([]string{"c4", "C1"}); err != nil || len(cs) != 2 || cs[0].ID != "C1" || cs[1].ID != "C4" {
+		t.Errorf("Select(c4, C1) = %v, %v; want C1, C4 in table order", cs, err)
+	}
+	if _, err := Select([]string{"C5"}); err == nil || !strings.Contains(err.Error(), "C1 .. C4") {
+		t.Errorf("Select(C5): error %v, want one naming C1 .. C4", err)
 	}
 }

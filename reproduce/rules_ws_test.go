@@ -152,7 +152,7 @@ func TestWSRules(t *testing.T) {
 }
 
 // A report names the source of the claims it judges: the P rig, the W
-// article, or both.
+// article, the C article, or several.
 func TestSourceLines(t *testing.T) {
 	rep := func(ids ...string) *Report {
 		r := &Report{}
@@ -162,19 +162,21 @@ func TestSourceLines(t *testing.T) {
 		return r
 	}
 	cases := []struct {
-		name     string
-		rep      *Report
-		rig, art bool
+		name          string
+		rep           *Report
+		rig, art, cls bool
 	}{
-		{"no claims", rep(), true, false},
-		{"P only", rep("P2"), true, false},
-		{"W only", rep("W2", "W3"), false, true},
-		{"both", rep("P9", "W6"), true, true},
+		{"no claims", rep(), true, false, false},
+		{"P only", rep("P2"), true, false, false},
+		{"W only", rep("W2", "W3"), false, true, false},
+		{"both", rep("P9", "W6"), true, true, false},
+		{"C only", rep("C1", "C4"), false, false, true},
+		{"W and C", rep("W1", "C2"), false, true, true},
 	}
 	for _, tc := range cases {
 		got := strings.Join(tc.rep.sourceLines(), "\n")
-		if strings.Contains(got, SourceRig) != tc.rig || strings.Contains(got, WSSource) != tc.art {
-			t.Errorf("%s: %q; want rig %v, article %v", tc.name, got, tc.rig, tc.art)
+		if strings.Contains(got, SourceRig) != tc.rig || strings.Contains(got, WSSource) != tc.art || strings.Contains(got, ClusterSource) != tc.cls {
+			t.Errorf("%s: %q; want rig %v, ws article %v, cluster article %v", tc.name, got, tc.rig, tc.art, tc.cls)
 		}
 	}
 }
