@@ -12,8 +12,8 @@ import (
 
 const reproduceUsage = `Usage: shutdownlab reproduce [--runs 3] [--runtime node,go] [--only P1,P5] [--out DIR]
 
-Re-measures the published claims P1-P12 and W1-W6 (docs/claims.md) on this
-machine (--only W2,W3 selects claims; default all eighteen): runs
+Re-measures the published claims P1-P12, W1-W6 and C1-C4 (docs/claims.md)
+on this machine (--only W2,W3 selects claims; default all twenty-two): runs
 every scenario they need once per runtime, judges each claim by its rule
 (shapes and orders of magnitude, not exact milliseconds) and writes
 DIR/<timestamp>-reproduce/REPRODUCTION.md and reproduction.csv, with a
@@ -23,7 +23,8 @@ Duration: P1-P12 took 47 min measured for both runtimes at 3 runs (~25 min
 for one) on a 2-core machine, plus image builds; W1-W6 took 30 min for
 both (one scenario at a time, Docker lock waits included); at the start
 it prints its own upper-bound estimate for the claims, runtimes and runs
-chosen (P1-P12 at 3 runs: ~35 min per runtime).
+chosen (P1-P12 at 3 runs: ~35 min per runtime). C1-C4 run the Node
+cluster target, so they are not applicable on go.
 Exit 0: the report was written (claims may differ); 2: a scenario failed to
 run or had invalid runs (its claims are "not run"); 64: bad usage.
 `

@@ -21,4 +21,11 @@ func TestReproduceOnlySelectsWClaims(t *testing.T) {
 	if _, out, _ := runMain(t, context.Background(), "reproduce", "--help"); !strings.Contains(out, "W1-W6") || !strings.Contains(out, "W2,W3") {
 		t.Errorf("reproduce --help does not say W1-W6 can be selected:\n%s", out)
 	}
+	if _, out, _ := runMain(t, context.Background(), "reproduce", "--help"); !strings.Contains(out, "C1-C4") {
+		t.Errorf("reproduce --help does not name C1-C4:\n%s", out)
+	}
+	code, _, stderr = runMain(t, context.Background(), "reproduce", "--only", "C5")
+	if code != exitUsage || !strings.Contains(stderr, "C1 .. C4") {
+		t.Errorf("reproduce --only C5: exit %d, stderr %q; want 64 naming C1 .. C4", code, stderr)
+	}
 }
