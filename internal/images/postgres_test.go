@@ -101,3 +101,17 @@ func TestPostgresImageSpec(t *testing.T) {
 		}
 	}
 }
+
+// TestScratchDockerfileUserStopSignal: USER and STOPSIGNAL appear only
+// when set, so images without them keep their Dockerfile (and tag).
+func TestScratchDockerfileUserStopSignal(t *testing.T) {
+	plain := scratchDockerfile(ScratchSpec{Name: "x", Entrypoint: []string{"/app"}})
+	if strings.Contains(plain, "USER") || strings.Contains(plain, "STOPSIGNAL") {
+		t.Errorf("unset fields written:\n%s", plain)
+	}
+	got := scratchDockerfile(ScratchSpec{Name: "x", Entrypoint: []string{"/app"}, User: "999:999", StopSignal: "SIGINT"})
+	want := "FROM scratch\nADD rootfs.tar /\nUSER 999:999\nSTOPSIGNAL SIGINT\nENTRYPOINT [\"/app\"]\n"
+	if got != want {
+		t.Errorf("Dockerfile = %q, want %q", got, want)
+	}
+}
