@@ -153,3 +153,32 @@ func TestPlanClusterNodeOnly(t *testing.T) {
 		t.Errorf("direct-inflight on go: not applicable %q", notApplicable(sc, "go"))
 	}
 }
+
+// The variant labels C1–C4 judge are labels the catalog scenarios expand
+// to (matchLabel), so a renamed axis breaks this test rather than turning
+// a claim into "variant not in the result" after a run.
+func TestClusterVariantsInCatalog(t *testing.T) {
+	cs, err := Select([]string{"C1", "C2", "C3", "C4"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cs {
+		sc, err := scenarios.Find(c.Scenario)
+		if err != nil {
+			t.Fatalf("%s: %v", c.ID, err)
+		}
+		vs, err := sc.Expand([]string{"runs=1", runtimeKey + "=node"})
+		if err != nil {
+			t.Fatalf("%s: %v", c.ID, err)
+		}
+		for _, want := range c.Variants {
+			found := false
+			for _, v := range vs {
+				found = found || matchLabel(v.Label, want)
+			}
+			if !found {
+				t.Errorf("%s: variant %q not among %s's variants", c.ID, want, c.Scenario)
+			}
+		}
+	}
+}
