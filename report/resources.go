@@ -28,12 +28,16 @@ type ResourceMetrics struct {
 	// FDsAtSignal is the tree's open fds in the last tick at or before
 	// the signal (SignalTime); null without an action or such a tick.
 	FDsAtSignal *int `json:"fds_at_signal"`
-	// FDGrowthPerAbort is (fds at the window's end - fds at load start)
-	// divided by the requests of class aborted that ended in the window,
-	// each fd count from the last tick at or before that moment. The
-	// window is the load, cut at the action when it was sent before the
-	// load ended: a shutdown closes descriptors of its own. Null without
-	// such an aborted request or without both ticks.
+	// FDGrowthPerAbort is (fds at the window's end - fds as the load
+	// began) divided by the requests of class aborted that ended in the
+	// window: the end's count from the last tick at or before it, the
+	// start's from the first tick at or after the load start (a tick
+	// before the load can precede the target's own startup: a cluster's
+	// workers still opening their files read 42 fds 122 ms before the load
+	// and 58 once it ran, which alone made 0.42 "leaked" fds per abort of a
+	// run that leaked none). The window is the load, cut at the action when
+	// it was sent before the load ended: a shutdown closes descriptors of
+	// its own. Null without such an aborted request or without both ticks.
 	FDGrowthPerAbort *float64 `json:"fd_growth_per_abort"`
 	// PeakRSSBytes is the largest RSS total of the tree over all ticks.
 	PeakRSSBytes *int `json:"peak_rss_bytes"`
@@ -83,6 +87,19 @@ func compareInt64(a, b int64) int {
 		return 1
 	}
 	return 0
+}
+
+// tickFrom returns the first tick at or after t (false: none, or t is 0).
+func tickFrom(ticks []Tick, t int64) (Tick, bool) {
+	if t == 0 {
+		return Tick{}, false
+	}
+	for _, k := range ticks {
+		if k.TimeNs >= t {
+			return k, true
+		}
+	}
+	return Tick{}, false
 }
 
 // tickAt returns the last tick at or before t (false: none, or t is 0).
@@ -135,9 +152,9 @@ func ComputeResources(m *Metrics, meta record.Meta, reqs []record.Request, sampl
 			aborted++
 		}
 	}
-	first, okStart := tickAt(ticks, meta.LoadStartNs)
+	first, okStart := tickFrom(ticks, meta.LoadStartNs)
 	last, okEnd := tickAt(ticks, end)
-	if aborted > 0 && okStart && okEnd {
+	if aborted > 0 && okStart && okEnd && first.TimeNs <= last.TimeNs {
 		rm.FDGrowthPerAbort = ptr(float64(last.FDs-first.FDs) / float64(aborted))
 	}
 }
