@@ -92,7 +92,7 @@ func TestComputeResources(t *testing.T) {
 		// aborts: 0.025 per abort, not the 0.425 a pre-load baseline gave.
 		{name: "a target still starting before the load is not a leak", reqs: aborts(40, 2900), action: true,
 			samples: cat(tick("replica-0", 880, 42), tick("replica-0", 1050, 58), tick("replica-0", 2950, 59)),
-			want: want{present: true, fdsAtSignal: ptr(59), threads: ptr(2), growth: ptr(0.025), peak: ptr(10240)}},
+			want:    want{present: true, fdsAtSignal: ptr(59), threads: ptr(2), growth: ptr(0.025), peak: ptr(10240)}},
 		{name: "fds fall: negative growth", reqs: aborts(4, 4000), samples: cat(tick("replica-0", 1000, 9), tick("replica-0", 5000, 1)),
 			want: want{present: true, growth: ptr(-2.0), peak: ptr(10240)}},
 	}
