@@ -37,6 +37,14 @@ type Event struct {
 	// Conns is a number of open WebSocket streams (on EventWSClosing,
 	// EventWSAbandoned).
 	Conns *int `json:"conns,omitempty"`
+	// JobsCut is the number of queue jobs whose context the worker
+	// cancelled and that stopped at a checkpoint to be handed back (on
+	// EventWorkerStopped).
+	JobsCut *int `json:"jobs_cut,omitempty"`
+	// JobsRunning is the number of queue jobs still running (on
+	// EventWorkerStopped: nonzero when the stop gave up on them; on
+	// EventExit: jobs the exit abandons).
+	JobsRunning *int `json:"jobs_running,omitempty"`
 	// Msg is free text.
 	Msg string `json:"msg,omitempty"`
 }

@@ -71,6 +71,11 @@ type Meta struct {
 	// (fds, RSS, threads: the run directory's resources file); nil when
 	// the runner did not sample.
 	Resources *ResourceRun `json:"resources,omitempty"`
+	// JobsLine is the job producer's last line (load kind jobs; nil when
+	// it never printed one); Jobs the ledger read from the database after
+	// every replica stopped (nil when no ledger was read).
+	JobsLine *JobsLine `json:"jobs_line,omitempty"`
+	Jobs     *Jobs     `json:"jobs,omitempty"`
 }
 
 // Replacement records when a roll's replacement replica started and became
@@ -128,6 +133,10 @@ type Action struct {
 	// Deregister is the proxy deregistration of a roll with
 	// proxy.deregister_after (nil without one).
 	Deregister *Deregistration `json:"deregister,omitempty"`
+	// Again is the action's signal sent a second time (scenario
+	// action.again; nil without one): what an impatient orchestrator or
+	// operator does. Its kill events are its own.
+	Again *Step `json:"again,omitempty"`
 }
 
 // Kill is one signal the engine reported delivering to a container.

@@ -28,4 +28,6 @@ const (
 	StepCrash = "crash"
 	// StepSignal is docker kill -s Step.Signal.
 	StepSignal = "signal"
+	// StepAgain is the action's signal sent again (Action.Again).
+	StepAgain = "again"
 )

@@ -64,6 +64,17 @@ const (
 	// alive; the primary kills them and exits non-zero (Ms since the
 	// signal; Msg names what was still alive).
 	EventForcedExit = "forced_exit"
+	// EventWorkerUp: the queue worker (WORKER=on) has migrated and
+	// started fetching jobs; Msg describes its configuration.
+	EventWorkerUp = "worker_up"
+	// EventWorkerStopping: the worker stopped fetching jobs (Ms since the
+	// signal; Msg says how it stops: soft stop, deadline).
+	EventWorkerStopping = "worker_stopping"
+	// EventWorkerStopped: the worker's stop returned (Ms since the
+	// signal; JobsCut, JobsRunning).
+	EventWorkerStopped = "worker_stopped"
+	// EventPoolClosed: the database pool was closed (Ms since the signal).
+	EventPoolClosed = "pool_closed"
 )
 
 // Events lists every lifecycle event name, in the order of a full-mode
@@ -73,6 +84,11 @@ var Events = []string{EventUp, EventJobStart, EventJobCommit, EventJobError, Eve
 	EventReadyFalse, EventListenerClosed, EventShutdownReturned, EventDrained, EventDeadline,
 	EventJobAbandoned, EventExit, EventFork, EventWorkerExit, EventTeardownBroadcast, EventForcedExit,
 	EventWSClosing, EventWSCloseSent, EventWSTerminated, EventWSAbandoned}
+
+// WorkerEvents are the queue worker's events (the Go target with
+// WORKER=on, issue 14), in the order of a shutdown; the Node targets have
+// no worker, so they are not in Events.
+var WorkerEvents = []string{EventWorkerUp, EventWorkerStopping, EventWorkerStopped, EventPoolClosed}
 
 // The files a target writes on its DATA_DIR, read back by the runner
 // after the run.
