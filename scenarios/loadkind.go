@@ -13,6 +13,7 @@ var loadKinds = map[LoadKind]func(s *Spec, loc *locator, fail failFunc){
 	LoadProbe:   validateProbe,
 	LoadWS:      validateWS,
 	LoadHostile: validateHostile,
+	LoadJobs:    validateJobs,
 }
 
 // kindBlocks are the load blocks that belong to one kind each: given for
@@ -25,6 +26,7 @@ var kindBlocks = []struct {
 	{"load.probe", LoadProbe, func(l *LoadSpec) bool { return l.Probe != nil }},
 	{"load.ws", LoadWS, func(l *LoadSpec) bool { return l.WS != nil }},
 	{"load.hostile", LoadHostile, func(l *LoadSpec) bool { return l.Hostile != nil }},
+	{"load.jobs", LoadJobs, func(l *LoadSpec) bool { return l.Jobs != nil }},
 }
 
 // agentOnlyFields are the load agent's request settings, refused (when the

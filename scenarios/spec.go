@@ -195,8 +195,9 @@ type LoadSpec struct {
 	// load start, sent through the load agent.
 	Job *Job `yaml:"job" json:"job,omitempty"`
 	// Kind is agent (default: the load agent drives Clients clients),
-	// probe (one raw-socket probe, configured by Probe) or ws (long-lived
-	// WebSocket clients, configured by WS); for the latter two the
+	// probe (one raw-socket probe, configured by Probe), ws (long-lived
+	// WebSocket clients, configured by WS), hostile (Hostile) or jobs
+	// (queue jobs on PostgreSQL, configured by Jobs); for the others the
 	// agent-only fields above are not used and may not be given.
 	Kind LoadKind `yaml:"kind" json:"kind,omitempty"`
 	// Probe configures a load of kind probe.
@@ -205,6 +206,8 @@ type LoadSpec struct {
 	WS *WSLoad `yaml:"ws" json:"ws,omitempty"`
 	// Hostile configures a load of kind hostile.
 	Hostile *HostileLoad `yaml:"hostile" json:"hostile,omitempty"`
+	// Jobs configures a load of kind jobs.
+	Jobs *JobsLoad `yaml:"jobs" json:"jobs,omitempty"`
 }
 
 // Request is one entry of the weighted request mix.
@@ -253,6 +256,11 @@ type Action struct {
 	// order (e.g. crash a cluster worker at 2s, then SIGTERM at 4s);
 	// kinds signal and stop only.
 	Before []Step `yaml:"before" json:"before,omitempty"`
+	// Again sends the action's signal a second time this long after the
+	// action fired (SIGTERM for kind stop, concurrently with the
+	// blocking docker stop): an impatient orchestrator or operator.
+	// Kinds signal and stop only; > 0 and before observe.window ends.
+	Again *Duration `yaml:"again" json:"again,omitempty"`
 }
 
 // Observe describes what happens after the action.

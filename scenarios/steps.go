@@ -103,3 +103,24 @@ func validateSteps(s *Spec, fail failFunc) {
 		prev = max(prev, st.At)
 	}
 }
+
+// validateAgain checks action.again: kinds signal and stop only (a signal
+// to send again), > 0, and early enough that the observation window still
+// watches the replica when it arrives.
+func validateAgain(s *Spec, fail failFunc) {
+	a := &s.Action
+	if a.Again == nil {
+		return
+	}
+	v := a.Again.String()
+	switch {
+	case a.Kind != ActionSignal && a.Kind != ActionStop:
+		fail("action.again", v, fmt.Sprintf("only with action kind signal or stop (kind is %s)", a.Kind))
+	case a.Kind == ActionSignal && a.Signal == "SIGKILL":
+		fail("action.again", v, "not after SIGKILL (nothing is left to signal)")
+	case *a.Again <= 0:
+		fail("action.again", v, "must be > 0")
+	case *a.Again >= s.Observe.Window:
+		fail("action.again", v, fmt.Sprintf("must be less than observe.window (%s), so the window still watches the replica when it arrives", s.Observe.Window))
+	}
+}

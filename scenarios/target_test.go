@@ -17,7 +17,7 @@ func TestNewFieldErrors(t *testing.T) {
 			`t.yaml:3: target.entrypoint: "bash": want exec or shell`,
 		}},
 		{"bad load kind", "name: t\nload:\n  kind: agnet\n", []string{
-			`t.yaml:3: load.kind: "agnet": want agent, hostile, probe, ws`,
+			`t.yaml:3: load.kind: "agnet": want agent, hostile, jobs, probe, ws`,
 		}},
 		{"probe block without kind probe", "name: t\nload:\n  probe: {kind: idle}\n", []string{
 			"t.yaml:3: load.probe: only for load.kind probe",

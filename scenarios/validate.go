@@ -86,6 +86,7 @@ func validate(s *Spec, loc *locator) ValidationErrors {
 	validateTarget(s, loc, fail)
 	validateProgram(s, fail)
 	validateSteps(s, fail)
+	validateAgain(s, fail)
 	if w := s.Observe.Window; w <= 0 || w.D() > MaxWindow {
 		fail("observe.window", w.String(), "must be > 0 and at most 10m")
 	}

@@ -1,0 +1,126 @@
+package scenarios
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// LoadJobs runs the job producer (cmd/jobagent, issue 14): it inserts
+// load.jobs.count River jobs of load.jobs.steps steps into the run's
+// PostgreSQL service, at a rate or as one batch, optionally beside a
+// closed loop of GET /db requests, and waits until every job settled or
+// load.duration passed. The replicas work the jobs (WORKER=on); after the
+// load the runner stops every replica gracefully and reads the ledger.
+const LoadJobs LoadKind = "jobs"
+
+// Bounds of a jobs load.
+const (
+	// MaxJobs bounds load.jobs.count.
+	MaxJobs = 10000
+	// MaxJobSteps bounds load.jobs.steps.
+	MaxJobSteps = 1000
+	// MaxJobStepMS bounds load.jobs.step_ms.
+	MaxJobStepMS = 600000
+	// MaxJobsHTTPClients bounds load.jobs.http_clients.
+	MaxJobsHTTPClients = 200
+	// MaxJobsHTTPMS bounds load.jobs.http_ms.
+	MaxJobsHTTPMS = 600000
+)
+
+// DefaultJobsHTTPMS is the default of load.jobs.http_ms.
+const DefaultJobsHTTPMS = 300
+
+// JobsLoad configures a load of kind jobs (cmd/jobagent).
+type JobsLoad struct {
+	// Count is the number of jobs inserted, 1..10000 (required).
+	Count int `yaml:"count" json:"count"`
+	// Rate inserts the jobs at this many per second from load start;
+	// 0 (default) inserts them as one batch at load start.
+	Rate float64 `yaml:"rate" json:"rate,omitempty"`
+	// Steps is each job's number of steps, 1..1000 (default 1).
+	Steps int `yaml:"steps" json:"steps"`
+	// StepMS is each step's duration in milliseconds, 0..600000
+	// (default 1000). The worker checks for cancellation between steps
+	// only.
+	StepMS int `yaml:"step_ms" json:"step_ms"`
+	// Idempotent makes each step's effect unique per (job, step): a
+	// resumed job skips steps already applied. Default false: a retry
+	// applies the completed steps again.
+	Idempotent bool `yaml:"idempotent" json:"idempotent,omitempty"`
+	// HTTPClients is the number of closed-loop clients sending GET
+	// /db?ms=HTTPMS beside the jobs (requests on the replicas' database
+	// pool, recorded as ordinary request lines), 0..200 (default 0).
+	HTTPClients int `yaml:"http_clients" json:"http_clients,omitempty"`
+	// HTTPMS is the query's pg_sleep in milliseconds, 0..600000
+	// (default 300).
+	HTTPMS int `yaml:"http_ms" json:"http_ms"`
+}
+
+// UnmarshalYAML decodes a jobs block onto its defaults.
+func (j *JobsLoad) UnmarshalYAML(unmarshal func(any) error) error {
+	type plain JobsLoad
+	*j = DefaultJobsLoad()
+	return unmarshal((*plain)(j))
+}
+
+// DefaultJobsLoad is a jobs block with every default filled (count stays
+// 0: it is required).
+func DefaultJobsLoad() JobsLoad {
+	return JobsLoad{Steps: 1, StepMS: 1000, HTTPMS: DefaultJobsHTTPMS}
+}
+
+// InsertSpan is how long inserting the jobs takes at load.jobs.rate: the
+// last of Count jobs goes in (Count-1)/Rate after load start (0 for a
+// batch).
+func (j *JobsLoad) InsertSpan() time.Duration {
+	if j.Rate <= 0 || j.Count <= 1 {
+		return 0
+	}
+	return time.Duration(float64(j.Count-1) / j.Rate * float64(time.Second))
+}
+
+// validateJobs checks a jobs load: a jobs block with sound values, the Go
+// target (the worker is its role), inserts that fit load.duration, and
+// none of the agent's request settings.
+func validateJobs(s *Spec, loc *locator, fail failFunc) {
+	j := s.Load.Jobs
+	if j == nil {
+		fail("load.jobs", "", "required for load.kind jobs (count, steps, step_ms, ...)")
+		return
+	}
+	itoa := strconv.Itoa
+	if j.Count < 1 || j.Count > MaxJobs {
+		fail("load.jobs.count", itoa(j.Count), fmt.Sprintf("must be 1..%d", MaxJobs))
+	}
+	if j.Rate < 0 || j.Rate > 10000 {
+		fail("load.jobs.rate", fmtFloat(j.Rate), "must be 0..10000 jobs per second (0: one batch at load start)")
+	} else if d := s.Load.Duration; j.Count >= 1 && d > 0 && j.InsertSpan() >= d.D() {
+		fail("load.jobs.rate", fmtFloat(j.Rate), fmt.Sprintf("%d jobs at this rate take %s to insert, not within load.duration (%s)",
+			j.Count, j.InsertSpan().Round(time.Millisecond), d))
+	}
+	if j.Steps < 1 || j.Steps > MaxJobSteps {
+		fail("load.jobs.steps", itoa(j.Steps), fmt.Sprintf("must be 1..%d", MaxJobSteps))
+	}
+	if j.StepMS < 0 || j.StepMS > MaxJobStepMS {
+		fail("load.jobs.step_ms", itoa(j.StepMS), fmt.Sprintf("must be 0..%d", MaxJobStepMS))
+	}
+	if j.HTTPClients < 0 || j.HTTPClients > MaxJobsHTTPClients {
+		fail("load.jobs.http_clients", itoa(j.HTTPClients), fmt.Sprintf("must be 0..%d (0: no HTTP load)", MaxJobsHTTPClients))
+	}
+	if j.HTTPMS < 0 || j.HTTPMS > MaxJobsHTTPMS {
+		fail("load.jobs.http_ms", itoa(j.HTTPMS), fmt.Sprintf("must be 0..%d", MaxJobsHTTPMS))
+	} else if j.HTTPClients == 0 && loc.given("load.jobs.http_ms") {
+		fail("load.jobs.http_ms", itoa(j.HTTPMS), "only with http_clients > 0")
+	}
+	if s.Target.Image != "" {
+		fail("target.image", s.Target.Image, "not with load.kind jobs (the queue worker is the built-in Go target's WORKER role)")
+	} else if s.Target.Runtime != RuntimeGo {
+		fail("target.runtime", string(s.Target.Runtime), "load.kind jobs needs runtime go (the queue worker is the Go target's WORKER role)")
+	}
+	for _, f := range agentOnlyFields {
+		if loc.given(f) {
+			fail(f, "", "only for load.kind agent (a jobs load is configured in load.jobs)")
+		}
+	}
+}
