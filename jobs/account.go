@@ -25,17 +25,21 @@ func Account(ctx context.Context, pool *pgxpool.Pool, inserted []int64) (Ledger,
 func Facts(ctx context.Context, pool *pgxpool.Pool, ids []int64) ([]JobFacts, error) {
 	byID := map[int64]*JobFacts{}
 	var order []int64
-	rows, err := pool.Query(ctx, `SELECT id, state::text, attempt, coalesce(attempted_by, '{}'), args
-		FROM river_job WHERE id = ANY($1) ORDER BY id`, ids)
+	rows, err := pool.Query(ctx, `SELECT id, state::text, attempt, coalesce(attempted_by, '{}'), args,
+		created_at, finalized_at FROM river_job WHERE id = ANY($1) ORDER BY id`, ids)
 	if err != nil {
 		return nil, fmt.Errorf("jobs: accounting: river_job: %w", err)
 	}
 	for rows.Next() {
 		var f JobFacts
 		var args []byte
-		if err := rows.Scan(&f.ID, &f.State, &f.Attempt, &f.AttemptedBy, &args); err != nil {
+		var finalized *time.Time
+		if err := rows.Scan(&f.ID, &f.State, &f.Attempt, &f.AttemptedBy, &args, &f.Created, &finalized); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("jobs: accounting: river_job: %w", err)
+		}
+		if finalized != nil {
+			f.Finalized = *finalized
 		}
 		if err := json.Unmarshal(args, &f.Args); err != nil {
 			rows.Close()
@@ -62,8 +66,9 @@ func Facts(ctx context.Context, pool *pgxpool.Pool, ids []int64) ([]JobFacts, er
 	return facts, nil
 }
 
+// readRuns adds each job's run rows, in start order.
 func readRuns(ctx context.Context, pool *pgxpool.Pool, ids []int64, byID map[int64]*JobFacts) error {
-	rows, err := pool.Query(ctx, `SELECT job_id, client_id, attempt, started_at, ended_at, coalesce(outcome, '')
+	rows, err := pool.Query(ctx, `SELECT job_id, id, client_id, attempt, started_at, ended_at, coalesce(outcome, '')
 		FROM shutdownlab_job_run WHERE job_id = ANY($1) ORDER BY started_at, id`, ids)
 	if err != nil {
 		return fmt.Errorf("jobs: accounting: runs: %w", err)
@@ -73,7 +78,7 @@ func readRuns(ctx context.Context, pool *pgxpool.Pool, ids []int64, byID map[int
 		var id int64
 		var r Run
 		var ended *time.Time
-		if err := rows.Scan(&id, &r.ClientID, &r.Attempt, &r.Started, &ended, &r.Outcome); err != nil {
+		if err := rows.Scan(&id, &r.ID, &r.ClientID, &r.Attempt, &r.Started, &ended, &r.Outcome); err != nil {
 			return fmt.Errorf("jobs: accounting: runs: %w", err)
 		}
 		if ended != nil {
@@ -86,22 +91,55 @@ func readRuns(ctx context.Context, pool *pgxpool.Pool, ids []int64, byID map[int
 	return rows.Err()
 }
 
+// Effect is one shutdownlab_job_effect row as the accounting reads it.
+type Effect struct {
+	JobID, RunID int64
+	Step         int
+	Applied      time.Time
+}
+
+// readEffects counts each job's effect rows per step and gives every run
+// the steps it applied (addEffects).
 func readEffects(ctx context.Context, pool *pgxpool.Pool, ids []int64, byID map[int64]*JobFacts) error {
-	rows, err := pool.Query(ctx, `SELECT job_id, step, count(*) FROM shutdownlab_job_effect
-		WHERE job_id = ANY($1) GROUP BY job_id, step`, ids)
+	rows, err := pool.Query(ctx, `SELECT job_id, run_id, step, applied_at FROM shutdownlab_job_effect
+		WHERE job_id = ANY($1) ORDER BY applied_at, id`, ids)
 	if err != nil {
 		return fmt.Errorf("jobs: accounting: effects: %w", err)
 	}
 	defer rows.Close()
+	var effects []Effect
 	for rows.Next() {
-		var id int64
-		var step, n int
-		if err := rows.Scan(&id, &step, &n); err != nil {
+		var e Effect
+		if err := rows.Scan(&e.JobID, &e.RunID, &e.Step, &e.Applied); err != nil {
 			return fmt.Errorf("jobs: accounting: effects: %w", err)
 		}
-		if f := byID[id]; f != nil {
-			f.Effects[step] = n
+		effects = append(effects, e)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("jobs: accounting: effects: %w", err)
+	}
+	addEffects(byID, effects)
+	return nil
+}
+
+// addEffects counts effects (in the order applied) per job and step in
+// Effects, and appends each to the Steps of the run that wrote it (a row
+// naming no run of its job counts, and is in no run's steps).
+func addEffects(byID map[int64]*JobFacts, effects []Effect) {
+	for _, e := range effects {
+		f := byID[e.JobID]
+		if f == nil {
+			continue
+		}
+		if f.Effects == nil {
+			f.Effects = map[int]int{}
+		}
+		f.Effects[e.Step]++
+		for i := range f.Runs {
+			if f.Runs[i].ID == e.RunID {
+				f.Runs[i].Steps = append(f.Runs[i].Steps, StepTime{Step: e.Step, Applied: e.Applied})
+				break
+			}
 		}
 	}
-	return rows.Err()
 }

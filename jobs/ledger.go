@@ -42,6 +42,8 @@ var Classes = []Class{CompletedOnce, CompletedHandover, Running, Waiting, Discar
 
 // Run is one execution of a job by a replica (a shutdownlab_job_run row).
 type Run struct {
+	// ID is the run row's id (the effect rows' run_id).
+	ID       int64
 	ClientID string
 	Attempt  int
 	Started  time.Time
@@ -49,6 +51,15 @@ type Run struct {
 	// killed, or its pool closed, mid-job).
 	Ended   time.Time
 	Outcome string
+	// Steps are the effect rows this run wrote, in the order they were
+	// applied: the timeline of the run.
+	Steps []StepTime
+}
+
+// StepTime is one effect row: a step a run applied, and when.
+type StepTime struct {
+	Step    int
+	Applied time.Time
 }
 
 // JobFacts is what the database holds about one job.
@@ -61,6 +72,10 @@ type JobFacts struct {
 	AttemptedBy []string
 	// Args are the job's arguments.
 	Args StepArgs
+	// Created is River's created_at (the insert); Finalized its
+	// finalized_at (zero while the job is not finalized: not completed,
+	// discarded or cancelled).
+	Created, Finalized time.Time
 	// Runs are its executions in start order; Effects counts effect rows
 	// per step.
 	Runs    []Run

@@ -127,6 +127,7 @@ func checkHandedOver(t *testing.T, ctx context.Context, pool *pgxpool.Pool, e jo
 	if byA < 1 || byA > 3 {
 		t.Errorf("job %d: a applied %d steps, want 1-3", e.ID, byA)
 	}
+	checkTimeline(t, e, byA)
 	wantExtra := byA
 	if e.Args.Idempotent {
 		wantExtra = 0
@@ -179,5 +180,35 @@ func waitFor(t *testing.T, ctx context.Context, pool *pgxpool.Pool, what, query 
 			t.Fatalf("not within 30 s: %s (last: %v)", what, ids)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// checkTimeline asserts the timeline Facts reads for a handed-over job:
+// inserted before its first run, each run's steps (a's byA of them, b's
+// the rest) applied in order within the run, finalized after b's last.
+func checkTimeline(t *testing.T, e jobs.Entry, byA int) {
+	t.Helper()
+	first, second := e.Runs[0], e.Runs[1]
+	wantB := e.Args.Steps
+	if e.Args.Idempotent {
+		wantB -= byA
+	}
+	if len(first.Steps) != byA || len(second.Steps) != wantB {
+		t.Fatalf("job %d: run steps %+v / %+v; want %d by a, %d by b", e.ID, first.Steps, second.Steps, byA, wantB)
+	}
+	if e.Created.IsZero() || !e.Created.Before(first.Started) {
+		t.Errorf("job %d: created %v, first run started %v", e.ID, e.Created, first.Started)
+	}
+	for _, r := range e.Runs {
+		prev := r.Started
+		for _, st := range r.Steps {
+			if st.Applied.Before(prev) || st.Applied.After(r.Ended) {
+				t.Errorf("job %d run %d: step %d applied %v, outside [%v, %v] or out of order", e.ID, r.ID, st.Step, st.Applied, prev, r.Ended)
+			}
+			prev = st.Applied
+		}
+	}
+	if last := second.Steps[len(second.Steps)-1].Applied; e.Finalized.Before(last) {
+		t.Errorf("job %d: finalized %v before its last step %v", e.ID, e.Finalized, last)
 	}
 }
