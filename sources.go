@@ -1,7 +1,8 @@
 // Package shutdownlab carries the sources of the programs shutdownlab runs
 // inside containers: the Go target (cmd/target, targetapp), the Node target
 // (targetapp/node/server.js), the load agents (cmd/loadagent, loadgen;
-// cmd/wsagent, loadgen/ws) and the raw-socket probe (cmd/probe, probe),
+// cmd/wsagent, loadgen/ws), the job producer (cmd/jobagent, jobs) and the
+// raw-socket probe (cmd/probe, probe),
 // with the packages they import and the module's go.mod and go.sum.
 //
 // They are embedded so that a shutdownlab binary builds its images from its
@@ -18,6 +19,6 @@ import "embed"
 // hashed.
 //
 //go:embed go.mod go.sum
-//go:embed cmd/target cmd/loadagent cmd/probe cmd/wsagent
-//go:embed targetapp loadgen probe record internal/envflag internal/agentcmd
+//go:embed cmd/target cmd/loadagent cmd/probe cmd/wsagent cmd/jobagent
+//go:embed targetapp loadgen probe record internal/envflag internal/agentcmd jobs
 var ImageSources embed.FS

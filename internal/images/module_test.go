@@ -29,7 +29,7 @@ func TestEmbeddedModuleCoversImagePackages(t *testing.T) {
 		t.Fatal(err)
 	}
 	const mod = "github.com/shutdownlab/shutdownlab"
-	for _, pkg := range []string{"./cmd/target", "./cmd/loadagent", "./cmd/probe", "./cmd/wsagent"} {
+	for _, pkg := range []string{"./cmd/target", "./cmd/loadagent", "./cmd/probe", "./cmd/wsagent", "./cmd/jobagent"} {
 		cmd := exec.Command("go", "list", "-deps", "-f",
 			"{{if not .Standard}}{{.ImportPath}}{{with .Module}} {{.Path}} {{.Version}}{{end}}{{end}}", pkg)
 		cmd.Dir = moduleRoot(t)
