@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/shutdownlab/shutdownlab/internal/docker"
+	"github.com/shutdownlab/shutdownlab/internal/swarm"
 )
 
 const cleanUsage = `Usage: shutdownlab clean [--all [--yes]]
@@ -21,7 +23,9 @@ is gone. Objects of a run still going on this host, of another host, or made
 by an older shutdownlab without owner labels are listed and kept.
 --all removes every object labelled shutdownlab=1, live runs' included; it
 asks for confirmation on a terminal and needs --yes otherwise.
-Images are kept.
+Swarm services (platform swarm) of gone owners are removed first, and a
+swarm shutdownlab initialised is left once no live session holds a lease
+on it. Images are kept.
 `
 
 // stdin is where clean --all reads its confirmation; stdinIsTerminal tells
@@ -59,9 +63,15 @@ func cmdClean(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 	}
+	// Swarm services first: their overlay networks are removable only
+	// once they are gone.
+	srep, serr := swarm.New(eng).CleanOrphans(ctx)
+	if s := srep.String(); s != "" {
+		fmt.Fprintln(stdout, s)
+	}
 	rep, err := eng.CleanOrphans(ctx, docker.CleanOptions{All: *all})
 	fmt.Fprintln(stdout, rep)
-	return err
+	return errors.Join(serr, err)
 }
 
 // confirmAll lists what --all would remove and asks y/N on the terminal.

@@ -1,0 +1,209 @@
+package swarm_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/moby/moby/client"
+
+	"github.com/shutdownlab/shutdownlab/internal/docker"
+	"github.com/shutdownlab/shutdownlab/internal/docker/dockertest"
+	"github.com/shutdownlab/shutdownlab/internal/images"
+	"github.com/shutdownlab/shutdownlab/internal/swarm"
+)
+
+// nodeState is the engine's swarm state ("inactive", "active", ...).
+func nodeState(t *testing.T, eng *docker.Engine) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	info, err := eng.Client().Info(ctx, client.InfoOptions{})
+	if err != nil {
+		t.Fatalf("docker info: %v", err)
+	}
+	return string(info.Info.Swarm.LocalNodeState)
+}
+
+// TestRollout initialises a single-node swarm when the engine is in none,
+// runs two replicas of the Go target as a dnsrr service on an attachable
+// overlay network with a HEALTHCHECK on /readyz (the target's own health
+// subcommand), rolls it start-first and stop-first, reads the tasks back
+// with their exit codes and the engine's container events, removes
+// everything and checks the swarm is left as found. It fails, never
+// skips, without Docker (unless SHUTDOWNLAB_SKIP_DOCKER=1).
+func TestRollout(t *testing.T) {
+	eng := dockertest.RequireDocker(t)
+	sw := swarm.New(eng)
+	before := nodeState(t, eng)
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+	root, err := images.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, _, err := images.NewCache(eng, root, nil).Target(ctx, images.Target{})
+	if err != nil {
+		t.Fatalf("target image: %v", err)
+	}
+	lease, err := sw.Acquire(ctx)
+	if err != nil {
+		t.Fatalf("acquire: %v", err)
+	}
+	t.Logf("swarm: created by this test %v, node %s", lease.Created, lease.NodeID)
+	t.Cleanup(func() {
+		left, err := lease.Release(context.Background())
+		if err != nil {
+			t.Errorf("release: %v", err)
+		}
+		if after := nodeState(t, eng); after != before {
+			t.Errorf("swarm state %q after the test, %q before (left %v)", after, before, left)
+		}
+	})
+	net := "shutdownlab-" + eng.Session() + "-net"
+	if _, err := sw.CreateOverlay(ctx, net, nil); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := sw.RemoveNetwork(context.Background(), net, 30*time.Second); err != nil {
+			t.Errorf("remove network: %v", err)
+		}
+	})
+	for _, order := range []string{"start-first", "stop-first"} {
+		t.Run(order, func(t *testing.T) { rollout(t, ctx, sw, img, net, order) })
+	}
+}
+
+// rollout creates the service, rolls it in the given order and checks what
+// the engine reports.
+func rollout(t *testing.T, ctx context.Context, sw *swarm.Engine, img, net, order string) {
+	grace := 5 * time.Second
+	name := fmt.Sprintf("shutdownlab-%s-%s", sw.Docker().Session(), order)
+	id, err := sw.CreateService(ctx, swarm.ServiceConfig{
+		Name: name, Image: img, Replicas: 2, Network: net, EndpointMode: swarm.EndpointDNSRR,
+		Env:             []string{"MODE=full", "PORT=8080", "PRESTOP_MS=300", "DRAIN_MS=4000"},
+		StopGracePeriod: &grace, Init: true,
+		Health: &swarm.Health{Test: []string{"/app", "health", "/readyz"}, Interval: 500 * time.Millisecond,
+			Timeout: 2 * time.Second, Retries: 2},
+		Update: swarm.Update{Parallelism: 1, Order: order, FailureAction: "pause", Monitor: time.Second},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := sw.RemoveService(context.Background(), id, 30*time.Second); err != nil {
+			t.Errorf("remove service: %v", err)
+		}
+	})
+	c, err := sw.WaitConverged(ctx, id, 2, 0, 250*time.Millisecond, 90*time.Second)
+	if err != nil || !c.Converged {
+		t.Fatalf("service never ran 2 healthy tasks (err %v): %+v", err, c.Tasks)
+	}
+	w, err := sw.WatchService(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := sw.Update(ctx, id, swarm.Rollout{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err = sw.WaitConverged(ctx, id, 2, st.ForceUpdate, 250*time.Millisecond, 2*time.Minute)
+	evs, _ := w.Stop(200 * time.Millisecond)
+	if err != nil || !c.Converged {
+		t.Fatalf("rollout did not converge (err %v, update %s %s): %+v", err, c.UpdateState, c.UpdateMessage, c.Tasks)
+	}
+	t.Logf("%s: converged %.0f ms after the update call, update status %q", order, float64(c.AtNs-st.SentNs)/1e6, c.UpdateState)
+	old, died, started := 0, map[int]int64{}, map[int]int64{}
+	slotOf := map[string]int{}
+	for _, tk := range c.Tasks {
+		slotOf[tk.ContainerID] = tk.Slot
+		t.Logf("task %s slot %d gen %d desired %s state %s exit %v container %.12s", tk.ID[:12], tk.Slot, tk.ForceUpdate, tk.DesiredState, tk.State, deref(tk.ExitCode), tk.ContainerID)
+		if tk.ForceUpdate < st.ForceUpdate {
+			old++
+			if tk.ExitCode == nil || *tk.ExitCode != 0 {
+				t.Errorf("old task %s: exit code %v, want 0 (full mode drains and exits 0)", tk.ID, deref(tk.ExitCode))
+			}
+		}
+	}
+	if old != 2 {
+		t.Errorf("%d old tasks read back, want 2", old)
+	}
+	kills := 0
+	for _, e := range evs {
+		switch e.Action {
+		case "kill":
+			if e.Signal == 15 {
+				kills++
+			}
+		case "die":
+			died[slotOf[e.ContainerID]] = e.TimeNs
+		case "start":
+			if _, ok := started[slotOf[e.ContainerID]]; !ok {
+				started[slotOf[e.ContainerID]] = e.TimeNs
+			}
+		}
+	}
+	if kills < 2 {
+		t.Errorf("%d SIGTERM kill events, want one per old task: %+v", kills, evs)
+	}
+	// Start-first starts each new task before the old one of its slot
+	// dies; stop-first the other way round.
+	for slot, d := range died {
+		s, ok := started[slot]
+		if !ok {
+			t.Errorf("slot %d: no start event of a new task", slot)
+			continue
+		}
+		if (order == "start-first") != (s < d) {
+			t.Errorf("%s slot %d: new task started %.0f ms after the old one died", order, slot, float64(s-d)/1e6)
+		}
+	}
+}
+
+func deref(p *int) any {
+	if p == nil {
+		return "none"
+	}
+	return *p
+}
+
+// TestLeaseTwoSessions checks that a second session keeps the swarm alive:
+// A acquires (initialising the swarm when the engine has none), B acquires
+// too, A releases and the swarm stays, B releases and the engine is back
+// to its state before the test.
+func TestLeaseTwoSessions(t *testing.T) {
+	a := dockertest.RequireDocker(t)
+	b := dockertest.RequireDocker(t)
+	before := nodeState(t, a)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	la, err := swarm.New(a).Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lb, err := swarm.New(b).Acquire(ctx)
+	if err != nil {
+		_, _ = la.Release(ctx)
+		t.Fatal(err)
+	}
+	if lb.Created {
+		t.Errorf("B initialised a swarm A already held")
+	}
+	if left, err := la.Release(ctx); err != nil || left {
+		t.Errorf("A's release while B holds a lease: left %v, err %v", left, err)
+	}
+	if s := nodeState(t, a); s != "active" {
+		t.Errorf("swarm %q after A's release, want active (B holds it)", s)
+	}
+	left, err := lb.Release(ctx)
+	if err != nil {
+		t.Errorf("B's release: %v", err)
+	}
+	if s := nodeState(t, a); s != before {
+		t.Errorf("swarm %q after both releases, %q before (B left it: %v)", s, before, left)
+	}
+	if la.Created != left {
+		t.Errorf("the swarm was created by A: %v, left by B: %v; want the same", la.Created, left)
+	}
+}
