@@ -90,6 +90,10 @@ type Spec struct {
 	// report can give p99 relative to the steady state (p99_vs_baseline).
 	// The variants may then not vary load, replicas, topology or proxy.
 	Baseline bool `yaml:"baseline" json:"baseline,omitempty"`
+	// Platform is direct (default: the harness places each replica) or
+	// swarm (a Swarm service; Swarm configures it). See platform.go.
+	Platform Platform `yaml:"platform" json:"platform,omitempty"`
+	Swarm    *Swarm   `yaml:"swarm" json:"swarm,omitempty"`
 	// Expect lists expectations every variant must meet, in the language
 	// of docs/expectations.md (e.g. "dropped_inflight == 0",
 	// "exit_code == 0 @ 2/3"). The CLI checks them before anything runs
@@ -252,6 +256,8 @@ type Action struct {
 	Replica int `yaml:"replica" json:"replica"`
 	// Roll says how kind roll stops replica A and replaces it.
 	Roll Roll `yaml:"roll" json:"roll"`
+	// Rollout configures kind rollout (platform swarm; see platform.go).
+	Rollout *Rollout `yaml:"rollout" json:"rollout,omitempty"`
 	// Before lists steps done to the same replica before the action, in
 	// order (e.g. crash a cluster worker at 2s, then SIGTERM at 4s);
 	// kinds signal and stop only.

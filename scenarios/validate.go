@@ -52,6 +52,7 @@ func (s *Spec) normalize() {
 	}
 	s.normalizeProxy()
 	s.normalizeSteps()
+	s.normalizePlatform()
 	if sig, ok := normalizeSignal(a.Signal); ok {
 		a.Signal = sig
 	}
@@ -86,6 +87,7 @@ func validate(s *Spec, loc *locator) ValidationErrors {
 	validateTarget(s, loc, fail)
 	validateProgram(s, fail)
 	validateSteps(s, fail)
+	validatePlatform(s, fail)
 	validateAgain(s, fail)
 	if w := s.Observe.Window; w <= 0 || w.D() > MaxWindow {
 		fail("observe.window", w.String(), "must be > 0 and at most 10m")
@@ -233,9 +235,9 @@ func validateJob(l *LoadSpec, fail failFunc) {
 func validateAction(s *Spec, fail failFunc) {
 	a, l := &s.Action, &s.Load
 	switch a.Kind {
-	case ActionSignal, ActionStop, ActionNone, ActionRoll:
+	case ActionSignal, ActionStop, ActionNone, ActionRoll, ActionRollout:
 	default:
-		fail("action.kind", string(a.Kind), "want signal, stop, roll or none")
+		fail("action.kind", string(a.Kind), "want signal, stop, roll, rollout or none")
 	}
 	sends := a.Kind == ActionSignal || a.Kind == ActionRoll && a.Roll.Via == ActionSignal
 	stops := a.Kind == ActionStop || a.Kind == ActionRoll && a.Roll.Via == ActionStop
