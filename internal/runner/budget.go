@@ -1,0 +1,26 @@
+package runner
+
+import "github.com/shutdownlab/shutdownlab/scenarios"
+
+// BudgetLine is the pre-run budget audit of a variant's spec
+// (scenarios.SpecBudget) on one line, "[VARIANT] budget fits: ...", and
+// the audit itself; ok is false, and the line empty, for a load kind
+// other than jobs (the audit reads the job's length).
+func BudgetLine(variant string, spec *scenarios.Spec) (line string, b scenarios.Budget, ok bool) {
+	if spec.Load.Kind != scenarios.LoadJobs {
+		return "", scenarios.Budget{}, false
+	}
+	b = scenarios.SpecBudget(spec)
+	return "[" + variant + "] " + b.Text, b, true
+}
+
+// LogBudget prints BudgetLine on p before a variant's runs (nothing for
+// a load kind other than jobs) and returns the audit and whether there is
+// one.
+func LogBudget(p Progress, variant string, spec *scenarios.Spec) (scenarios.Budget, bool) {
+	line, b, ok := BudgetLine(variant, spec)
+	if ok && p != nil {
+		p.Logf("%s", line)
+	}
+	return b, ok
+}
