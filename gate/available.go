@@ -29,6 +29,9 @@ const (
 	// NeedsCluster: the cluster metrics (forks_after_signal, ...) exist
 	// only for the Node cluster target.
 	NeedsCluster Requirement = "target.program cluster"
+	// NeedsJobs: the job metrics (jobs_*, budget_fits, ...) exist only
+	// with load.kind jobs. Not yet checked before a run (has: true).
+	NeedsJobs Requirement = "load.kind jobs"
 )
 
 // requirements name, for users, what each report.Need means for a
@@ -40,6 +43,7 @@ var requirements = map[report.Need]Requirement{
 	report.NeedsWS:        NeedsWS,
 	report.NeedsResources: NeedsResources,
 	report.NeedsCluster:   NeedsCluster,
+	report.NeedsJobs:      NeedsJobs,
 }
 
 // Requires returns what a scenario needs for metric name to exist, or ""

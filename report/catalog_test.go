@@ -9,9 +9,10 @@ import (
 
 // notMetrics are the JSON keys of Metrics that are not metrics, and why.
 var notMetrics = map[string]string{
-	"by_class":   "a map of counts; its rows are the by_class.KEY metrics (Rows, Lookup)",
-	"notes":      "free text explaining accounting errors and oddities",
-	"signal_ref": "a word naming the delivery window's upper bound, not a number",
+	"by_class":     "a map of counts; its rows are the by_class.KEY metrics (Rows, Lookup)",
+	"notes":        "free text explaining accounting errors and oddities",
+	"signal_ref":   "a word naming the delivery window's upper bound, not a number",
+	"budget_audit": "the job budget audit's one-line text (budget_fits is its number)",
 }
 
 // metricField is one JSON-tagged field of Metrics (ProbeMetrics included).
@@ -94,7 +95,7 @@ var falseWhenFilled = map[string]string{
 func filled(t *testing.T) (*Metrics, map[string]float64) {
 	t.Helper()
 	m := &Metrics{ProbeMetrics: &ProbeMetrics{}, WSMetrics: &WSMetrics{}, ResourceMetrics: &ResourceMetrics{},
-		ClusterMetrics: &ClusterMetrics{}}
+		ClusterMetrics: &ClusterMetrics{}, JobsMetrics: &JobsMetrics{}}
 	rv := reflect.ValueOf(m).Elem()
 	want := map[string]float64{}
 	for i, f := range metricFields(t) {

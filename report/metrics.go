@@ -121,6 +121,9 @@ type Metrics struct {
 	// The WebSocket metrics of a ws run (load.kind ws); nil, and absent
 	// from the JSON, otherwise.
 	*WSMetrics
+	// The queue-job metrics of a run with a job ledger (load.kind jobs;
+	// jobs.go); nil, and absent from the JSON, otherwise.
+	*JobsMetrics
 	// The resource metrics of a run with samples of its acted-on replica
 	// (resources.go: read from the resources file, not Compute); nil, and
 	// absent from the JSON, otherwise.
@@ -186,6 +189,7 @@ func ComputeWS(meta record.Meta, reqs []record.Request, ws *WSLines) Metrics {
 	computeWrites(&m, meta, reqs)
 	computeCluster(&m, meta, reqs)
 	computeWS(&m, meta, ws)
+	computeJobs(&m, meta, reqs)
 	if len(okLat) > 0 {
 		sort.Float64s(okLat)
 		m.P50Ms = ptr(stat.Quantile(0.5, stat.Empirical, okLat, nil))
@@ -218,7 +222,11 @@ func checkAccounting(m *Metrics, meta record.Meta, t *record.Tally, ws *WSLines)
 	}
 	for _, err := range errs {
 		if errors.Is(err, record.ErrNoSummary) {
-			m.Notes = append(m.Notes, "no agent summary: accounting not cross-checked")
+			// A jobs run without HTTP clients sends no request: its
+			// producer prints no summary, and there is nothing to check.
+			if !(isJobsRun(meta) && m.Requests == 0) {
+				m.Notes = append(m.Notes, "no agent summary: accounting not cross-checked")
+			}
 			continue
 		}
 		m.AccountingOK = false

@@ -27,6 +27,9 @@ type PlotSet struct {
 	// Deregistration is the failures-vs-deregistration-delay plot
 	// (plot_deregister.go; "" when not drawn).
 	Deregistration string
+	// Jobs are the per-job timelines of results with a job ledger, one
+	// per variant (plot_jobs.go).
+	Jobs []JobsPlotLink
 	// Notes say which plots could not be drawn and why.
 	Notes []string
 }
@@ -62,6 +65,7 @@ func WritePlots(dir string, res *Result) *PlotSet {
 	}
 	writeWSPlots(dir, res, ps)
 	writeDeregPlot(dir, res, ps)
+	writeJobsPlots(dir, res, ps)
 	return ps
 }
 
