@@ -76,6 +76,9 @@ type Meta struct {
 	// every replica stopped (nil when no ledger was read).
 	JobsLine *JobsLine `json:"jobs_line,omitempty"`
 	Jobs     *Jobs     `json:"jobs,omitempty"`
+	// Rollout is the Swarm rollout of a platform swarm run (nil
+	// otherwise; record/rollout.go).
+	Rollout *Rollout `json:"rollout,omitempty"`
 }
 
 // Replacement records when a roll's replacement replica started and became

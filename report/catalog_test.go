@@ -95,7 +95,7 @@ var falseWhenFilled = map[string]string{
 func filled(t *testing.T) (*Metrics, map[string]float64) {
 	t.Helper()
 	m := &Metrics{ProbeMetrics: &ProbeMetrics{}, WSMetrics: &WSMetrics{}, ResourceMetrics: &ResourceMetrics{},
-		ClusterMetrics: &ClusterMetrics{}, JobsMetrics: &JobsMetrics{}}
+		ClusterMetrics: &ClusterMetrics{}, JobsMetrics: &JobsMetrics{}, RolloutMetrics: &RolloutMetrics{}}
 	rv := reflect.ValueOf(m).Elem()
 	want := map[string]float64{}
 	for i, f := range metricFields(t) {
@@ -181,9 +181,10 @@ func TestComparisonFitsKind(t *testing.T) {
 		got[d.Compare] = append(got[d.Compare], d.Name)
 	}
 	want := map[Comparison][]string{
-		CompareLoss:    {"failed_while_running", "failed", "dropped_inflight", "failed_in_delivery_window", "idle_close_race", "failed_after_signal", "forks_after_signal", "severed_at_kill", "ghost_writes", "lost_writes"},
-		CompareLatency: {"exit_after_ms", "drain_ms", "resurrection_ms", "p50_ms", "p99_ms", "max_ms"},
-		CompareCodes:   {"exit_code"},
+		CompareLoss: {"failed_while_running", "failed", "dropped_inflight", "failed_in_delivery_window", "idle_close_race", "failed_after_signal", "forks_after_signal", "severed_at_kill", "ghost_writes", "lost_writes",
+			"rollout_failed", "rollout_non2xx", "old_tasks_killed", "task_restarts"},
+		CompareLatency: {"exit_after_ms", "drain_ms", "resurrection_ms", "p50_ms", "p99_ms", "max_ms", "rollout_ms", "old_stop_to_exit_ms"},
+		CompareCodes:   {"exit_code", "old_exit_code"},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("compared metrics = %v\nwant %v\n(a change here changes gate NEW --baseline OLD: update docs/expectations.md too)", got, want)

@@ -72,6 +72,7 @@ func writeMarkdown(w io.Writer, res *Result, plots *PlotSet) error {
 	}
 	writeWSPlotLinks(&b, plots)
 	writeDeregSection(&b, res, plots)
+	writeRolloutSection(&b, res, plots)
 	writeJobsSection(&b, res, plots)
 
 	var bad []string

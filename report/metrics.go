@@ -124,6 +124,9 @@ type Metrics struct {
 	// The queue-job metrics of a run with a job ledger (load.kind jobs;
 	// jobs.go); nil, and absent from the JSON, otherwise.
 	*JobsMetrics
+	// The rollout metrics of a run that rolled a Swarm service
+	// (rollout.go); nil, and absent from the JSON, otherwise.
+	*RolloutMetrics
 	// The resource metrics of a run with samples of its acted-on replica
 	// (resources.go: read from the resources file, not Compute); nil, and
 	// absent from the JSON, otherwise.
@@ -189,6 +192,7 @@ func ComputeWS(meta record.Meta, reqs []record.Request, ws *WSLines) Metrics {
 	computeWrites(&m, meta, reqs)
 	computeCluster(&m, meta, reqs)
 	computeWS(&m, meta, ws)
+	computeRollout(&m, meta, reqs)
 	computeJobs(&m, meta, reqs)
 	if len(okLat) > 0 {
 		sort.Float64s(okLat)

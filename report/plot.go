@@ -30,6 +30,9 @@ type PlotSet struct {
 	// Jobs are the per-job timelines of results with a job ledger, one
 	// per variant (plot_jobs.go).
 	Jobs []JobsPlotLink
+	// Rollout are the Swarm rollouts' plots and per-task counts
+	// (rollout_plot.go), one per variant that rolled a service.
+	Rollout []RolloutRun
 	// Notes say which plots could not be drawn and why.
 	Notes []string
 }
@@ -65,6 +68,7 @@ func WritePlots(dir string, res *Result) *PlotSet {
 	}
 	writeWSPlots(dir, res, ps)
 	writeDeregPlot(dir, res, ps)
+	writeRolloutPlots(dir, res, ps)
 	writeJobsPlots(dir, res, ps)
 	return ps
 }

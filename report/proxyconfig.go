@@ -41,6 +41,9 @@ func headlineFor(res *Result) []string {
 	if allWS(res) {
 		return append([]string(nil), wsHeadline...)
 	}
+	if allRollout(res) {
+		return append([]string(nil), rolloutHeadline...)
+	}
 	cols := append([]string(nil), headline...)
 	var ms []*Metrics
 	for i := range res.Variants {

@@ -50,6 +50,12 @@ func Config(p scenarios.Proxy, upstreams []string) ([]byte, error) {
 	for _, u := range upstreams {
 		ups = append(ups, obj{kv("dial", Upstream(u))})
 	}
+	return build(p, kv("upstreams", ups))
+}
+
+// build is Config with the handler's backends given as one field: a
+// static "upstreams" list or "dynamic_upstreams" (DynamicConfig).
+func build(p scenarios.Proxy, backends orderedjson.Field) ([]byte, error) {
 	lb := obj{kv("selection_policy", obj{kv("policy", p.Policy)})}
 	if p.TryDuration > 0 {
 		methods := p.RetryMethods
@@ -77,7 +83,7 @@ func Config(p scenarios.Proxy, upstreams []string) ([]byte, error) {
 	}
 	handler := obj{
 		kv("handler", "reverse_proxy"),
-		kv("upstreams", ups),
+		backends,
 		kv("load_balancing", lb),
 		// Name the upstream that served each response, so the report can
 		// count requests per replica and time the rolled one's drain.

@@ -73,6 +73,9 @@ type run struct {
 // never returns an error: harness failures make the run invalid, with the
 // reason in the Meta, and everything created is removed on every path.
 func (r *Runner) runOnce(ctx context.Context, v scenarios.Variant, i int, dir string) record.Meta {
+	if v.Spec.Platform == scenarios.PlatformSwarm { // a Swarm service (platform_swarm.go)
+		return r.runSwarm(ctx, v, i, dir)
+	}
 	r.seq++
 	x := &run{
 		r: r, v: v, spec: v.Spec, dir: dir,

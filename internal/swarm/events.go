@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -45,7 +46,8 @@ type Watch struct {
 }
 
 // WatchService subscribes to the container events of service id (by its
-// task containers' service label). The subscription is under way when it
+// task containers' service label), less the exec events of its health
+// checks. The subscription is under way when it
 // returns; Stop ends it, and ctx bounds it.
 func (e *Engine) WatchService(ctx context.Context, id string) (*Watch, error) {
 	wctx, cancel := context.WithCancel(ctx)
@@ -69,6 +71,9 @@ func (w *Watch) follow(ctx context.Context, res client.EventsResult) {
 	for {
 		select {
 		case m := <-res.Messages:
+			if strings.HasPrefix(string(m.Action), "exec_") {
+				continue // the health check's own runs: noise
+			}
 			ev := eventOf(m)
 			w.mu.Lock()
 			w.events = append(w.events, ev)

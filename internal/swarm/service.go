@@ -61,8 +61,11 @@ type ServiceConfig struct {
 	Env []string
 	// Replicas is the number of tasks.
 	Replicas uint64
-	// Network is the overlay network to attach to (name or id).
+	// Network is the overlay network to attach to (name or id); Aliases
+	// are extra DNS names of the service on it (they resolve like the
+	// service name).
 	Network string
+	Aliases []string
 	// EndpointMode is EndpointDNSRR or EndpointVIP ("" is VIP).
 	EndpointMode string
 	// StopGracePeriod is the time between the stop signal and SIGKILL
@@ -131,7 +134,7 @@ func serviceSpec(c ServiceConfig, labels map[string]string) (swarm.ServiceSpec, 
 		EndpointSpec:   &swarm.EndpointSpec{Mode: mode},
 	}
 	if c.Network != "" {
-		spec.TaskTemplate.Networks = []swarm.NetworkAttachmentConfig{{Target: c.Network}}
+		spec.TaskTemplate.Networks = []swarm.NetworkAttachmentConfig{{Target: c.Network, Aliases: c.Aliases}}
 	}
 	if len(c.Constraints) > 0 {
 		spec.TaskTemplate.Placement = &swarm.Placement{Constraints: c.Constraints}
