@@ -102,6 +102,9 @@ type ClientOptions struct {
 	FetchPollInterval time.Duration
 	// Logger receives River's logs (nil: discarded).
 	Logger *slog.Logger
+	// Counters, when set, count the client's StepWorker executions (see
+	// Counters), so the replica can log what its stop cut.
+	Counters *Counters
 }
 
 // NewClient builds a River client over pool that works StepArgs jobs on
@@ -123,7 +126,7 @@ func NewClient(pool *pgxpool.Pool, o ClientOptions) (*river.Client[pgx.Tx], erro
 		return nil, fmt.Errorf("jobs: ClientOptions needs an ID")
 	}
 	workers := river.NewWorkers()
-	river.AddWorker(workers, &StepWorker{Pool: pool, ClientID: o.ID})
+	river.AddWorker(workers, &StepWorker{Pool: pool, ClientID: o.ID, Counters: o.Counters})
 	logger := o.Logger
 	if logger == nil {
 		logger = slog.New(slog.NewTextHandler(io.Discard, nil))

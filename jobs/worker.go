@@ -54,6 +54,9 @@ type StepWorker struct {
 	ClientID string
 	// WriteTimeout bounds each bookkeeping write (0: 5 s).
 	WriteTimeout time.Duration
+	// Counters, when set, count the executions (running now, cut at a
+	// checkpoint, completed, failed).
+	Counters *Counters
 }
 
 // Work runs the job's steps in order. Before each step it checks ctx: a
@@ -67,6 +70,9 @@ type StepWorker struct {
 // jobs skip steps whose effect exists already (resume from the
 // checkpoint). The run row records the outcome.
 func (w *StepWorker) Work(ctx context.Context, job *river.Job[StepArgs]) error {
+	w.Counters.begin()
+	end := endFailed
+	defer func() { w.Counters.end(end) }()
 	a := job.Args
 	if err := a.Validate(); err != nil {
 		return river.JobCancel(err)
@@ -78,6 +84,7 @@ func (w *StepWorker) Work(ctx context.Context, job *river.Job[StepArgs]) error {
 	for step := 1; step <= a.Steps; step++ {
 		if err := ctx.Err(); err != nil {
 			w.endRun(ctx, runID, fmt.Sprintf("stopped before step %d: %v", step, context.Cause(ctx)))
+			end = endCut
 			return err
 		}
 		if a.Idempotent && done[step] {
@@ -90,6 +97,7 @@ func (w *StepWorker) Work(ctx context.Context, job *river.Job[StepArgs]) error {
 		}
 	}
 	w.endRun(ctx, runID, OutcomeCompleted)
+	end = endCompleted
 	return nil
 }
 
