@@ -44,7 +44,8 @@ type App struct {
 	lnClosed bool
 	draining bool
 
-	ws *wsHub // the /events streams
+	ws     *wsHub  // the /events streams
+	worker *worker // the queue worker (WORKER=on, StartWorker); nil otherwise
 
 	changed  chan struct{} // poked when a counter drops; capacity 1
 	bgCtx    context.Context
@@ -108,7 +109,7 @@ func (a *App) Config() Config { return a.cfg }
 // Ready reports whether /readyz answers 200.
 func (a *App) Ready() bool { return a.ready.Load() }
 
-// Inflight returns the number of /slow and /write requests being served.
+// Inflight returns the number of /slow, /write and /db requests being served.
 func (a *App) Inflight() int {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -140,8 +141,9 @@ func (a *App) Serve(ln net.Listener) error {
 }
 
 // Close releases everything: it closes the server and every connection,
-// stops a running job (without COMMIT) and closes the ledger. Tests use it;
-// the process simply exits instead.
+// stops a running job (without COMMIT), stops the queue worker (cancelling
+// its jobs) and closes its pool, and closes the ledger. Tests use it; the
+// process simply exits instead.
 func (a *App) Close() error {
 	a.mu.Lock()
 	a.lnClosed = true
@@ -150,6 +152,9 @@ func (a *App) Close() error {
 	a.ws.closeStreams() // srv.Close does not close hijacked connections
 	a.bgCancel()
 	a.jobWG.Wait()
+	if a.worker != nil {
+		err = errors.Join(err, a.worker.shutdown())
+	}
 	a.ledgerMu.Lock()
 	defer a.ledgerMu.Unlock()
 	return errors.Join(err, a.ledger.Close())

@@ -79,8 +79,13 @@ type Config struct {
 	// ("replica-0:8080"; the runner sets it). /events answers its 101 with
 	// it in record.UpstreamHeader, because a proxy applies no response
 	// header rules to a 101 (Caddy's reverse_proxy skips them for
-	// upgrades). Default "": no header.
+	// upgrades). Default "": no header. With WORKER=on it is also the
+	// River client's ID (the hostname when empty).
 	Instance string
+
+	// Worker holds the queue worker's variables (WORKER=on; see
+	// WorkerConfig).
+	Worker WorkerConfig
 }
 
 // DefaultConfig returns the configuration used when no variable is set.
@@ -94,6 +99,8 @@ func DefaultConfig() Config {
 
 		EventsPerS:    defaultEventsPerS,
 		CloseDeadline: defaultCloseDeadline,
+
+		Worker: DefaultWorkerConfig(),
 	}
 }
 
@@ -164,6 +171,7 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		c.DataDir = v
 	}
 	errs = append(errs, c.wsFromEnv(getenv)...)
+	errs = append(errs, c.Worker.fromEnv(getenv)...)
 	if len(errs) > 0 {
 		return Config{}, errors.Join(errs...)
 	}

@@ -29,7 +29,7 @@ func TestConfigFromEnv(t *testing.T) {
 			want: Config{Mode: ModeClose, Host: "127.0.0.1", Port: 9000, Drain: 5 * time.Second,
 				PreStop: 2 * time.Second, KeepAlive: 15 * time.Second, Sweep: 50 * time.Millisecond, DataDir: "/tmp/x",
 				EventsReplay: 500, UpgradesPerS: 200, CloseSpread: 3 * time.Second, CloseDeadline: 4 * time.Second,
-				AdmitDraining: true, Instance: "replica-1:9000"}},
+				AdmitDraining: true, Instance: "replica-1:9000", Worker: DefaultWorkerConfig()}},
 		// none is a valid mode.
 		{name: "mode none", env: map[string]string{"MODE": "none"}, want: with(func(c *Config) { c.Mode = ModeNone })},
 		// PORT 0 lets the kernel choose.

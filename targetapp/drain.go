@@ -14,7 +14,7 @@ type DrainResult struct {
 	Drained bool
 	// Elapsed is the time from the signal until the drain ended.
 	Elapsed time.Duration
-	// Inflight is the number of /slow and /write requests still in flight.
+	// Inflight is the number of /slow, /write and /db requests still in flight.
 	Inflight int
 	// Conns is the number of connections still open.
 	Conns int
@@ -26,6 +26,11 @@ type DrainResult struct {
 	JobRunning bool
 	JobStep    int
 	JobSteps   int
+	// WorkerBusy tells whether the queue worker's stop had not returned
+	// (WORKER=on); JobsRunning is the number of queue jobs the deadline
+	// abandoned (their worker_stopped account).
+	WorkerBusy  bool
+	JobsRunning int
 }
 
 // BeginDrain is step 1: /readyz turns 503 (/livez stays 200) and
@@ -45,15 +50,18 @@ func (a *App) BeginDrain() bool {
 }
 
 // Drain runs the five steps (full mode) for a signal received at signalAt:
-// BeginDrain; wait PreStop while serving; close the listener; disable
-// keep-alives and sweep idle connections every Sweep, and retire the
-// /events streams (retireStreams); wait for in-flight requests, open
-// connections, streams and the running job. It logs "drained" or,
-// when ctx ends first (the DRAIN_MS deadline), "deadline" (and
-// "job_abandoned" if a job runs), and returns the result. Drain does not
-// exit and does not log "exit"; Run does.
+// BeginDrain, and with WORKER=on the worker's stop (worker_stopping);
+// wait PreStop while serving; close the listener; disable keep-alives and
+// sweep idle connections every Sweep, and retire the /events streams
+// (retireStreams); wait for in-flight requests, open connections, streams,
+// the running job and the worker's stop. It logs "drained" or, when ctx
+// ends first (the DRAIN_MS deadline), "deadline" (and "job_abandoned" if a
+// job runs, "worker_stopped" with the queue jobs still running), and
+// returns the result. Drain does not exit and does not log "exit"; Run
+// does.
 func (a *App) Drain(ctx context.Context, signalAt time.Time) DrainResult {
 	a.BeginDrain()
+	a.beginWorkerStop(signalAt)
 	if !sleepCtx(ctx, a.cfg.PreStop) {
 		return a.deadline(signalAt)
 	}
@@ -67,7 +75,7 @@ func (a *App) Drain(ctx context.Context, signalAt time.Time) DrainResult {
 	tick := time.NewTicker(a.cfg.Sweep)
 	defer tick.Stop()
 	for {
-		if r := a.status(signalAt); r.Inflight == 0 && r.Conns == 0 && r.WSConns == 0 && !r.JobRunning {
+		if r := a.status(signalAt); r.Inflight == 0 && r.Conns == 0 && r.WSConns == 0 && !r.JobRunning && !r.WorkerBusy {
 			r.Drained = true
 			a.log.Log(record.Event{Event: record.EventDrained, Ms: msp(r.Elapsed)})
 			return r
@@ -84,11 +92,12 @@ func (a *App) Drain(ctx context.Context, signalAt time.Time) DrainResult {
 
 // status snapshots the counters.
 func (a *App) status(signalAt time.Time) DrainResult {
-	ws := a.WSConns()
+	ws, busy := a.WSConns(), a.workerBusy()
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return DrainResult{
 		WSConns:    ws,
+		WorkerBusy: busy,
 		Elapsed:    a.now().Sub(signalAt),
 		Inflight:   a.inflight,
 		Conns:      len(a.conns),
@@ -104,6 +113,7 @@ func (a *App) deadline(signalAt time.Time) DrainResult {
 	a.log.Log(record.Event{Event: record.EventDeadline, Ms: msp(r.Elapsed), Inflight: intp(r.Inflight),
 		JobStep: intp(r.JobStep), JobSteps: intp(r.JobSteps)})
 	a.logAbandoned(r)
+	r.JobsRunning = a.workerGiveUp(signalAt)
 	return r
 }
 

@@ -18,8 +18,8 @@ const (
 	maxBodyDrained = 1 << 20
 )
 
-// Handler returns the target protocol's routes. Only /slow and /write are
-// counted as in flight.
+// Handler returns the target protocol's routes. Only /slow, /write and
+// /db are counted as in flight.
 func (a *App) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /readyz", a.readyz)
@@ -28,6 +28,7 @@ func (a *App) Handler() http.Handler {
 	mux.HandleFunc("POST /write", a.counted(a.write))
 	mux.HandleFunc("GET /job", a.startJobHandler)
 	mux.HandleFunc("GET /events", a.events)
+	mux.HandleFunc("GET /db", a.counted(a.db))
 	return mux
 }
 

@@ -22,8 +22,9 @@ const (
 	// ExitDeadline means the DRAIN_MS deadline passed before the drain finished,
 	// or the server stopped serving on its own.
 	ExitDeadline = 1
-	// ExitStartup means an invalid environment, unusable DATA_DIR, or the port could
-	// not be bound. Nothing was served. (The Go runtime also exits 2 when it
+	// ExitStartup means an invalid environment, unusable DATA_DIR, the port could
+	// not be bound, or the queue worker (WORKER=on) could not start within
+	// WorkerStartTimeout. Nothing was served. (The Go runtime also exits 2 when it
 	// dies from SIGTERM as PID 1 in none mode; that case logged "up" first.)
 	ExitStartup = 2
 )
@@ -58,14 +59,26 @@ func Main(getenv func(string) string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "target: listen: %v\n", err)
 		return ExitStartup
 	}
+	// The worker starts once the port is bound (a port that cannot be
+	// bound must not leave fetched jobs behind) and before "up".
+	ctx, cancel := context.WithTimeout(context.Background(), WorkerStartTimeout)
+	err = app.StartWorker(ctx)
+	cancel()
+	if err != nil {
+		_ = ln.Close()
+		fmt.Fprintf(stderr, "target: %v\n", err)
+		return ExitStartup
+	}
 	return Run(app, ln, sigs)
 }
 
 // Run serves app on ln, logs "up", and waits for the first signal on sigs
 // (a nil channel never delivers: none mode). Then, per the app's mode, it
-// runs StockShutdown (close) or Drain with the DRAIN_MS deadline (full),
-// logs every later signal as ignored, logs "exit" and returns the exit
-// code. If the server stops on its own first, Run logs "exit" with 1.
+// runs StockShutdown and the worker's stock stop (close) or Drain with the
+// DRAIN_MS deadline (full), logs every later signal as ignored (or, with
+// REPEAT_SIGNAL=restart in full mode, re-arms the deadline from it),
+// closes the worker's pool, logs "exit" and returns the exit code. If the
+// server stops on its own first, Run logs "exit" with 1.
 func Run(app *App, ln net.Listener, sigs <-chan os.Signal) int {
 	cfg := app.Config()
 	log := app.log
@@ -81,52 +94,65 @@ func Run(app *App, ln net.Listener, sigs <-chan os.Signal) int {
 	}
 	log.Log(record.Event{Event: record.EventUp, Mode: string(cfg.Mode), Msg: cfg.summary(port)})
 
-	exit := func(code int, msg string) int {
-		log.Log(record.Event{Event: record.EventExit, Code: intp(code), Msg: msg})
+	exit := func(code int, msg string, jobsRunning int) int {
+		log.Log(exitRecord(code, msg, jobsRunning))
 		return code
 	}
 	var sig os.Signal
 	select {
 	case err := <-serveErr:
-		return exit(ExitDeadline, fmt.Sprintf("serve stopped: %v", err))
+		return exit(ExitDeadline, fmt.Sprintf("serve stopped: %v", err), 0)
 	case sig = <-sigs:
 	}
 	signalAt, realAt := app.now(), time.Now()
 	log.Log(record.Event{TimeNs: signalAt.UnixNano(), Event: record.EventSignal, Signal: signalName(sig)})
+	app.workerAtSignal(signalAt)
 
+	ctx, deadline, cancel := newDrainDeadline(realAt, cfg.Drain)
+	defer cancel()
+	stop := make(chan struct{})
+	defer close(stop)
+	go laterSignals(log, cfg, sigs, deadline, stop)
+
+	switch cfg.Mode {
+	case ModeClose:
+		err := app.StockShutdown(signalAt)
+		app.stopWorkerClose(signalAt)
+		if err != nil {
+			return exit(ExitDeadline, err.Error(), 0)
+		}
+		return exit(ExitOK, "", 0)
+	default:
+		if r := app.Drain(ctx, signalAt); !r.Drained {
+			return exit(ExitDeadline, "", r.JobsRunning)
+		}
+		app.closeWorkerPool(signalAt)
+		return exit(ExitOK, "", 0)
+	}
+}
+
+// laterSignals logs every signal after the first until stop is closed: as
+// ignored, or (full mode, REPEAT_SIGNAL=restart, DRAIN_MS > 0) as
+// restarting the drain deadline from that signal.
+func laterSignals(log *Logger, cfg Config, sigs <-chan os.Signal, deadline *drainDeadline, stop <-chan struct{}) {
 	ignored := "ignored: already draining"
 	if cfg.Mode == ModeClose {
 		ignored = "ignored: already shutting down"
 	}
-	stop := make(chan struct{})
-	defer close(stop)
-	go func() {
-		for {
-			select {
-			case s := <-sigs:
-				log.Log(record.Event{Event: record.EventSignal, Signal: signalName(s), Msg: ignored})
-			case <-stop:
-				return
+	restart := cfg.Mode == ModeFull && cfg.Worker.RepeatSignal == RepeatRestart && cfg.Drain > 0
+	for {
+		select {
+		case s := <-sigs:
+			msg := ignored
+			if restart {
+				msg = "ignored: the drain deadline has passed"
+				if deadline.restart() {
+					msg = fmt.Sprintf("restarted: drain deadline DRAIN_MS=%d from this signal", cfg.Drain.Milliseconds())
+				}
 			}
+			log.Log(record.Event{Event: record.EventSignal, Signal: signalName(s), Msg: msg})
+		case <-stop:
+			return
 		}
-	}()
-
-	switch cfg.Mode {
-	case ModeClose:
-		if err := app.StockShutdown(signalAt); err != nil {
-			return exit(ExitDeadline, err.Error())
-		}
-		return exit(ExitOK, "")
-	default:
-		ctx := context.Background()
-		if cfg.Drain > 0 {
-			var cancel context.CancelFunc
-			ctx, cancel = context.WithDeadline(ctx, realAt.Add(cfg.Drain))
-			defer cancel()
-		}
-		if r := app.Drain(ctx, signalAt); !r.Drained {
-			return exit(ExitDeadline, "")
-		}
-		return exit(ExitOK, "")
 	}
 }
