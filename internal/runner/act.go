@@ -124,6 +124,7 @@ func (x *run) fire(ctx context.Context, kind scenarios.ActionKind) error {
 		return fmt.Errorf("action %s: %w", kind, err)
 	}
 	x.startDeregister(ctx, rec.SentNs) // proxy.deregister_after, timed from the signal
+	waitAgain := x.startAgain(ctx, c.ID, rec.SentNs)
 	sent := time.Unix(0, rec.SentNs)
 	window := x.spec.Observe.Window.D() - time.Since(sent)
 	exited, st, werr := eng.WaitExit(ctx, c.ID, max(window, 0))
@@ -131,7 +132,9 @@ func (x *run) fire(ctx context.Context, kind scenarios.ActionKind) error {
 		exited = false // ended after the window: NEVER within it
 	}
 	x.obs = observation{done: werr == nil, exited: exited, state: st}
+	rec.Again = waitAgain() // before its kill event is collected
 	x.recordKills(rec)
+	rec.Kills = splitAgain(rec.Again, rec.Kills)
 	if stopped != nil {
 		select {
 		case res := <-stopped:
@@ -216,8 +219,12 @@ func (x *run) collect(ctx context.Context) error {
 		rep.Init = st.Init
 		acted := x.meta.Action != nil && i == x.meta.Action.Replica && x.obs.done
 		exited, final := st.Exited(), st
-		if acted {
+		stopped := x.stoppedNs[i] // stopped for the ledger: running until then
+		switch {
+		case acted:
 			exited, final = x.obs.exited, x.obs.state
+		case stopped > 0:
+			exited = false
 		}
 		if exited {
 			code := final.ExitCode
@@ -229,7 +236,7 @@ func (x *run) collect(ctx context.Context) error {
 		if err != nil {
 			errs = append(errs, err)
 		}
-		rep.Events = parseLifecycle(stdout)
+		rep.Events = eventsBefore(parseLifecycle(stdout), stopped)
 		errs = append(errs, os.WriteFile(filepath.Join(x.dir, resultdir.AppLog(alias)), append(stdout, stderr...), 0o644))
 		rep.Ledger, err = x.readBack(ctx, c.ID, path.Join(record.DefaultDataDir, record.LedgerFile), resultdir.LedgerLog(alias))
 		errs = append(errs, err)

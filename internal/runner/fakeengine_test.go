@@ -217,9 +217,6 @@ func (f *fakeEngine) Inspect(_ context.Context, id string) (docker.State, error)
 	return c.state(), nil
 }
 
-// signalNumbers are the numbers the engine reports in kill events.
-var signalNumbers = map[string]int{"SIGHUP": 1, "SIGINT": 2, "SIGQUIT": 3, "SIGKILL": 9, "SIGUSR1": 10, "SIGUSR2": 12, "SIGTERM": 15}
-
 // signal delivers sig to c as the engine would: a kill event, then the
 // script's answer; f.mu is held.
 func (f *fakeEngine) signal(c *fakeContainer, sig string) {

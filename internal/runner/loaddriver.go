@@ -58,6 +58,7 @@ var loadDrivers = map[scenarios.LoadKind]func() loadDriver{
 	scenarios.LoadProbe:   func() loadDriver { return probeDriver{} },
 	scenarios.LoadWS:      func() loadDriver { return &wsDriver{} },
 	scenarios.LoadHostile: func() loadDriver { return hostileDriver{} },
+	scenarios.LoadJobs:    func() loadDriver { return &jobsDriver{} },
 }
 
 // newLoadDriver returns a driver for kind ("" is the default kind, the
@@ -71,6 +72,25 @@ func newLoadDriver(kind scenarios.LoadKind) (loadDriver, error) {
 		return nil, fmt.Errorf("load.kind %q: this runner has no driver for it", kind)
 	}
 	return mk(), nil
+}
+
+// serviceDriver is implemented by a load kind that needs more than the
+// replicas and its own container: services started before the replicas
+// (the jobs load's PostgreSQL), environment for every replica, and work
+// after the load (stopping the replicas, reading the ledger). The runner
+// starts its container only once every replica is up.
+type serviceDriver interface {
+	// prepare builds the services' images before any run starts.
+	prepare(ctx context.Context, r *Runner) error
+	// startServices starts the services on x's network (x.labels on
+	// every container, so teardown removes them), before the replicas.
+	startServices(ctx context.Context, x *run) error
+	// replicaEnv is environment every replica gets unless target.env
+	// sets the same variable ("KEY=value" entries).
+	replicaEnv() []string
+	// afterLoad runs once the load ended (and sampling stopped), before
+	// the run is collected: its error makes the run invalid.
+	afterLoad(ctx context.Context, x *run) error
 }
 
 // progressCounter is implemented by a driver whose load is not counted in

@@ -17,7 +17,7 @@ import (
 // TestLoadDriverRegistry: every load kind has its driver, "" is the load
 // agent, and a kind without one is refused with its name.
 func TestLoadDriverRegistry(t *testing.T) {
-	for kind, want := range map[scenarios.LoadKind]string{"": "load agent", scenarios.LoadAgent: "load agent", scenarios.LoadProbe: "probe", scenarios.LoadWS: "ws agent"} {
+	for kind, want := range map[scenarios.LoadKind]string{"": "load agent", scenarios.LoadAgent: "load agent", scenarios.LoadProbe: "probe", scenarios.LoadWS: "ws agent", scenarios.LoadJobs: "job producer"} {
 		d, err := newLoadDriver(kind)
 		if err != nil || d.name() != want {
 			t.Errorf("kind %q: driver %v, %v; want %q", kind, d, err, want)

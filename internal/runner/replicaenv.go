@@ -7,13 +7,23 @@ import (
 )
 
 // targetEnv is the environment of target replica i's container: MODE,
-// PORT, INSTANCE and the scenario's target.env. INSTANCE names the replica
-// as the proxy does (its upstream host:port): a target can say who
-// answered an upgrade, which no proxy header rule covers.
+// PORT, INSTANCE, the load's own (serviceDriver.replicaEnv: WORKER and
+// DATABASE_URL for the jobs load) unless target.env sets the same
+// variable, and the scenario's target.env. INSTANCE names the replica as
+// the proxy does (its upstream host:port): a target can say who answered
+// an upgrade, which no proxy header rule covers.
 func (x *run) targetEnv(i int) []string {
 	t := x.spec.Target
 	env := []string{"MODE=" + string(t.Mode), "PORT=" + strconv.Itoa(x.port()),
 		fmt.Sprintf("INSTANCE=%s:%d", replicaAlias(i), x.port())}
+	if s, ok := x.load.(serviceDriver); ok {
+		for _, kv := range s.replicaEnv() {
+			k, _, _ := strings.Cut(kv, "=")
+			if _, set := t.Env[k]; !set {
+				env = append(env, kv)
+			}
+		}
+	}
 	for _, k := range sortedKeys(t.Env) {
 		env = append(env, k+"="+t.Env[k])
 	}

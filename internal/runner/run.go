@@ -66,7 +66,11 @@ type run struct {
 	// sampler samples the replicas' processes (resources.go); nil until
 	// the first replica started.
 	sampler *resourceSampler
-	mu      sync.Mutex // guards replicas, agent and sampler while set-up runs in parallel
+	// stoppedNs is, by replica index, when the runner stopped a replica
+	// still running after the load so a ledger could be read
+	// (stopForAccounting); collect records nothing of it from then on.
+	stoppedNs map[int]int64
+	mu        sync.Mutex // guards replicas, agent and sampler while set-up runs in parallel
 }
 
 // runOnce performs one repetition of a variant and returns its Meta. It
@@ -108,6 +112,11 @@ func (r *Runner) runOnce(ctx context.Context, v scenarios.Variant, i int, dir st
 	x.meta.OverlappedWith = x.overlapped(cctx, overlap)
 	if serr := x.endSampling(); serr != nil && err == nil {
 		err = serr
+	}
+	// The load's own after-work (the jobs ledger), for a run that got
+	// through: it bounds and interrupts with ctx itself.
+	if s, ok := x.load.(serviceDriver); ok && err == nil && ctx.Err() == nil {
+		err = s.afterLoad(ctx, x)
 	}
 	if cerr := x.collect(cctx); cerr != nil && err == nil {
 		err = cerr

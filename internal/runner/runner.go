@@ -44,7 +44,10 @@ type Runner struct {
 	info    docker.Info
 	// imgs builds the images runs need, each on first use (images.Cache).
 	imgs imageSource
-	seq  int // run counter for unique names within the session
+	// db is the job queue's database service (load.kind jobs); nil under
+	// a fake without one.
+	db  jobsDB
+	seq int // run counter for unique names within the session
 }
 
 // New connects to the Docker engine and builds (or reuses, by content
@@ -64,7 +67,8 @@ func New(ctx context.Context, opts Options) (*Runner, error) {
 		return nil, err
 	}
 	cache := images.NewCache(eng, opts.ModuleDir, progressWriter{opts.Progress})
-	r := &Runner{opts: opts, eng: eng, dock: eng, overlap: eng.Client(), imgs: cache}
+	r := &Runner{opts: opts, eng: eng, dock: eng, overlap: eng.Client(), imgs: cache,
+		db: &dockerJobsDB{eng: eng, log: progressWriter{opts.Progress}}}
 	if r.info, err = eng.Info(ctx); err != nil {
 		eng.Close()
 		return nil, err
@@ -200,6 +204,11 @@ func (r *Runner) prepareImages(ctx context.Context, variants []scenarios.Variant
 		}
 		if _, err := load.image(ctx, r.imgs); err != nil {
 			return err
+		}
+		if s, ok := load.(serviceDriver); ok {
+			if err := s.prepare(ctx, r); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
