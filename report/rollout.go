@@ -36,8 +36,9 @@ type RolloutMetrics struct {
 	// (the engine's kill event) to its exit (the container's FinishedAt).
 	OldStopToExitMs *float64 `json:"old_stop_to_exit_ms"`
 	// OldServedAfterSignal counts ok requests an old task served that
-	// started after its stop signal (traffic still routed to it).
-	OldServedAfterSignal int `json:"old_served_after_signal"`
+	// started after its stop signal (traffic still routed to it); null
+	// when no request names the task that served it (topology direct).
+	OldServedAfterSignal *int `json:"old_served_after_signal"`
 	// TaskRestarts counts tasks beyond one old and one new per slot:
 	// replacements Swarm made of failed or unhealthy tasks.
 	TaskRestarts int `json:"task_restarts"`
@@ -63,11 +64,13 @@ func computeRollout(m *Metrics, meta record.Meta, reqs []record.Request) {
 			tasks[t.Upstream] = t
 		}
 	}
+	served, named := 0, false
 	for i := range reqs {
 		q := &reqs[i]
 		t := tasks[q.Upstream]
+		named = named || t != nil
 		if q.Class == record.ClassOK && t != nil && t.Generation == record.GenerationOld && t.SignalNs > 0 && q.Start > t.SignalNs {
-			rm.OldServedAfterSignal++
+			served++
 		}
 		if q.Start < r.SentNs || !q.Class.Failed() {
 			continue
@@ -79,6 +82,9 @@ func computeRollout(m *Metrics, meta record.Meta, reqs []record.Request) {
 		if t == nil {
 			rm.FailedUnattributed++
 		}
+	}
+	if named {
+		rm.OldServedAfterSignal = &served
 	}
 	oldTasks(rm, r)
 	rm.TaskRestarts = taskRestarts(r)
@@ -189,8 +195,8 @@ var rolloutDefs = []MetricDef{
 		func(r *RolloutMetrics) Value { return intP(r.OldExitCode) }),
 	rolloutDef("old_stop_to_exit_ms", KindMs, "n/a", CompareLatency, "rollout: slowest old task, stop signal to exit (engine events)",
 		func(r *RolloutMetrics) Value { return floatP(r.OldStopToExitMs) }),
-	rolloutDef("old_served_after_signal", KindCount, "", CompareNone, "rollout: ok requests old tasks served that started after their stop signal",
-		func(r *RolloutMetrics) Value { return intV(r.OldServedAfterSignal) }),
+	rolloutDef("old_served_after_signal", KindCount, "n/a (no upstream header)", CompareNone, "rollout: ok requests old tasks served that started after their stop signal",
+		func(r *RolloutMetrics) Value { return intP(r.OldServedAfterSignal) }),
 	rolloutDef("task_restarts", KindCount, "", CompareLoss, "rollout: tasks beyond one old and one new per slot (Swarm replaced failed or unhealthy ones)",
 		func(r *RolloutMetrics) Value { return intV(r.TaskRestarts) }),
 	rolloutDef("unhealthy_events", KindCount, "", CompareNone, "rollout: the engine's health_status: unhealthy events",

@@ -65,7 +65,7 @@ func writeRolloutRun(b *strings.Builder, rr RolloutRun, counted bool) {
 			code = strconv.Itoa(*t.ExitCode)
 		}
 		ok, failed := "—", "—"
-		if counted {
+		if counted && len(rr.OK)+len(rr.Failed) > 0 {
 			ok, failed = strconv.Itoa(rr.OK[t.ID]), strconv.Itoa(rr.Failed[t.ID])
 		}
 		fmt.Fprintf(b, "| %d | %s | %.12s | %s | %s | %s | %s | %s | %s | %s | %v | %d | %s | %s |\n", t.Slot, t.Generation, t.ID,
