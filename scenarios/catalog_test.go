@@ -45,6 +45,7 @@ func TestCatalog(t *testing.T) {
 		"ws-admission":       {"UPGRADES_WHILE_DRAINING=refuse UPGRADES_WHILE_DRAINING=accept", "W1"},
 		"ws-replay":          {"EVENTS_REPLAY=1000 EVENTS_REPLAY=0", "W5"},
 		"ws-budget":          {"runtime=go,timeout=5s runtime=go,timeout=10s runtime=node,timeout=5s runtime=node,timeout=10s", "W6"},
+		"swarm-watchdog":     {"probe=readiness probe=liveness", ""},
 		"swarm-rollout":      {"topology=caddy,mode=none,order=start-first topology=caddy,mode=none,order=stop-first topology=caddy,mode=full,order=start-first topology=caddy,mode=full,order=stop-first topology=direct,mode=none,order=start-first topology=direct,mode=none,order=stop-first topology=direct,mode=full,order=start-first topology=direct,mode=full,order=stop-first", ""},
 		"k8s-race":           {"deregister_after=0s,PRESTOP_MS=0 deregister_after=0s,PRESTOP_MS=1000 deregister_after=0s,PRESTOP_MS=2500 deregister_after=500ms,PRESTOP_MS=0 deregister_after=500ms,PRESTOP_MS=1000 deregister_after=500ms,PRESTOP_MS=2500 deregister_after=1000ms,PRESTOP_MS=0 deregister_after=1000ms,PRESTOP_MS=1000 deregister_after=1000ms,PRESTOP_MS=2500 deregister_after=2000ms,PRESTOP_MS=0 deregister_after=2000ms,PRESTOP_MS=1000 deregister_after=2000ms,PRESTOP_MS=2500", ""},
 	}
