@@ -86,12 +86,35 @@ func (e *Engine) Acquire(ctx context.Context) (*Lease, error) {
 		}
 		done, err := e.takeLease(ctx, created)
 		if err != nil {
-			return nil, err
+			return nil, e.undoInit(created, err)
 		}
 		if done {
 			return &Lease{e: e, Created: created, NodeID: sw.NodeID, ClusterID: sw.Cluster.ID}, nil
 		}
 	}
+}
+
+// undoInit leaves a swarm this call initialised when its lease could not
+// be taken, so a failed Acquire leaves the engine as it found it (unless
+// another session holds a lease or a service on it by then); err is
+// returned with the leave's own error.
+func (e *Engine) undoInit(created bool, err error) error {
+	if !created {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), ReleaseTimeout)
+	defer cancel()
+	// Another session may have joined in between: then it is its swarm
+	// now (it leaves it, or clean does).
+	res, ierr := e.cli.SwarmInspect(ctx, client.SwarmInspectOptions{})
+	others, oerr := e.othersOnSwarm(ctx)
+	if ierr != nil || oerr != nil || others || len(readState(res.Swarm.Spec.Labels, gone).Leases) > 0 {
+		return errors.Join(err, ierr, oerr)
+	}
+	if _, lerr := e.cli.SwarmLeave(ctx, client.SwarmLeaveOptions{Force: true}); lerr != nil {
+		return errors.Join(err, fmt.Errorf("swarm leave --force (undoing the init): %w", lerr))
+	}
+	return err
 }
 
 // initSwarm initialises a single-node swarm; false (no error) when another
