@@ -137,8 +137,9 @@ func builtinValue(t Target, key string) string {
 // written into it) the values that belong to what an override replaces:
 //   - action.kind changed to another kind: the file's action.signal unless
 //     the new kind sends one (signal, roll), its action.timeout unless the
-//     new kind has a grace period (stop, roll), and its action.roll unless
-//     the new kind is roll — each unless an override sets it too;
+//     new kind has a grace period (stop, roll), its action.roll unless
+//     the new kind is roll, and its action.rollout unless it is rollout —
+//     each unless an override sets it too;
 //   - target.image given by --set to a file without one: the file's
 //     target.runtime (it names a built-in target).
 //
@@ -169,6 +170,7 @@ func dropOverridden(root *ast.MappingNode, ovs []override) {
 			drop("signal", kind == ActionSignal || kind == ActionRoll)
 			drop("timeout", kind == ActionStop || kind == ActionRoll)
 			drop("roll", kind == ActionRoll)
+			drop("rollout", kind == ActionRollout)
 		}
 	}
 	if o, ok := last["target.image"]; ok && o.set && strings.TrimSpace(o.text) != "" {

@@ -83,3 +83,19 @@ func TestRolloutDefaults(t *testing.T) {
 		t.Errorf("orders %v", orders)
 	}
 }
+
+// TestRolloutKindOverride: --set action.kind=none on a rollout scenario
+// drops its rollout block, as a kind change drops the old kind's fields.
+func TestRolloutKindOverride(t *testing.T) {
+	s, err := parse("t.yaml", []byte("name: t\nplatform: swarm\nreplicas: 2\naction:\n  kind: rollout\n  at: 1s\n  rollout: {order: start-first}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs, err := s.Expand([]string{"action.kind=none"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := vs[0].Spec.Action.Rollout; r != nil {
+		t.Errorf("rollout block kept: %+v", *r)
+	}
+}
