@@ -2,8 +2,8 @@
 // inside containers: the Go target (cmd/target, targetapp), the Node target
 // (targetapp/node/server.js), the load agents (cmd/loadagent, loadgen;
 // cmd/wsagent, loadgen/ws), the job producer (cmd/jobagent, jobs) and the
-// raw-socket probe (cmd/probe, probe),
-// with the packages they import and the module's go.mod and go.sum.
+// raw-socket probe (cmd/probe, probe), with the packages they import and
+// the module's go.mod and go.sum.
 //
 // They are embedded so that a shutdownlab binary builds its images from its
 // own sources wherever it is started: the working directory plays no part

@@ -137,11 +137,17 @@ func (d *jobsDriver) check(s *agentStream) error {
 		}
 	} else {
 		s.mu.Lock()
-		t, sum := s.tally, s.summary
+		t, summaries := s.tally, 0
+		if s.summary != nil {
+			summaries = 1
+		}
 		s.mu.Unlock()
-		if t.Requests > 0 || t.Probes > 0 || sum != nil || t.Malformed > 0 {
-			errs = append(errs, fmt.Errorf("%d request, %d probe, %d malformed lines and a summary (%v) without an HTTP load",
-				t.Requests, t.Probes, t.Malformed, sum != nil))
+		if t.Malformed > 0 {
+			errs = append(errs, fmt.Errorf("%d malformed lines (last: %s)", t.Malformed, t.LastMalformed))
+		}
+		if t.Requests > 0 || t.Probes > 0 || summaries > 0 {
+			errs = append(errs, fmt.Errorf("%d request, %d probe and %d summary lines without an HTTP load",
+				t.Requests, t.Probes, summaries))
 		}
 	}
 	if len(errs) > 0 {

@@ -146,7 +146,8 @@ func TestJobsRunFakeInvalid(t *testing.T) {
 		{"no jobs line", fakeJobAgent(), "", nil, "jobs accounting: 0 jobs lines, want exactly one"},
 		{"two jobs lines", fakeJobAgent(jobsLineOf("1", true), jobsLineOf("1", true)), "", nil, "2 jobs lines, want exactly one"},
 		{"producer error", fakeJobAgent(`{"type":"jobs","ids":[],"error":"insert refused"}`), "", nil, "the producer failed: insert refused"},
-		{"request lines without HTTP", fakeJobAgent(reqLine(1, "ok"), jobsLineOf("1", true)), "", nil, "1 request, 0 probe, 0 malformed lines"},
+		{"request lines without HTTP", fakeJobAgent(reqLine(1, "ok"), jobsLineOf("1", true)), "", nil, "1 request, 0 probe and 0 summary lines without an HTTP load"},
+		{"malformed line", fakeJobAgent("not json", jobsLineOf("1", true)), "", nil, "1 malformed lines (last: "},
 		{"HTTP without a summary", fakeJobAgent(reqLine(1, "ok"), jobsLineOf("1", true)), "", []string{"load.jobs.http_clients=2"}, "/db requests: "},
 		{"replica will not stop", fakeJobAgent(jobsLineOf("1", true)), "Stop replica-1", nil, "stopping replica-1 for the job ledger"},
 	}
