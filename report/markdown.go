@@ -39,6 +39,8 @@ func writeMarkdown(w io.Writer, res *Result, plots *PlotSet) error {
 			"acted-on replica refused or accepted after its readiness failed; `ws_restore_p99_ms` the time from a " +
 			"close to the client's next open stream; `ws_events_unknown` events no client ever got. Every other " +
 			"metric is in the table below.\n\n## All metrics\n\n")
+	} else if allRollout(res) {
+		b.WriteString(rolloutHeadlineText)
 	} else {
 		b.WriteString("\n`failed_while_running` counts failures that started before the acted-on replica exited; " +
 			"`dropped_inflight` requests fully written before the action was sent; `failed_in_delivery_window` " +
