@@ -130,3 +130,38 @@ func checkJobsReplicas(t *testing.T, m record.Meta) {
 		t.Errorf("action kills %v, want its own SIGTERM only", m.Action.Kills)
 	}
 }
+
+// TestJobsWithDBRequests adds the /db load to jobsScenario (2 closed-loop
+// clients, GET /db?ms=100 on replica 0, the one signalled): the producer's
+// request lines are the agent's, so the run is valid only when they
+// account for themselves, and the ledger still adds up.
+func TestJobsWithDBRequests(t *testing.T) {
+	r := newRunner(t, "load.jobs.http_clients=2", "load.jobs.http_ms=100", "load.duration=6s")
+	p := filepath.Join(t.TempDir(), "jobs-integration.yaml")
+	if err := os.WriteFile(p, []byte(jobsScenario), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenarios.Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	oc, err := r.RunScenario(ctx, sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := report.Rebuild(oc.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := res.Variants[0].Runs[0]
+	if !run.Valid {
+		t.Fatalf("run invalid: %s", run.Reason)
+	}
+	m := run.Meta
+	if m.Agent == nil || m.Agent.Started == 0 || m.Jobs == nil || m.Jobs.Inserted != 6 || m.Jobs.Error != "" {
+		t.Fatalf("agent summary %+v, ledger %+v", m.Agent, m.Jobs)
+	}
+	t.Logf("measured: %d /db requests by class %v; ledger %v", m.Agent.Started, m.Agent.ByClass, m.Jobs.ByClass)
+}
