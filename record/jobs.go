@@ -111,6 +111,10 @@ type JobsLine struct {
 	// is when the producer saw it (0: not settled).
 	Settled   bool  `json:"settled"`
 	SettledNs int64 `json:"settled_ns,omitempty"`
+	// QuietNs is when the producer stopped waiting because nothing had
+	// moved for load.jobs.quiet with no job queued and some unfinished
+	// (jobs left running by a dead replica); 0 otherwise.
+	QuietNs int64 `json:"quiet_ns,omitempty"`
 	// Error is what stopped the producer early, if anything.
 	Error string `json:"error,omitempty"`
 }

@@ -55,6 +55,13 @@ type JobsLoad struct {
 	// HTTPMS is the query's pg_sleep in milliseconds, 0..600000
 	// (default 300).
 	HTTPMS int `yaml:"http_ms" json:"http_ms"`
+	// Quiet ends the wait for the jobs once nothing has moved for this
+	// long (no job state change, no step applied, no run begun or ended)
+	// while no job is queued: jobs left running by a dead replica never
+	// settle within a run unless River's rescuer frees them. It must
+	// exceed a step. Unset (default): wait for every job to settle, at
+	// most load.duration.
+	Quiet *Duration `yaml:"quiet" json:"quiet,omitempty"`
 }
 
 // UnmarshalYAML decodes a jobs block onto its defaults.
@@ -112,6 +119,16 @@ func validateJobs(s *Spec, loc *locator, fail failFunc) {
 		fail("load.jobs.http_ms", itoa(j.HTTPMS), fmt.Sprintf("must be 0..%d", MaxJobsHTTPMS))
 	} else if j.HTTPClients == 0 && loc.given("load.jobs.http_ms") {
 		fail("load.jobs.http_ms", itoa(j.HTTPMS), "only with http_clients > 0")
+	}
+	if q := j.Quiet; q != nil {
+		switch {
+		case *q <= 0:
+			fail("load.jobs.quiet", q.String(), "must be > 0 (leave it out to wait for every job to settle)")
+		case q.D() <= time.Duration(j.StepMS)*time.Millisecond:
+			fail("load.jobs.quiet", q.String(), fmt.Sprintf("must exceed a step (step_ms %d): a job inside one step does not move", j.StepMS))
+		case s.Load.Duration > 0 && *q >= s.Load.Duration:
+			fail("load.jobs.quiet", q.String(), fmt.Sprintf("must be shorter than load.duration (%s)", s.Load.Duration))
+		}
 	}
 	if s.Target.Image != "" {
 		fail("target.image", s.Target.Image, "not with load.kind jobs (the queue worker is the built-in Go target's WORKER role)")

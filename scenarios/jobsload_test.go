@@ -33,8 +33,15 @@ func TestJobsValidation(t *testing.T) {
 		{"an image", "name: t\ntarget:\n  image: my/app:1\n  protocol: {paths: [/slow]}\n" + head[len("name: t\n"):] + "  jobs: {count: 3}\n",
 			[]string{`t.yaml:3: target.image: "my/app:1": not with load.kind jobs (the queue worker is the built-in Go target's WORKER role)`}},
 		{"agent fields", head + "  clients: 3\n  jobs: {count: 3}\n", []string{"t.yaml:4: load.clients: only for load.kind agent (a jobs load is configured in load.jobs)"}},
+		{"quiet", head + "  duration: 20s\n  jobs: {count: 3, step_ms: 500, quiet: 2s}\n", nil},
+		{"quiet within a step", head + "  jobs:\n    count: 3\n    step_ms: 1000\n    quiet: 1s\n",
+			[]string{`t.yaml:7: load.jobs.quiet: "1s": must exceed a step (step_ms 1000): a job inside one step does not move`}},
+		{"quiet beyond the load", head + "  duration: 6s\n  jobs:\n    count: 3\n    quiet: 6s\n",
+			[]string{`t.yaml:7: load.jobs.quiet: "6s": must be shorter than load.duration (6s)`}},
+		{"quiet zero", head + "  jobs:\n    count: 3\n    quiet: 0s\n",
+			[]string{`t.yaml:6: load.jobs.quiet: "0s": must be > 0 (leave it out to wait for every job to settle)`}},
 		{"block for another kind", "name: t\nload:\n  jobs: {count: 3}\n", []string{"t.yaml:3: load.jobs: only for load.kind jobs"}},
-		{"unknown field", head + "  jobs: {count: 3, workers: 2}\n", []string{"t.yaml:4: load.jobs.workers: unknown field (want one of: count, rate, steps, step_ms, idempotent, http_clients, http_ms)"}},
+		{"unknown field", head + "  jobs: {count: 3, workers: 2}\n", []string{"t.yaml:4: load.jobs.workers: unknown field (want one of: count, rate, steps, step_ms, idempotent, http_clients, http_ms, quiet)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

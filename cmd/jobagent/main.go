@@ -79,12 +79,12 @@ func run(args []string, stdout, stderr io.Writer, sig <-chan os.Signal) int {
 
 // flags are the agent's flag values.
 type flags struct {
-	dsn, httpTarget, idPrefix              *string
-	count, steps, stepMS, clients, httpMS  *int
-	rate                                   *float64
-	idempotent                             *bool
-	duration, timeout, drain, poll, connMx *time.Duration
-	ready                                  *agentcmd.Ready
+	dsn, httpTarget, idPrefix                     *string
+	count, steps, stepMS, clients, httpMS         *int
+	rate                                          *float64
+	idempotent                                    *bool
+	duration, timeout, drain, poll, quiet, connMx *time.Duration
+	ready                                         *agentcmd.Ready
 }
 
 // defineFlags defines the agent's flags on c.
@@ -99,6 +99,7 @@ func defineFlags(c *agentcmd.Command) *flags {
 		idempotent: fs.Bool("idempotent", false, "idempotent steps (effects unique per job and step)"),
 		duration:   fs.Duration("duration", 10*time.Second, "bound on inserting, waiting for the jobs to settle and the HTTP load, from the start line"),
 		poll:       fs.Duration("poll", 100*time.Millisecond, "how often the database is asked whether every job settled"),
+		quiet:      fs.Duration("quiet", 0, "stop waiting when no job is queued and nothing moved (no state change, no step applied, no run begun or ended) for this long (0: wait for every job to settle)"),
 		connMx:     fs.Duration("connect-timeout", 15*time.Second, "how long reaching the database may take"),
 		httpTarget: fs.String("http-target", "", "target address host:port for -wait-ready and the /db load"),
 		clients:    fs.Int("http-clients", 0, "closed-loop clients sending GET /db?ms=-http-ms beside the jobs (0: none)"),
@@ -112,12 +113,16 @@ func defineFlags(c *agentcmd.Command) *flags {
 
 // config is what the producer does, from the flags.
 type config struct {
-	DSN        string
-	Count      int
-	Rate       float64
-	Args       jobs.StepArgs
-	Duration   time.Duration
-	Poll       time.Duration
+	DSN      string
+	Count    int
+	Rate     float64
+	Args     jobs.StepArgs
+	Duration time.Duration
+	Poll     time.Duration
+	// Quiet ends the wait for the jobs to settle once nothing has moved
+	// for this long with no job queued (0: never): jobs left running by a
+	// dead replica do not settle until River's rescuer frees them.
+	Quiet      time.Duration
 	Connect    time.Duration
 	HTTPTarget string
 	// HTTP is the /db load beside the jobs (nil: none).
@@ -126,7 +131,7 @@ type config struct {
 
 // config builds and validates the configuration; its errors name the flag.
 func (f *flags) config(c *agentcmd.Command) (config, error) {
-	cfg := config{DSN: *f.dsn, Count: *f.count, Rate: *f.rate, Duration: *f.duration, Poll: *f.poll,
+	cfg := config{DSN: *f.dsn, Count: *f.count, Rate: *f.rate, Duration: *f.duration, Poll: *f.poll, Quiet: *f.quiet,
 		Connect: *f.connMx, HTTPTarget: *f.httpTarget,
 		Args: jobs.StepArgs{Steps: *f.steps, StepMS: *f.stepMS, Idempotent: *f.idempotent}}
 	if !strings.Contains(cfg.DSN, "://") && !strings.Contains(cfg.DSN, "=") {
@@ -144,6 +149,11 @@ func (f *flags) config(c *agentcmd.Command) (config, error) {
 	case insertSpan(cfg.Count, cfg.Rate) >= cfg.Duration:
 		return cfg, agentcmd.BadFlag("rate", strconv.FormatFloat(cfg.Rate, 'f', -1, 64),
 			fmt.Sprintf("%d jobs take %s to insert, not within -duration %s", cfg.Count, insertSpan(cfg.Count, cfg.Rate), cfg.Duration))
+	case cfg.Quiet < 0:
+		return cfg, agentcmd.BadFlag("quiet", cfg.Quiet.String(), "must be >= 0 (0: wait for every job to settle)")
+	case cfg.Quiet > 0 && cfg.Quiet <= time.Duration(cfg.Args.StepMS)*time.Millisecond:
+		return cfg, agentcmd.BadFlag("quiet", cfg.Quiet.String(),
+			fmt.Sprintf("must exceed a step (-step-ms %d): a job inside one step does not move", cfg.Args.StepMS))
 	case cfg.Args.StepMS < 0:
 		return cfg, agentcmd.BadFlag("step-ms", itoa(cfg.Args.StepMS), "must be >= 0")
 	case *f.clients < 0:

@@ -192,20 +192,34 @@ func (p *producer) insert(ctx context.Context, client *river.Client[pgx.Tx], sta
 	return nil
 }
 
-// settle polls the database until every inserted job is finalized or ctx
-// ends. A failed poll is logged and retried: the ledger, read later, says
-// what the database holds.
+// settle polls the database until every inserted job is finalized, or
+// (with a Quiet period) until nothing has moved for that long while no job
+// is queued, or ctx ends. A failed poll is logged and retried: the ledger,
+// read later, says what the database holds.
 func (p *producer) settle(ctx context.Context, pool *pgxpool.Pool, line *record.JobsLine) {
 	var lastErr error
+	var last progress
+	var lastMove time.Time
 	for {
 		qctx, cancel := context.WithTimeout(ctx, pollTimeout)
-		n, err := finalized(qctx, pool, line.IDs)
+		pr, err := readProgress(qctx, pool, line.IDs)
 		cancel()
+		now := time.Now()
 		switch {
-		case err == nil && n == len(line.IDs):
-			line.Settled, line.SettledNs = true, time.Now().UnixNano()
+		case err == nil && pr.finalized == len(line.IDs):
+			line.Settled, line.SettledNs = true, now.UnixNano()
 			return
-		case err != nil && ctx.Err() == nil && (lastErr == nil || err.Error() != lastErr.Error()):
+		case err == nil:
+			if pr != last || lastMove.IsZero() {
+				last, lastMove = pr, now
+			}
+			if p.cfg.Quiet > 0 && pr.queued == 0 && now.Sub(lastMove) >= p.cfg.Quiet {
+				line.QuietNs = now.UnixNano()
+				p.logf("stopped waiting: nothing moved for %s with %d of %d jobs unfinished", p.cfg.Quiet,
+					len(line.IDs)-pr.finalized, len(line.IDs))
+				return
+			}
+		case ctx.Err() == nil && (lastErr == nil || err.Error() != lastErr.Error()):
 			p.logf("settled query: %v (retrying)", err)
 		}
 		lastErr = err
@@ -215,15 +229,27 @@ func (p *producer) settle(ctx context.Context, pool *pgxpool.Pool, line *record.
 	}
 }
 
-// finalized counts the jobs among ids that River has finalized
-// (completed, discarded or cancelled).
-func finalized(ctx context.Context, pool *pgxpool.Pool, ids []int64) (int, error) {
+// progress is what the settle wait watches: jobs finalized, jobs queued
+// (available, scheduled, retryable, pending), and the run and effect rows
+// written so far (a step applied, a run begun or ended).
+type progress struct {
+	finalized, queued, runs, ended, effects int
+}
+
+// readProgress reads the progress of the jobs among ids.
+func readProgress(ctx context.Context, pool *pgxpool.Pool, ids []int64) (progress, error) {
+	var pr progress
 	if len(ids) == 0 {
-		return 0, nil
+		return pr, nil
 	}
-	var n int
-	err := pool.QueryRow(ctx, `SELECT count(*) FROM river_job WHERE id = ANY($1) AND finalized_at IS NOT NULL`, ids).Scan(&n)
-	return n, err
+	err := pool.QueryRow(ctx, `SELECT
+		(SELECT count(*) FROM river_job WHERE id = ANY($1) AND finalized_at IS NOT NULL),
+		(SELECT count(*) FROM river_job WHERE id = ANY($1) AND state IN ('available', 'scheduled', 'retryable', 'pending')),
+		(SELECT count(*) FROM shutdownlab_job_run WHERE job_id = ANY($1)),
+		(SELECT count(*) FROM shutdownlab_job_run WHERE job_id = ANY($1) AND ended_at IS NOT NULL),
+		(SELECT count(*) FROM shutdownlab_job_effect WHERE job_id = ANY($1))`, ids).
+		Scan(&pr.finalized, &pr.queued, &pr.runs, &pr.ended, &pr.effects)
+	return pr, err
 }
 
 // writeLine flushes the encoder and writes the jobs line, the last.

@@ -74,6 +74,9 @@ func (d *jobsDriver) args(x *run) []string {
 		"-wait-ready", x.spec.Target.Protocol.ReadyPath,
 		"-wait-timeout", x.readyTimeout().String(),
 	}
+	if j.Quiet != nil {
+		args = append(args, "-quiet", j.Quiet.String())
+	}
 	if d.http {
 		args = append(args, "-http-ms", strconv.Itoa(j.HTTPMS), "-http-timeout", l.Timeout.String(),
 			"-drain", agentDrain.String(), "-id-prefix", fmt.Sprintf("r%d", x.r.seq))
