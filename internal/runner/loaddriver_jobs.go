@@ -160,16 +160,17 @@ func (d *jobsDriver) check(s *agentStream) error {
 }
 
 // collect keeps the jobs line, the /db load's summary when there was one,
-// and the load's end: the summary's, else when every job had settled, else
-// the end of load.duration.
+// and the load's end: the summary's, else when every job had settled or
+// the producer stopped waiting for quiet (0 when it waited the whole
+// load.duration).
 func (d *jobsDriver) collect(meta *record.Meta, s *agentStream) {
 	meta.LoadKind = string(scenarios.LoadJobs)
 	meta.JobsLine = d.jobsLine()
 	if d.http {
 		d.agentDriver.collect(meta, s)
 	}
-	if meta.LoadEndNs == 0 && meta.JobsLine != nil && meta.JobsLine.Settled {
-		meta.LoadEndNs = meta.JobsLine.SettledNs
+	if l := meta.JobsLine; meta.LoadEndNs == 0 && l != nil {
+		meta.LoadEndNs = max(l.SettledNs, l.QuietNs)
 	}
 }
 
@@ -181,9 +182,12 @@ func (d *jobsDriver) outcome(m record.Meta) string {
 		return "no jobs line"
 	}
 	s := fmt.Sprintf("%d jobs inserted, ", len(l.IDs))
-	if l.Settled {
+	switch {
+	case l.Settled:
 		s += "settled"
-	} else {
+	case l.QuietNs > 0:
+		s += "NOT all settled (the wait ended when nothing moved)"
+	default:
 		s += "NOT all settled within the load"
 	}
 	if j := m.Jobs; j != nil && j.Error == "" {

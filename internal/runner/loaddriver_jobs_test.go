@@ -213,6 +213,38 @@ func TestJobsDriverArgs(t *testing.T) {
 	}
 }
 
+// TestJobsOutcome: the run's one-line outcome from its record.
+func TestJobsOutcome(t *testing.T) {
+	d := &jobsDriver{}
+	ids := []int64{1, 2, 3}
+	tests := []struct {
+		m    record.Meta
+		want string
+	}{
+		{record.Meta{}, "no jobs line"},
+		{record.Meta{JobsLine: &record.JobsLine{IDs: ids, Settled: true}}, "3 jobs inserted, settled"},
+		{record.Meta{JobsLine: &record.JobsLine{IDs: ids}}, "3 jobs inserted, NOT all settled within the load"},
+		{record.Meta{JobsLine: &record.JobsLine{IDs: ids, QuietNs: 5}, Jobs: &record.Jobs{ByClass: map[string]int{
+			record.JobCompletedOnce: 2, record.JobRunning: 1}, StepsTwice: 1}},
+			"3 jobs inserted, NOT all settled (the wait ended when nothing moved); ledger: completed_once 2, running 1, steps twice in 1"},
+		{record.Meta{JobsLine: &record.JobsLine{IDs: ids, Settled: true}, Jobs: &record.Jobs{Error: "x"},
+			Agent: &record.Summary{Started: 4, ByClass: map[record.Class]int{record.ClassOK: 3, record.ClassRefused: 1}}},
+			"3 jobs inserted, settled; /db: 4 requests, 1 failed"},
+	}
+	for _, tt := range tests {
+		if got := d.outcome(tt.m); got != tt.want {
+			t.Errorf("outcome %q, want %q", got, tt.want)
+		}
+	}
+	m := record.Meta{}
+	line := `{"type":"jobs","ids":[1],"quiet_ns":77}`
+	d.observe(record.TypeJobs, []byte(line))
+	d.collect(&m, newAgentStream())
+	if m.LoadEndNs != 77 || m.JobsLine.QuietNs != 77 {
+		t.Errorf("load end %d, line %+v: want the quiet end", m.LoadEndNs, m.JobsLine)
+	}
+}
+
 // TestRescueAfter: the ledger's rescue time is the workers' setting.
 func TestRescueAfter(t *testing.T) {
 	for env, want := range map[string]time.Duration{"": time.Hour, "2000": 2 * time.Second, "x": time.Hour, "0": time.Hour} {
