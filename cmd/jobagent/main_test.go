@@ -35,6 +35,9 @@ func TestConfig(t *testing.T) {
 		{"step ms", []string{"-count", "1", "-step-ms", "-1"}, `invalid -step-ms="-1": must be >= 0`},
 		{"http without a target", []string{"-count", "1", "-http-clients", "2"}, `invalid -http-target="": want host:port`},
 		{"negative clients", []string{"-count", "1", "-http-clients", "-2"}, `invalid -http-clients="-2"`},
+		{"quiet", []string{"-count", "1", "-step-ms", "250", "-quiet", "2s"}, ""},
+		{"quiet within a step", []string{"-count", "1", "-step-ms", "1000", "-quiet", "1s"}, `invalid -quiet="1s": must exceed a step (-step-ms 1000)`},
+		{"negative quiet", []string{"-count", "1", "-quiet", "-1s"}, `invalid -quiet="-1s": must be >= 0`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

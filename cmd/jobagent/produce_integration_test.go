@@ -25,18 +25,9 @@ import (
 // (loadgen's) comes first, the jobs line last, every job is inserted and
 // settled, and the request lines account for themselves.
 func TestProduceOnPostgres(t *testing.T) {
-	eng := dockertest.RequireDocker(t)
-	pg := servicetest.Postgres(t, eng)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	pool, err := pgxpool.New(ctx, pg.HostDSN())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
-	if _, err := jobs.Migrate(ctx, pool); err != nil {
-		t.Fatal(err)
-	}
+	dsn, pool := queue(t, ctx)
 	worker, err := jobs.NewClient(pool, jobs.ClientOptions{ID: "worker"})
 	if err != nil {
 		t.Fatal(err)
@@ -55,7 +46,7 @@ func TestProduceOnPostgres(t *testing.T) {
 
 	var stdout, stderr bytes.Buffer
 	t0 := time.Now()
-	code := run([]string{"-dsn", pg.HostDSN(), "-count", "4", "-rate", "10", "-steps", "2", "-step-ms", "50",
+	code := run([]string{"-dsn", dsn, "-count", "4", "-rate", "10", "-steps", "2", "-step-ms", "50",
 		"-duration", "3s", "-http-target", srv.Listener.Addr().String(), "-http-clients", "2", "-http-ms", "20",
 		"-drain", "1s", "-wait-ready", "/readyz"}, &stdout, &stderr, make(chan os.Signal))
 	t.Logf("agent ran %s; stderr:\n%s", time.Since(t0).Round(time.Millisecond), stderr.String())
@@ -88,5 +79,63 @@ func TestProduceOnPostgres(t *testing.T) {
 	l, err := jobs.Account(ctx, pool, jl.IDs)
 	if err != nil || l.Count[jobs.CompletedOnce] != 4 {
 		t.Errorf("ledger %s, %v", l, err)
+	}
+}
+
+// queue starts the offline Postgres image for the test, migrated, and
+// returns its DSN from this host and a pool on it.
+func queue(t *testing.T, ctx context.Context) (string, *pgxpool.Pool) {
+	t.Helper()
+	eng := dockertest.RequireDocker(t)
+	pg := servicetest.Postgres(t, eng)
+	pool, err := pgxpool.New(ctx, pg.HostDSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	if _, err := jobs.Migrate(ctx, pool); err != nil {
+		t.Fatal(err)
+	}
+	return pg.HostDSN(), pool
+}
+
+// TestQuietEndsTheWait: jobs stuck "running" (as a killed replica leaves
+// them: here set so by hand, no worker runs) never settle; with -quiet
+// 500ms the agent stops waiting once nothing moved that long, long before
+// its -duration, and its jobs line says when (quiet_ns, not settled).
+func TestQuietEndsTheWait(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	dsn, pool := queue(t, ctx)
+	stuck := make(chan error, 1)
+	go func() { // mark both jobs running as soon as they are in
+		for ctx.Err() == nil {
+			tag, err := pool.Exec(ctx, `UPDATE river_job SET state = 'running', attempt = 1, attempted_at = now(),
+				attempted_by = '{dead}' WHERE state = 'available'`)
+			if err != nil || tag.RowsAffected() == 2 {
+				stuck <- err
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}()
+	var stdout, stderr bytes.Buffer
+	t0 := time.Now()
+	code := run([]string{"-dsn", dsn, "-count", "2", "-steps", "3", "-step-ms", "100", "-quiet", "500ms", "-duration", "20s"},
+		&stdout, &stderr, make(chan os.Signal))
+	took := time.Since(t0)
+	t.Logf("agent ran %s; stderr:\n%s", took.Round(time.Millisecond), stderr.String())
+	if err := <-stuck; err != nil || code != 0 {
+		t.Fatalf("exit %d, marking the jobs running: %v", code, err)
+	}
+	lines := readLines(t, &stdout)
+	var jl record.JobsLine
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &jl); err != nil {
+		t.Fatal(err)
+	}
+	quiet := time.Duration(jl.QuietNs - jl.LastInsertNs)
+	t.Logf("measured: the wait ended %s after the last insert", quiet.Round(time.Millisecond))
+	if len(jl.IDs) != 2 || jl.Settled || jl.QuietNs == 0 || quiet < 500*time.Millisecond || took > 5*time.Second {
+		t.Errorf("jobs line %+v after %s: want 2 unsettled jobs, the wait ended by quiet within seconds", jl, took)
 	}
 }
