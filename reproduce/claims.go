@@ -15,7 +15,7 @@ const SourceRig = "Apple M3, Docker Desktop 29.5.2, Node v23.11.1 (`node:23-alpi
 
 // Claim is one published measurement and how to judge it.
 type Claim struct {
-	// ID is "P1" .. "P12", "W1" .. "W6", "C1" .. "C4".
+	// ID is "P1" .. "P12", "W1" .. "W6", "J1" .. "J5", "C1" .. "C4".
 	ID string
 	// Setup and Published are the published table's text, verbatim.
 	Setup, Published string
@@ -50,7 +50,8 @@ func (c Claim) Judge(res *report.Result) Verdict {
 }
 
 // Claims returns the table of the published claims, in order: P1–P12
-// (HTTP shutdown), then W1–W6 (WebSockets, claims_ws.go), then C1–C4
+// (HTTP shutdown), then W1–W6 (WebSockets, claims_ws.go), then J1–J5 (background
+// jobs, claims_jobs.go), then C1–C4
 // (cluster supervisors and hostile clients, claims_cluster.go).
 func Claims() []Claim {
 	return append([]Claim{
@@ -144,7 +145,7 @@ func Claims() []Claim {
 			Rule: "mode=none and mode=close: the median run has ≥ 1 ghost write; mode=full: 0 ghost writes in every run; " +
 				"0 lost writes everywhere; mode=full: median p99_vs_baseline ≥ 1.2 (the roll costs latency; published ~1.55×)",
 			rule: ruleP12},
-	}, append(wsClaims(), clusterClaims()...)...)
+	}, append(append(wsClaims(), jobsClaims()...), clusterClaims()...)...)
 }
 
 // Select returns the claims with the given ids (all when ids is empty), in
@@ -158,7 +159,7 @@ func Select(ids []string) ([]Claim, error) {
 	for _, id := range ids {
 		id = strings.ToUpper(strings.TrimSpace(id))
 		if !slices.ContainsFunc(all, func(c Claim) bool { return c.ID == id }) {
-			return nil, fmt.Errorf("unknown claim %q (known: P1 .. P12, W1 .. W6, C1 .. C4)", id)
+			return nil, fmt.Errorf("unknown claim %q (known: P1 .. P12, W1 .. W6, J1 .. J5, C1 .. C4)", id)
 		}
 		want[id] = true
 	}

@@ -1,5 +1,6 @@
 // Package reproduce re-measures the published shutdown measurements (P1–P12,
-// the WebSocket claims W1–W6 and the cluster claims C1–C4 in docs/claims.md)
+// the WebSocket claims W1–W6, the background-job claims J1–J5 and the
+// cluster claims C1–C4 in docs/claims.md)
 // on this machine and says, claim by claim and runtime by runtime, whether
 // the machine agrees.
 //

@@ -182,14 +182,16 @@ func runRuleCases(t *testing.T, cases []ruleCase) {
 // a nil result is not_run.
 func TestClaimsTable(t *testing.T) {
 	cs := Claims()
-	if len(cs) != 22 {
-		t.Fatalf("%d claims, want 22 (P1–P12, W1–W6, C1–C4)", len(cs))
+	if len(cs) != 27 {
+		t.Fatalf("%d claims, want 27 (P1–P12, W1–W6, J1–J5, C1–C4)", len(cs))
 	}
 	for i, c := range cs {
 		id := "P" + strconv.Itoa(i+1)
 		switch {
+		case i >= 23:
+			id = "C" + strconv.Itoa(i-22)
 		case i >= 18:
-			id = "C" + strconv.Itoa(i-17)
+			id = "J" + strconv.Itoa(i-17)
 		case i >= 12:
 			id = "W" + strconv.Itoa(i-11)
 		}

@@ -47,7 +47,7 @@ Usage:
   shutdownlab list                               list the scenario catalog
   shutdownlab check IMAGE [flags]                measure your own image's shutdown and say what is wrong
   shutdownlab run SCENARIO... [flags]            run scenarios (catalog names or .yaml paths)
-  shutdownlab reproduce [flags]                  re-measure the published claims P1-P12 (47 min for both runtimes at 3 runs), W1-W6 and C1-C4
+  shutdownlab reproduce [flags]                  re-measure the published claims P1-P12 (47 min for both runtimes at 3 runs), W1-W6, J1-J5 and C1-C4
   shutdownlab report DIR [--expect EXPR]...      rebuild report.md / CSV / plots from a saved result dir
   shutdownlab gate NEW --baseline OLD            compare two result dirs metric by metric
   shutdownlab images [--print NAME]              build (or reuse) the project's images (NAME: target, loadagent, caddy, nginx, postgres)

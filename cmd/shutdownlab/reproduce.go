@@ -12,7 +12,7 @@ import (
 
 const reproduceUsage = `Usage: shutdownlab reproduce [--runs 3] [--runtime node,go] [--only P1,P5] [--out DIR]
 
-Re-measures the published claims P1-P12, W1-W6 and C1-C4 (docs/claims.md)
+Re-measures the published claims P1-P12, W1-W6, J1-J5 and C1-C4 (docs/claims.md)
 on this machine (--only W2,W3 selects claims; default all twenty-two): runs
 every scenario they need once per runtime, judges each claim by its rule
 (shapes and orders of magnitude, not exact milliseconds) and writes
