@@ -207,3 +207,61 @@ func TestLeaseTwoSessions(t *testing.T) {
 		t.Errorf("the swarm was created by A: %v, left by B: %v; want the same", la.Created, left)
 	}
 }
+
+// TestCleanOrphans plays a run that was killed: a session whose owner
+// process is gone holds a lease and a service on an overlay network.
+// swarm.CleanOrphans, then docker's, from another session remove the
+// service and the network, drop the stale lease and leave the swarm when
+// shutdownlab created it: the engine is back as found.
+func TestCleanOrphans(t *testing.T) {
+	eng := dockertest.RequireDocker(t)
+	before := nodeState(t, eng)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	self := docker.CurrentOwner()
+	deadOwner := docker.Owner{Host: self.Host, PID: 1 << 22, Start: "1"} // above pid_max's default: no such process
+	dead, err := docker.New(ctx, docker.WithSession(eng.Session()+"-dead"), docker.WithOwner(deadOwner))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dead.Close()
+	root, err := images.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, _, err := images.NewCache(eng, root, nil).Target(ctx, images.Target{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sd := swarm.New(dead)
+	lease, err := sd.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	net := "shutdownlab-" + dead.Session() + "-net"
+	if _, err := sd.CreateOverlay(ctx, net, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sd.CreateService(ctx, swarm.ServiceConfig{Name: "shutdownlab-" + dead.Session(), Image: img, Replicas: 1,
+		Network: net, EndpointMode: swarm.EndpointDNSRR, Env: []string{"MODE=none"}}); err != nil {
+		t.Fatal(err)
+	}
+	// The "killed" session never releases; another one cleans up.
+	rep, err := swarm.New(eng).CleanOrphans(ctx)
+	if err != nil {
+		t.Errorf("swarm clean: %v", err)
+	}
+	t.Logf("swarm clean: %s", rep)
+	if len(rep.Services) != 1 || rep.StaleLeases != 1 || rep.Left != lease.Created {
+		t.Errorf("clean report %+v; want 1 service, 1 stale lease, left %v", rep, lease.Created)
+	}
+	if _, err := eng.CleanOrphans(ctx, docker.CleanOptions{Match: map[string]string{docker.LabelSession: dead.Session()}}); err != nil {
+		t.Errorf("docker clean: %v", err)
+	}
+	if left, _ := dead.Leftovers(ctx, map[string]string{docker.LabelSession: dead.Session()}); !left.Empty() {
+		t.Errorf("left behind: %s", left)
+	}
+	if after := nodeState(t, eng); after != before {
+		t.Errorf("swarm %q after the cleanup, %q before", after, before)
+	}
+}
