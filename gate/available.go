@@ -32,6 +32,9 @@ const (
 	// NeedsJobs: the job metrics (jobs_*, budget_fits, ...) exist only
 	// with load.kind jobs. Not yet checked before a run (has: true).
 	NeedsJobs Requirement = "load.kind jobs"
+	// NeedsRollout: the rollout metrics (rollout_failed, ...) exist only
+	// for a Swarm rollout.
+	NeedsRollout Requirement = "platform swarm with action.kind rollout"
 )
 
 // requirements name, for users, what each report.Need means for a
@@ -44,6 +47,7 @@ var requirements = map[report.Need]Requirement{
 	report.NeedsResources: NeedsResources,
 	report.NeedsCluster:   NeedsCluster,
 	report.NeedsJobs:      NeedsJobs,
+	report.NeedsRollout:   NeedsRollout,
 }
 
 // Requires returns what a scenario needs for metric name to exist, or ""
@@ -62,6 +66,8 @@ type Capabilities struct {
 	WS bool
 	// Cluster: the Node cluster target (target.program cluster).
 	Cluster bool
+	// Rollout: a Swarm rollout (platform swarm, action.kind rollout).
+	Rollout bool
 }
 
 // has reports whether c meets r.
@@ -77,6 +83,8 @@ func (c Capabilities) has(r Requirement) bool {
 		return c.WS
 	case NeedsCluster:
 		return c.Cluster
+	case NeedsRollout:
+		return c.Rollout
 	}
 	return true
 }
@@ -106,6 +114,7 @@ func CapabilitiesOf(res *report.Result) Capabilities {
 			c.Baseline = c.Baseline || res.Variants[i].IsBaseline()
 			c.WS = c.WS || r.Metrics.WSMetrics != nil || r.Meta.LoadKind == record.LoadKindWS
 			c.Cluster = c.Cluster || r.Metrics.ClusterMetrics != nil
+			c.Rollout = c.Rollout || r.Meta.Rollout != nil
 		}
 	}
 	return c

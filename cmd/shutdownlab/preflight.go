@@ -111,6 +111,7 @@ func capabilities(vs []scenarios.Variant) gate.Capabilities {
 		c.Writes, c.Probe = c.Writes || sc.Writes, c.Probe || sc.Probe
 		c.Cluster = c.Cluster || sc.Cluster
 		c.WS = c.WS || sc.WS
+		c.Rollout = c.Rollout || sc.Rollout
 		c.Baseline = c.Baseline || v.Baseline
 	}
 	return c
@@ -126,7 +127,7 @@ func capabilitiesOfSpec(sp scenarios.Spec) gate.Capabilities {
 	case scenarios.LoadWS:
 		return gate.Capabilities{WS: true, Cluster: sp.Target.IsCluster()}
 	}
-	c := gate.Capabilities{Cluster: sp.Target.IsCluster()}
+	c := gate.Capabilities{Cluster: sp.Target.IsCluster(), Rollout: sp.Action.Kind == scenarios.ActionRollout}
 	for _, r := range sp.Load.Mix {
 		c.Writes = c.Writes || report.IsWrite(&record.Request{Method: r.Method, Path: r.Path})
 	}
