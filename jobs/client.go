@@ -108,9 +108,13 @@ type ClientOptions struct {
 }
 
 // NewClient builds a River client over pool that works StepArgs jobs on
-// the default queue with a StepWorker. River's JobTimeout is disabled
-// (-1): the harness's jobs are cut by shutdown only, never by River's
-// own 1-minute default.
+// the default queue with a StepWorker. River's client-wide JobTimeout is
+// disabled (-1), so River's 1-minute default never cuts a job; each job
+// has its own timeout instead (StepWorker.Timeout: its length plus a
+// margin), because River v0.51.2's rescuer ignores a job whose timeout is
+// disabled: with -1 alone a job left running by a killed replica stays
+// running for ever (measured: not rescued in 100 s with
+// RescueStuckJobsAfter 2 s).
 //
 // Stopping, as River v0.51.2 does it:
 //   - Stop is the soft stop: stop fetching, wait for running jobs to
@@ -120,7 +124,9 @@ type ClientOptions struct {
 //   - StopAndCancel is the hard stop: cancel running jobs' contexts now,
 //     then wait for them to return (same "interrupted" handling).
 //   - A process killed mid-job leaves the job "running" until the rescuer
-//     (RescueStuckJobsAfter) makes it retryable, attempt counted.
+//     makes it retryable, attempt counted: at the leader's first pass
+//     (every 30 s) once the run is older than both RescueStuckJobsAfter
+//     and the job's timeout (record.JobEntry.RescueEligibleAfterMs).
 func NewClient(pool *pgxpool.Pool, o ClientOptions) (*river.Client[pgx.Tx], error) {
 	if o.ID == "" {
 		return nil, fmt.Errorf("jobs: ClientOptions needs an ID")

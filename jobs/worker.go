@@ -16,6 +16,8 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
+
+	"github.com/shutdownlab/shutdownlab/record"
 )
 
 // Kind is the River job kind of StepArgs.
@@ -99,6 +101,13 @@ func (w *StepWorker) Work(ctx context.Context, job *river.Job[StepArgs]) error {
 	w.endRun(ctx, runID, OutcomeCompleted)
 	end = endCompleted
 	return nil
+}
+
+// Timeout is the job's River timeout (record.JobTimeoutMs: its length plus
+// a margin). River cancels a run that outlasts it, and its rescuer frees a
+// job left running by a dead replica only once the run is this old.
+func (w *StepWorker) Timeout(job *river.Job[StepArgs]) time.Duration {
+	return time.Duration(record.JobTimeoutMs(job.Args.Steps, job.Args.StepMS) * float64(time.Millisecond))
 }
 
 // OutcomeCompleted is a run row's outcome when all steps were applied.

@@ -56,6 +56,24 @@ type JobEntry struct {
 	Extra   int   `json:"extra,omitempty"`
 }
 
+// JobTimeoutMs is the worker's River timeout for a job of steps steps of
+// stepMS ms: its whole length plus a margin (a fifth, at least 2 s). River
+// cancels a run that outlasts it, and its rescuer considers a job left
+// running only once it is both this old and RescueStuckJobsAfter old: a
+// job with no timeout (River's JobTimeout -1) is never rescued.
+func JobTimeoutMs(steps, stepMS int) float64 {
+	total := float64(steps) * float64(stepMS)
+	return total + max(2000, total/5)
+}
+
+// RescueEligibleAfterMs is how long after a run began River's rescuer may
+// take its job back: the later of the job's timeout (JobTimeoutMs) and
+// rescueAfterMs (RescueStuckJobsAfter). The rescue itself happens at the
+// leader's next rescuer pass, up to 30 s later.
+func (e JobEntry) RescueEligibleAfterMs(rescueAfterMs float64) float64 {
+	return max(JobTimeoutMs(e.Steps, e.StepMS), rescueAfterMs)
+}
+
 // JobRun is one execution of a job by one replica.
 type JobRun struct {
 	// Client is the replica (River client id, the replica's INSTANCE).

@@ -43,8 +43,10 @@ type JobsMetrics struct {
 	// that never ended (killed mid-job, or its pool closed under it).
 	JobsAbandoned int `json:"jobs_abandoned"`
 	// RescueDueMs is, for the jobs left running, when River's rescuer
-	// would first consider them stuck: the latest start of their runs
-	// plus Jobs.RescueAfterMs, in ms after the action was sent. Null
+	// would first consider them all stuck: the latest of their last run's
+	// start plus the later of Jobs.RescueAfterMs and the job's timeout
+	// (record.JobEntry.RescueEligibleAfterMs), in ms after the action was
+	// sent; the leader's rescuer pass (every 30 s) comes after. Null
 	// without a job left running or without an action.
 	RescueDueMs *float64 `json:"rescue_due_ms"`
 	// FinalLog is true when the acted-on replica's last lifecycle event
@@ -199,24 +201,30 @@ func workerJobsCut(events []record.Event) *int {
 	return nil
 }
 
-// rescueDueMs is rescue_due_ms: the latest run start of the jobs left
-// running plus the rescue delay, after the action's send time; nil
-// without such a job, a run start, or an action.
+// rescueDueMs is rescue_due_ms: over the jobs left running, the latest
+// moment one becomes eligible for River's rescuer (its last run's start
+// plus record.JobEntry.RescueEligibleAfterMs), after the action's send
+// time; nil without such a job, a run start, or an action.
 func rescueDueMs(meta record.Meta) *float64 {
 	if meta.Action == nil || meta.Action.SentNs == 0 {
 		return nil
 	}
-	var latest int64
+	var due *float64
 	for _, e := range meta.Jobs.Entries {
 		if e.Class != record.JobRunning {
 			continue
 		}
+		var latest int64
 		for _, r := range e.Runs {
 			latest = max(latest, r.StartedNs)
 		}
+		if latest == 0 {
+			continue
+		}
+		d := float64(latest-meta.Action.SentNs)/1e6 + e.RescueEligibleAfterMs(meta.Jobs.RescueAfterMs)
+		if due == nil || d > *due {
+			due = ptr(d)
+		}
 	}
-	if latest == 0 {
-		return nil
-	}
-	return ptr(float64(latest-meta.Action.SentNs)/1e6 + meta.Jobs.RescueAfterMs)
+	return due
 }

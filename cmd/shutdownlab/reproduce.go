@@ -13,7 +13,7 @@ import (
 const reproduceUsage = `Usage: shutdownlab reproduce [--runs 3] [--runtime node,go] [--only P1,P5] [--out DIR]
 
 Re-measures the published claims P1-P12, W1-W6, J1-J5 and C1-C4 (docs/claims.md)
-on this machine (--only W2,W3 selects claims; default all twenty-two): runs
+on this machine (--only W2,W3 selects claims; default all twenty-seven): runs
 every scenario they need once per runtime, judges each claim by its rule
 (shapes and orders of magnitude, not exact milliseconds) and writes
 DIR/<timestamp>-reproduce/REPRODUCTION.md and reproduction.csv, with a
@@ -24,7 +24,8 @@ for one) on a 2-core machine, plus image builds; W1-W6 took 30 min for
 both (one scenario at a time, Docker lock waits included); at the start
 it prints its own upper-bound estimate for the claims, runtimes and runs
 chosen (P1-P12 at 3 runs: ~35 min per runtime). C1-C4 run the Node
-cluster target, so they are not applicable on go.
+cluster target, so they are not applicable on go; J1-J5 run the Go
+target's queue worker, so they are not applicable on node.
 Exit 0: the report was written (claims may differ); 2: a scenario failed to
 run or had invalid runs (its claims are "not run"); 64: bad usage.
 `
