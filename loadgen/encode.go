@@ -51,6 +51,10 @@ func (e *JSONEncoder) EncodeStart(s *record.Start) error { return e.encodeStd(s)
 // EncodeSummary implements Encoder.
 func (e *JSONEncoder) EncodeSummary(s *record.Summary) error { return e.encodeStd(s) }
 
+// EncodeLine writes any other line (a kind's own line type, v marshalled
+// with encoding/json) in order with the others.
+func (e *JSONEncoder) EncodeLine(v any) error { return e.encodeStd(v) }
+
 func (e *JSONEncoder) encodeStd(v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {

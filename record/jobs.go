@@ -139,3 +139,20 @@ type JobsLine struct {
 
 // TypeJobs is the "type" of a JobsLine.
 const TypeJobs = "jobs"
+
+// JobsProgress is a job producer's progress line
+// ({"type":"jobs_progress",...}), printed whenever the number of finished
+// jobs changes while it waits: what the live progress shows. Nothing is
+// computed from it.
+type JobsProgress struct {
+	Type string `json:"type"`
+	// TimeNs is when the producer read it (Unix ns).
+	TimeNs int64 `json:"ts_ns"`
+	// Finished is the number of inserted jobs River has finalized;
+	// Inserted the number inserted so far.
+	Finished int `json:"finished"`
+	Inserted int `json:"inserted"`
+}
+
+// TypeJobsProgress is the "type" of a JobsProgress line.
+const TypeJobsProgress = "jobs_progress"

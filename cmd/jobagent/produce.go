@@ -210,6 +210,9 @@ func (p *producer) settle(ctx context.Context, pool *pgxpool.Pool, line *record.
 			line.Settled, line.SettledNs = true, now.UnixNano()
 			return
 		case err == nil:
+			if pr.finalized != last.finalized || lastMove.IsZero() {
+				p.progress(now, pr.finalized, len(line.IDs))
+			}
 			if pr != last || lastMove.IsZero() {
 				last, lastMove = pr, now
 			}
@@ -227,6 +230,14 @@ func (p *producer) settle(ctx context.Context, pool *pgxpool.Pool, line *record.
 			return
 		}
 	}
+}
+
+// progress writes a jobs_progress line (the live progress the runner
+// shows); a failed write is left to the last line's flush to report.
+func (p *producer) progress(now time.Time, finished, inserted int) {
+	_ = p.encoder().EncodeLine(&record.JobsProgress{Type: record.TypeJobsProgress, TimeNs: now.UnixNano(),
+		Finished: finished, Inserted: inserted})
+	_ = p.encoder().Flush()
 }
 
 // progress is what the settle wait watches: jobs finalized, jobs queued

@@ -38,10 +38,29 @@ type jobsDriver struct {
 	http bool   // load.jobs.http_clients > 0 (set by args)
 	dsn  string // the database from this host, once started
 
+	// stream is the run's output stream (set by args), whose request
+	// counters the progress shows beside the jobs.
+	stream *agentStream
+
 	mu        sync.Mutex
 	lines     int
 	line      *record.JobsLine
+	progLine  record.JobsProgress // the latest jobs_progress line
 	malformed []error
+}
+
+// progress is the latest jobs_progress line: jobs finished of those
+// inserted, and with the /db load its requests and failures.
+func (d *jobsDriver) progress() LoadCount {
+	d.mu.Lock()
+	p := d.progLine
+	d.mu.Unlock()
+	c := LoadCount{Done: int64(p.Finished), Unit: fmt.Sprintf("of %d jobs finished", p.Inserted)}
+	if d.http && d.stream != nil {
+		c.Unit += fmt.Sprintf(", %d /db requests", d.stream.requests.Load())
+		c.Failed = d.stream.failed.Load()
+	}
+	return c
 }
 
 func (*jobsDriver) name() string { return "job producer" }
@@ -61,6 +80,7 @@ func (d *jobsDriver) args(x *run) []string {
 	l := x.spec.Load
 	j := l.Jobs
 	d.http = j.HTTPClients > 0
+	d.stream = x.stream
 	args := []string{
 		"-dsn", service.DSN(postgresAlias),
 		"-count", strconv.Itoa(j.Count),
@@ -94,11 +114,20 @@ func (d *jobsDriver) bound(spec scenarios.Spec) time.Duration {
 	return b
 }
 
-// observe keeps the jobs line; a line of any other type of its own is
-// malformed.
+// observe keeps the jobs line and the latest progress line; a line of
+// any other type of its own is malformed.
 func (d *jobsDriver) observe(typ string, line []byte) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if typ == record.TypeJobsProgress {
+		var p record.JobsProgress
+		if err := json.Unmarshal(line, &p); err != nil {
+			d.malformed = append(d.malformed, fmt.Errorf("jobs_progress line: %w", err))
+			return
+		}
+		d.progLine = p
+		return
+	}
 	if typ != record.TypeJobs {
 		d.malformed = append(d.malformed, fmt.Errorf("line of unknown type %q", typ))
 		return

@@ -278,3 +278,29 @@ func lastIndexOf(calls []string, prefix string) int {
 	}
 	return -1
 }
+
+// The live progress of a jobs run counts finished jobs from the latest
+// jobs_progress line, and the /db requests beside them; a malformed
+// progress line makes the run's output malformed.
+func TestJobsProgress(t *testing.T) {
+	d := &jobsDriver{}
+	if got := d.progress(); got.Done != 0 || got.Unit != "of 0 jobs finished" {
+		t.Errorf("before any line: %+v", got)
+	}
+	d.observe(record.TypeJobsProgress, []byte(`{"type":"jobs_progress","ts_ns":1,"finished":1,"inserted":4}`))
+	d.observe(record.TypeJobsProgress, []byte(`{"type":"jobs_progress","ts_ns":2,"finished":3,"inserted":4}`))
+	if got := d.progress(); got.Done != 3 || got.Unit != "of 4 jobs finished" || got.Failed != 0 {
+		t.Errorf("after two lines: %+v", got)
+	}
+	s := newAgentStream()
+	s.requests.Store(30)
+	s.failed.Store(5)
+	d.http, d.stream = true, s
+	if got := d.progress(); got.Done != 3 || got.Unit != "of 4 jobs finished, 30 /db requests" || got.Failed != 5 {
+		t.Errorf("with the /db load: %+v", got)
+	}
+	d.observe(record.TypeJobsProgress, []byte(`{"type":"jobs_progress","finished":"x"}`))
+	if len(d.malformed) != 1 {
+		t.Errorf("malformed progress line: %v", d.malformed)
+	}
+}
