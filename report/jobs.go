@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/shutdownlab/shutdownlab/budget"
 	"github.com/shutdownlab/shutdownlab/record"
 )
 
@@ -94,7 +95,7 @@ func computeJobs(m *Metrics, meta record.Meta, reqs []record.Request) {
 	jm.RescueDueMs = rescueDueMs(meta)
 	b := JobsBudgetOf(meta, reqs)
 	jm.BudgetAudit = b.Text
-	if b.Verdict == BudgetFits || b.Verdict == BudgetExceeds || b.Verdict == BudgetNoShutdown {
+	if b.Verdict == budget.Fits || b.Verdict == budget.Exceeds || b.Verdict == budget.NoShutdown {
 		jm.BudgetFits = ptr(b.Fits)
 	}
 }

@@ -6,64 +6,67 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shutdownlab/shutdownlab/budget"
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
-// The report may not import scenarios; its tests may, to hold the two
-// copies of the budget rule to one answer.
-
-// budgetGrid is every combination of the audit's inputs that matters:
-// modes, grace periods (and none), variables (unset, bug values, one that
-// does not parse), jobs short and long, with and without HTTP, a second
-// signal.
-func budgetGrid() []scenarios.BudgetInput {
-	envs := []map[string]string{nil,
-		{"WORKER_DEADLINE_MS": "60000"},
-		{"DRAIN_MS": "8000", "WORKER_DEADLINE_MS": "60000", "REPEAT_SIGNAL": "restart"},
-		{"DRAIN_MS": "30000", "PRESTOP_MS": "3000", "POOL_CLOSE": "first"},
-		{"DRAIN_MS": "2000"},
-		{"PRESTOP_MS": "soon"},
+// TestBudgetInputOf: the input the audit reads from a saved run: the
+// acted-on replica's mode (MODE, else its up event) and env, the grace
+// period (the action's -t, else the replica's StopTimeout, else Docker's
+// default; none for a signal), the longest job of the ledger, the
+// longest /db request, and the signal again.
+func TestBudgetInputOf(t *testing.T) {
+	env := map[string]string{"MODE": "full", "DRAIN_MS": "8000"}
+	stop := func(edit func(a *record.Action, r *record.Replica)) record.Meta {
+		a := &record.Action{Kind: record.ActionStop, SentNs: jobsT0, Replica: 1}
+		r := record.Replica{Name: "replica-1", Env: env}
+		if edit != nil {
+			edit(a, &r)
+		}
+		return record.Meta{Action: a, Replicas: []record.Replica{{Name: "replica-0", Env: map[string]string{"MODE": "none"}}, r}}
 	}
-	graces := []struct {
-		ms   int
-		from string
-	}{{0, ""}, {10000, "action.timeout"}, {30000, "target.stop_timeout"}, {10000, "docker default"}}
-	var out []scenarios.BudgetInput
-	for _, mode := range []scenarios.Mode{scenarios.ModeNone, scenarios.ModeClose, scenarios.ModeFull, "weird"} {
-		for _, g := range graces {
-			for _, env := range envs {
-				for _, job := range [][2]int{{0, 0}, {3, 500}, {20, 1000}, {60, 1000}} {
-					for _, http := range []int{0, 300} {
-						for _, again := range []int{0, 5000} {
-							out = append(out, scenarios.BudgetInput{Mode: mode, GraceMS: g.ms, GraceFrom: g.from, Env: env,
-								Steps: job[0], StepMS: job[1], HTTPMS: http, AgainMS: again})
-						}
-					}
-				}
-			}
+	jobs := &record.Jobs{Entries: []record.JobEntry{{ID: 1, Steps: 3, StepMS: 500}, {ID: 2, Steps: 20, StepMS: 1000}, {ID: 3, Steps: 2, StepMS: 100}}}
+	reqs := []record.Request{{Path: "/db?ms=250"}, {Path: "/db"}, {Path: "/slow?ms=9000"}}
+	tests := []struct {
+		name string
+		meta record.Meta
+		reqs []record.Request
+		want budget.Input
+	}{
+		{"no action", record.Meta{Replicas: []record.Replica{{Env: env}}}, nil, budget.Input{NoAction: true}},
+		{"stop with -t", stop(func(a *record.Action, r *record.Replica) { a.StopTimeoutS, r.StopTimeoutS = intp(7), intp(30) }), nil,
+			budget.Input{Mode: "full", Env: env, GraceMS: 7000, GraceFrom: "action.timeout"}},
+		{"stop with the replica's StopTimeout", stop(func(_ *record.Action, r *record.Replica) { r.StopTimeoutS = intp(30) }), nil,
+			budget.Input{Mode: "full", Env: env, GraceMS: 30000, GraceFrom: "target.stop_timeout"}},
+		{"stop with Docker's default", stop(nil), nil, budget.Input{Mode: "full", Env: env, GraceMS: 10000, GraceFrom: "docker default"}},
+		{"a signal has no grace", stop(func(a *record.Action, _ *record.Replica) { a.Kind = record.ActionSignal }), nil,
+			budget.Input{Mode: "full", Env: env}},
+		{"the mode of the up event", stop(func(_ *record.Action, r *record.Replica) {
+			r.Env = nil
+			r.Events = []record.Event{{Event: record.EventUp, Mode: "close"}}
+		}), nil, budget.Input{Mode: "close", GraceMS: 10000, GraceFrom: "docker default"}},
+		{"the longest job, the longest /db request, the signal again", func() record.Meta {
+			m := stop(func(a *record.Action, _ *record.Replica) {
+				a.Again = &record.Step{Kind: record.StepAgain, SentNs: jobsT0 + 5_000_400_000}
+			})
+			m.Jobs = jobs
+			return m
+		}(), reqs, budget.Input{Mode: "full", Env: env, GraceMS: 10000, GraceFrom: "docker default", Steps: 20, StepMS: 1000, HTTPMS: 300, AgainMS: 5000}},
+		{"a signal again never sent", stop(func(a *record.Action, _ *record.Replica) { a.Again = &record.Step{Kind: record.StepAgain} }), nil,
+			budget.Input{Mode: "full", Env: env, GraceMS: 10000, GraceFrom: "docker default"}},
+		{"no acted-on replica", stop(func(a *record.Action, _ *record.Replica) { a.Replica = 5 }), reqs[:1], budget.Input{HTTPMS: 250}},
+	}
+	for _, tt := range tests {
+		if got := budgetInputOf(tt.meta, tt.reqs); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s:\n got %+v\nwant %+v", tt.name, got, tt.want)
 		}
 	}
-	return append(out, scenarios.BudgetInput{Mode: scenarios.ModeFull, NoAction: true})
 }
 
-// TestBudgetMatchesScenarios: report.AuditBudget gives scenarios.AuditBudget's
-// answer, field for field, over the whole grid.
-func TestBudgetMatchesScenarios(t *testing.T) {
-	for _, in := range budgetGrid() {
-		want := scenarios.AuditBudget(in)
-		got := AuditBudget(BudgetInput{Mode: string(in.Mode), NoAction: in.NoAction, GraceMS: in.GraceMS, GraceFrom: in.GraceFrom,
-			Env: in.Env, Steps: in.Steps, StepMS: in.StepMS, HTTPMS: in.HTTPMS, AgainMS: in.AgainMS})
-		mirror := Budget{Verdict: BudgetVerdict(want.Verdict), Fits: want.Fits, GraceMS: want.GraceMS, GraceFrom: want.GraceFrom,
-			ExitByMS: want.ExitByMS, Bound: want.Bound, Cuts: want.Cuts, Notes: want.Notes, Text: want.Text}
-		if !reflect.DeepEqual(got, mirror) {
-			t.Fatalf("input %+v:\nreport    %+v\nscenarios %+v", in, got, mirror)
-		}
-	}
-}
-
-// TestJobsBudgetOfMatchesSpec: the audit of the events.json a run of a
-// spec records (as the runner records it) is the audit of the spec.
+// TestJobsBudgetOfMatchesSpec: the two adapters agree: the audit of the
+// events.json a run of a spec records (as the runner records it) is the
+// audit of the spec. report may not import scenarios; its tests may.
 func TestJobsBudgetOfMatchesSpec(t *testing.T) {
 	dur := func(d time.Duration) *scenarios.Duration { v := scenarios.Duration(d); return &v }
 	tests := []struct {

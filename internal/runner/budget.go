@@ -1,14 +1,18 @@
 package runner
 
-import "github.com/shutdownlab/shutdownlab/scenarios"
+import (
+	"github.com/shutdownlab/shutdownlab/budget"
+	"github.com/shutdownlab/shutdownlab/scenarios"
+)
 
 // BudgetLine is the pre-run budget audit of a variant's spec
-// (scenarios.SpecBudget) on one line, "[VARIANT] budget fits: ...", and
-// the audit itself; ok is false, and the line empty, for a load kind
-// other than jobs (the audit reads the job's length).
-func BudgetLine(variant string, spec *scenarios.Spec) (line string, b scenarios.Budget, ok bool) {
+// (scenarios.SpecBudget: budget.Audit's rule) on one line, "[VARIANT]
+// budget fits: ...", and the audit itself; ok is false, and the line
+// empty, for a load kind other than jobs (the audit reads the job's
+// length).
+func BudgetLine(variant string, spec *scenarios.Spec) (line string, b budget.Result, ok bool) {
 	if spec.Load.Kind != scenarios.LoadJobs {
-		return "", scenarios.Budget{}, false
+		return "", budget.Result{}, false
 	}
 	b = scenarios.SpecBudget(spec)
 	return "[" + variant + "] " + b.Text, b, true
@@ -17,7 +21,7 @@ func BudgetLine(variant string, spec *scenarios.Spec) (line string, b scenarios.
 // LogBudget prints BudgetLine on p before a variant's runs (nothing for
 // a load kind other than jobs) and returns the audit and whether there is
 // one.
-func LogBudget(p Progress, variant string, spec *scenarios.Spec) (scenarios.Budget, bool) {
+func LogBudget(p Progress, variant string, spec *scenarios.Spec) (budget.Result, bool) {
 	line, b, ok := BudgetLine(variant, spec)
 	if ok && p != nil {
 		p.Logf("%s", line)
