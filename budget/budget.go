@@ -200,8 +200,9 @@ func judge(b *Result, in Input) string {
 	case b.ExitByMS == in.GraceMS:
 		// Measured on Docker 20.10 (job-budget, DRAIN_MS = -t): the engine
 		// starts its timer after delivering the signal and the app counts
-		// from receiving it, so the app's exit came 17-21 ms before the
-		// kill in 3 of 3 runs. No margin either way: not a fit.
+		// from receiving it, so the app exited by itself (10017-10021 ms
+		// after docker stop) before the kill in 3 of 3 runs. No margin
+		// either way: not a fit.
 		b.Verdict = Exceeds
 		verdict = fmt.Sprintf("budget exceeds: mode %s exits by %s (%s) = grace %s (%s): no margin, the exit races the SIGKILL", in.Mode, msDur(b.ExitByMS), b.Bound, msDur(in.GraceMS), in.GraceFrom)
 	default:
