@@ -2,12 +2,15 @@ package runner_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/moby/moby/client"
 
 	"github.com/shutdownlab/shutdownlab/internal/docker"
+	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report"
 )
@@ -28,10 +31,15 @@ func swarmState(t *testing.T, eng *docker.Engine) string {
 // order (start-first, stop-first), topology direct: the load agent dials
 // the service by name and keeps its connections. Each run initialises a
 // single-node swarm when the engine has none and leaves it. Every rollout
-// converges with two old and two new tasks read back from the engine; a
-// full target fails no request and its old tasks exit 0 after their
-// SIGTERM, unkilled; a none target's old tasks die of the signal (143
-// behind init). start-first starts each slot's new task (healthy) before
+// converges with two old and two new tasks read back from the engine. A
+// full target drops no request in flight at an old task's SIGTERM and its
+// old tasks exit 0 after it, unkilled; a none target's old tasks die of
+// the signal (143 behind init) and take requests in flight with them. A
+// full target's other failures are the idle-close race (a request written
+// onto a keep-alive connection the draining task was closing: 0, 1, 3 in
+// the published example's start-first runs, results/examples/swarm-rollout),
+// which the client side cannot tell apart from a drop only by count, so the
+// test asserts the mechanism, not a zero. start-first starts each slot's new task (healthy) before
 // it signals the old one, stop-first the other way round. Nothing is left:
 // no container, network or service of the session, and the swarm is in
 // the state it was found in.
@@ -60,7 +68,9 @@ func TestSwarmRolloutShape(t *testing.T) {
 		}
 		t.Logf("%s: requests %d, rollout_failed %d %v, rollout_ms %v, old exit %v, stop->exit %v ms",
 			v.Label, m.Requests, m.RolloutFailed, m.ByClass, deref(m.RolloutMs), deref(m.OldExitCode), deref(m.OldStopToExitMs))
-		checkRollout(t, v.Label, run.Meta.Params, m, ro)
+		inflight := failedInFlightAtSignal(t, resultdir.RunDir(oc.Dir, v.Slug, 1), ro)
+		t.Logf("%s: %d failed requests were in flight at an old task's stop signal", v.Label, inflight)
+		checkRollout(t, v.Label, run.Meta.Params, m, ro, inflight)
 	}
 	after := swarmState(t, r.Engine())
 	if after != before {
@@ -77,7 +87,7 @@ func TestSwarmRolloutShape(t *testing.T) {
 }
 
 // checkRollout asserts one variant's shape.
-func checkRollout(t *testing.T, label string, params map[string]string, m report.Metrics, ro *record.Rollout) {
+func checkRollout(t *testing.T, label string, params map[string]string, m report.Metrics, ro *record.Rollout, inflight int) {
 	t.Helper()
 	if !ro.Converged || m.RolloutMs == nil {
 		t.Errorf("%s: rollout did not converge (%s %s)", label, ro.UpdateState, ro.UpdateMessage)
@@ -95,12 +105,14 @@ func checkRollout(t *testing.T, label string, params map[string]string, m report
 	}
 	switch params["target.mode"] {
 	case "full":
-		if m.RolloutFailed != 0 || m.OldExitCode == nil || *m.OldExitCode != 0 || m.OldTasksKilled != 0 {
-			t.Errorf("%s: %d failed, old exit %v, %d killed; want 0, 0, 0", label, m.RolloutFailed, deref(m.OldExitCode), m.OldTasksKilled)
+		if inflight != 0 || m.OldExitCode == nil || *m.OldExitCode != 0 || m.OldTasksKilled != 0 {
+			t.Errorf("%s: %d failed in flight at a stop signal, old exit %v, %d killed; want 0, 0, 0",
+				label, inflight, deref(m.OldExitCode), m.OldTasksKilled)
 		}
 	case "none":
-		if m.OldExitCode == nil || *m.OldExitCode == 0 {
-			t.Errorf("%s: old exit %v, want death by the signal", label, deref(m.OldExitCode))
+		if m.OldExitCode == nil || *m.OldExitCode == 0 || inflight == 0 {
+			t.Errorf("%s: old exit %v, %d failed in flight at a stop signal; want death by the signal, and drops",
+				label, deref(m.OldExitCode), inflight)
 		}
 	}
 	for slot, o := range old {
@@ -115,4 +127,45 @@ func checkRollout(t *testing.T, label string, params map[string]string, m report
 				label, slot, float64(n.HealthyNs-o.SignalNs)/1e6, float64(o.FinishedNs-o.SignalNs)/1e6)
 		}
 	}
+}
+
+// failedInFlightAtSignal counts the run's failed requests that were in
+// flight when an old task got its stop signal: fully written before the
+// engine's kill event (or started before it, when never written) and
+// ended after it. Only a dying task fails requests here, so these are the
+// drops; a failure written after every signal is the idle-close race.
+func failedInFlightAtSignal(t *testing.T, runDir string, ro *record.Rollout) int {
+	t.Helper()
+	var signals []int64
+	for _, tk := range ro.Tasks {
+		if tk.Generation == record.GenerationOld && tk.SignalNs > 0 {
+			signals = append(signals, tk.SignalNs)
+		}
+	}
+	f, err := os.Open(filepath.Join(runDir, resultdir.RecordsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	n := 0
+	err = report.ReadRecords(f, runDir, func(r *record.Request) error {
+		if r.Class == record.ClassOK {
+			return nil
+		}
+		sent := r.Written
+		if sent == 0 {
+			sent = r.Start
+		}
+		for _, s := range signals {
+			if sent < s && r.End >= s {
+				n++
+				break
+			}
+		}
+		return nil
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
