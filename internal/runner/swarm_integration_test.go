@@ -32,14 +32,17 @@ func swarmState(t *testing.T, eng *docker.Engine) string {
 // the service by name and keeps its connections. Each run initialises a
 // single-node swarm when the engine has none and leaves it. Every rollout
 // converges with two old and two new tasks read back from the engine. A
-// full target drops no request in flight at an old task's SIGTERM and its
-// old tasks exit 0 after it, unkilled; a none target's old tasks die of
-// the signal (143 behind init) and take requests in flight with them. A
-// full target's other failures are the idle-close race (a request written
-// onto a keep-alive connection the draining task was closing: 0, 1, 3 in
-// the published example's start-first runs, results/examples/swarm-rollout),
-// which the client side cannot tell apart from a drop only by count, so the
-// test asserts the mechanism, not a zero. start-first starts each slot's new task (healthy) before
+// none target's old tasks die of the signal (143 behind init) and sever
+// requests (10-16 per run measured); a full target's old tasks exit 0
+// after it, unkilled, no failed request of its was written before an old
+// task's kill event and ended after it, and it fails fewer requests than
+// none in the same order. Not zero: a request written onto a keep-alive
+// connection the draining task is closing fails (the idle-close race: 0,
+// 1, 3 in the example's full start-first runs, results/examples/
+// swarm-rollout). The kill event is an upper bound on the signal's arrival
+// (it came after all 13 of a none run's failures once), so the in-flight
+// count is asserted for full, where it can only under-count, and not
+// required of none. start-first starts each slot's new task (healthy) before
 // it signals the old one, stop-first the other way round. Nothing is left:
 // no container, network or service of the session, and the swarm is in
 // the state it was found in.
@@ -56,6 +59,7 @@ func TestSwarmRolloutShape(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	failed := map[string]int{} // rollout_failed by "mode,order"
 	if len(res.Variants) != 4 {
 		t.Fatalf("%d variants, want 4 (mode x order)", len(res.Variants))
 	}
@@ -69,8 +73,14 @@ func TestSwarmRolloutShape(t *testing.T) {
 		t.Logf("%s: requests %d, rollout_failed %d %v, rollout_ms %v, old exit %v, stop->exit %v ms",
 			v.Label, m.Requests, m.RolloutFailed, m.ByClass, deref(m.RolloutMs), deref(m.OldExitCode), deref(m.OldStopToExitMs))
 		inflight := failedInFlightAtSignal(t, resultdir.RunDir(oc.Dir, v.Slug, 1), ro)
-		t.Logf("%s: %d failed requests were in flight at an old task's stop signal", v.Label, inflight)
+		t.Logf("%s: %d failed requests were in flight at an old task's kill event", v.Label, inflight)
 		checkRollout(t, v.Label, run.Meta.Params, m, ro, inflight)
+		failed[run.Meta.Params["target.mode"]+","+run.Meta.Params["action.rollout.order"]] = m.RolloutFailed
+	}
+	for _, order := range []string{"start-first", "stop-first"} {
+		if f, n := failed["full,"+order], failed["none,"+order]; f >= n {
+			t.Errorf("%s: full failed %d requests, none %d: want fewer for full", order, f, n)
+		}
 	}
 	after := swarmState(t, r.Engine())
 	if after != before {
@@ -110,9 +120,9 @@ func checkRollout(t *testing.T, label string, params map[string]string, m report
 				label, inflight, deref(m.OldExitCode), m.OldTasksKilled)
 		}
 	case "none":
-		if m.OldExitCode == nil || *m.OldExitCode == 0 || inflight == 0 {
-			t.Errorf("%s: old exit %v, %d failed in flight at a stop signal; want death by the signal, and drops",
-				label, deref(m.OldExitCode), inflight)
+		if m.OldExitCode == nil || *m.OldExitCode == 0 || m.RolloutFailed == 0 {
+			t.Errorf("%s: old exit %v, %d failed; want death by the signal, and severed requests",
+				label, deref(m.OldExitCode), m.RolloutFailed)
 		}
 	}
 	for slot, o := range old {
@@ -130,10 +140,10 @@ func checkRollout(t *testing.T, label string, params map[string]string, m report
 }
 
 // failedInFlightAtSignal counts the run's failed requests that were in
-// flight when an old task got its stop signal: fully written before the
-// engine's kill event (or started before it, when never written) and
-// ended after it. Only a dying task fails requests here, so these are the
-// drops; a failure written after every signal is the idle-close race.
+// flight at an old task's kill event: fully written before it (or started
+// before it, when never written) and ended after it. Only a dying task
+// fails requests here, so these are drops; the kill event being an upper
+// bound on the signal's arrival, the count can only be low.
 func failedInFlightAtSignal(t *testing.T, runDir string, ro *record.Rollout) int {
 	t.Helper()
 	var signals []int64
