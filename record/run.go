@@ -181,11 +181,16 @@ type Replica struct {
 	// Ledger is the target's LedgerFile read back after the run: request
 	// ids.
 	Ledger []string `json:"ledger,omitempty"`
-	// Env is the environment the runner gave the replica's container:
-	// MODE, PORT and the scenario's target.env (CLOSE_SPREAD_MS,
-	// PRESTOP_MS, ...). A variable absent here took the target's default;
-	// nil when the runner did not record it (then nothing is assumed).
+	// Env is the environment the runner added to the replica's container:
+	// for the built-in targets MODE, PORT, INSTANCE and the scenario's
+	// target.env (CLOSE_SPREAD_MS, PRESTOP_MS, ...); for a user's image
+	// only target.env (it runs with its own environment otherwise). A
+	// variable absent here took the target's default; nil when the runner
+	// did not record it (then nothing is assumed).
 	Env map[string]string `json:"env,omitempty"`
+	// EnvOverridden holds, for a user's image, the image's own values of
+	// the variables Env replaced (nil when none was replaced).
+	EnvOverridden map[string]string `json:"env_overridden,omitempty"`
 }
 
 // Fingerprint identifies the machine a run was measured on.

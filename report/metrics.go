@@ -3,6 +3,8 @@ package report
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -256,6 +258,9 @@ func computeReplica(m *Metrics, meta record.Meta) {
 		}
 	}
 	m.OOMKilled = rep.OOMKilled
+	if len(rep.EnvOverridden) > 0 {
+		m.Notes = append(m.Notes, envOverriddenNote(rep))
+	}
 	switch {
 	case meta.Action != nil && meta.Action.Kind == record.ActionStop && meta.Action.StopTimeoutS != nil:
 		m.StopTimeoutS = ptr(*meta.Action.StopTimeoutS)
@@ -292,6 +297,17 @@ func computeReplica(m *Metrics, meta record.Meta) {
 	}
 	m.SignalHandled, m.DeadlineHit = &handled, &deadline
 	m.JobSteps, m.JobCommitted = &steps, &committed
+}
+
+// envOverriddenNote says which variables of a user image's own
+// environment the scenario's target.env replaced: the image did not run
+// exactly as it ships, by the user's choice.
+func envOverriddenNote(rep record.Replica) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(rep.EnvOverridden)) {
+		parts = append(parts, fmt.Sprintf("%s=%s (image: %s)", k, rep.Env[k], rep.EnvOverridden[k]))
+	}
+	return "target.env overrides the image's own environment: " + strings.Join(parts, ", ")
 }
 
 func ptr[T any](v T) *T { return &v }

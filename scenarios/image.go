@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strconv"
@@ -23,7 +24,9 @@ import (
 //     any other path is refused before anything runs;
 //   - an override of action.kind drops the file's values that belonged to
 //     its own kind (action.signal, action.timeout, action.roll), and an
-//     image given by --set drops the file's target.runtime.
+//     image given by --set drops the file's target.runtime and target.env
+//     (the built-in target's knobs: a user's image runs with its own
+//     environment; --set target.env.NAME=VALUE gives it one).
 
 // BuiltinKnobs are the variant keys that configure only the built-in
 // targets: the shutdown mode, the runtime, and the environment variables
@@ -105,12 +108,16 @@ func (s *Scenario) collapseForImage(axes []Axis, ovs []override) (kept, collapse
 func (s *Scenario) ImageNotes(sets []string) []string {
 	ovs, _ := parseSets(sets)
 	_, collapsed := s.collapseForImage(narrow(s.Axes, ovs), ovs)
-	if len(collapsed) == 0 {
-		return nil
-	}
 	img := s.imageFromSet(ovs)
-	spec, _, _ := s.build(ovs)
 	var notes []string
+	if dropped := s.droppedEnv(ovs); img != "" && len(dropped) > 0 {
+		notes = append(notes, fmt.Sprintf("%s: target.env %s is written for the built-in target and not given to image %s, which runs with its own environment (--set target.env.NAME=VALUE gives it one)",
+			s.Name(), strings.Join(dropped, ", "), img))
+	}
+	if len(collapsed) == 0 {
+		return notes
+	}
+	spec, _, _ := s.build(ovs)
 	for _, ax := range collapsed {
 		notes = append(notes, fmt.Sprintf("%s: variant axis %s [%s] collapsed into one variant: it configures the built-in target only, and image %s runs the same under each value (%s)",
 			s.Name(), ax.Key, strings.Join(ax.Values, ", "), img, builtinValue(spec.Target, ax.Key)))
@@ -122,7 +129,7 @@ func (s *Scenario) ImageNotes(sets []string) []string {
 func builtinValue(t Target, key string) string {
 	switch {
 	case key == "target.mode":
-		return "MODE=" + string(t.Mode) + " is still in its environment"
+		return "MODE is not set: a user's image runs with its own environment"
 	case key == "target.runtime":
 		return "a runtime names a built-in target"
 	}
@@ -131,6 +138,22 @@ func builtinValue(t Target, key string) string {
 		return name + "=" + v + " is still in its environment"
 	}
 	return name + " is not set"
+}
+
+// droppedEnv lists, as NAME=VALUE, the file's target.env entries an image
+// given by --set does not get (see dropOverridden): those no --set gives.
+func (s *Scenario) droppedEnv(ovs []override) []string {
+	set := map[string]bool{}
+	for _, o := range ovs {
+		set[o.path] = true
+	}
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(s.Spec.Target.Env)) {
+		if !set["target.env."+k] {
+			out = append(out, k+"="+s.Spec.Target.Env[k])
+		}
+	}
+	return out
 }
 
 // dropOverridden removes from the file's tree (before the overrides are
@@ -178,6 +201,14 @@ func dropOverridden(root *ast.MappingNode, ovs []override) {
 		if _, set := last["target.runtime"]; entry(t, "image") == nil && !set {
 			removeEntry(t, "runtime")
 		}
+		if entry(t, "image") == nil && entry(t, "env") != nil {
+			env := mappingAt(t, "env")
+			for _, v := range slices.Clone(env.Values) {
+				if k, _ := scalarText(v.Key); !setEnv(last, k) {
+					removeEntry(env, k)
+				}
+			}
+		}
 	}
 }
 
@@ -221,4 +252,10 @@ func undeclaredPath(t Target, target string) string {
 	}
 	return fmt.Sprintf("image %s does not declare path %q (declared: %s); if it serves %s: --set target.protocol.paths=%s (or target.protocol.paths in a scenario file)",
 		t.Image, path, declared, path, strings.Join(append(slices.Clone(p.Paths), path), ","))
+}
+
+// setEnv reports whether an override sets target.env.NAME.
+func setEnv(last map[string]override, name string) bool {
+	_, ok := last["target.env."+name]
+	return ok
 }

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -61,7 +62,12 @@ func TestImageCollapsesBuiltinAxes(t *testing.T) {
 			if got := expandLabels(t, sc, tc.sets); !slices.Equal(got, tc.want) {
 				t.Errorf("labels %q, want %q", got, tc.want)
 			}
-			notes := sc.ImageNotes(tc.sets)
+			var notes []string // the axis notes; the dropped target.env has its own test
+			for _, n := range sc.ImageNotes(tc.sets) {
+				if !strings.Contains(n, ": target.env ") {
+					notes = append(notes, n)
+				}
+			}
 			if len(notes) != len(tc.collapsed) {
 				t.Fatalf("notes %q, want one per axis %q", notes, tc.collapsed)
 			}
@@ -213,5 +219,41 @@ func TestKindAxis(t *testing.T) {
 	}
 	if a := vs[1].Spec.Action; a.Kind != ActionStop || a.Signal != "" {
 		t.Errorf("stop variant %+v", a)
+	}
+}
+
+// TestImageDropsBuiltinEnv: an image given by --set to a catalog scenario
+// written for the built-in target runs with its own environment: the
+// file's target.env (DRAIN_MS, PRESTOP_MS) is not given to it, a note
+// says so, and a --set target.env.NAME puts one back.
+func TestImageDropsBuiltinEnv(t *testing.T) {
+	sc := catalogScenario(t, "caddy-post")
+	tests := []struct {
+		sets     []string
+		wantEnv  map[string]string
+		wantNote string // "" for none
+	}{
+		{nil, map[string]string{"DRAIN_MS": "10000", "PRESTOP_MS": "1000"}, ""},
+		{[]string{"target.image=my/app:1", "target.protocol.paths=/write"}, map[string]string{},
+			"target.env DRAIN_MS=10000, PRESTOP_MS=1000 is written for the built-in target and not given to image my/app:1"},
+		{[]string{"target.image=my/app:1", "target.protocol.paths=/write", "target.env.DRAIN_MS=3000"}, map[string]string{"DRAIN_MS": "3000"},
+			"target.env PRESTOP_MS=1000 is written for the built-in target"},
+	}
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.sets, " "), func(t *testing.T) {
+			vs, err := sc.Expand(tc.sets)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, v := range vs {
+				if got := v.Spec.Target.Env; len(got) != len(tc.wantEnv) || !maps.Equal(got, tc.wantEnv) && len(got) > 0 {
+					t.Errorf("%s: target.env %v, want %v", v.Label, got, tc.wantEnv)
+				}
+			}
+			notes := strings.Join(sc.ImageNotes(tc.sets), "\n")
+			if tc.wantNote == "" && strings.Contains(notes, ": target.env ") || !strings.Contains(notes, tc.wantNote) {
+				t.Errorf("notes %q, want one containing %q", notes, tc.wantNote)
+			}
+		})
 	}
 }

@@ -137,10 +137,13 @@ func validateRuntime(s *Spec, fail failFunc) {
 		switch {
 		case !envRE.MatchString(k):
 			fail("target.env."+k, v, "not a valid environment variable name")
+		case s.Target.Image != "":
+			// A user's image gets no variable from the harness: any name is
+			// the user's own.
 		case k == "MODE":
-			fail("target.env."+k, v, "set by the harness from target.mode")
+			fail("target.env."+k, v, "set by the harness from target.mode (for the built-in target; a target.image may set it)")
 		case k == "PORT":
-			fail("target.env."+k, v, "set by the harness")
+			fail("target.env."+k, v, "set by the harness (for the built-in target; a target.image may set it)")
 		}
 	}
 	if s.Replicas < 1 || s.Replicas > MaxReplicas {

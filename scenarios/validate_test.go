@@ -62,7 +62,7 @@ func TestValidationErrors(t *testing.T) {
 		{"mode unknown", "name: t\ntarget: {mode: graceful}\n", []string{`t.yaml:2: target.mode: "graceful": want none, close or full`}},
 		// The runtime selects the built-in target: go or node only.
 		{"runtime unknown", "name: t\ntarget: {runtime: java}\n", []string{`t.yaml:2: target.runtime: "java": want go or node`}},
-		{"reserved env", "name: t\ntarget:\n  env: {MODE: full}\n", []string{`t.yaml:3: target.env.MODE: "full": set by the harness from target.mode`}},
+		{"reserved env", "name: t\ntarget:\n  env: {MODE: full}\n", []string{`t.yaml:3: target.env.MODE: "full": set by the harness from target.mode (for the built-in target; a target.image may set it)`}},
 		{"bad env name", "name: t\ntarget:\n  env: {A-B: x}\n", []string{`t.yaml:3: target.env.A-B: "x": not a valid environment variable name`}},
 		{"stop_timeout not whole seconds", "name: t\ntarget: {stop_timeout: 2500ms}\n", []string{`t.yaml:2: target.stop_timeout: "2.5s": must be whole seconds (Docker takes seconds)`}},
 		{"negative stop_timeout", "name: t\ntarget: {stop_timeout: -1s}\n", []string{`t.yaml:2: target.stop_timeout: "-1s": must not be negative`}},

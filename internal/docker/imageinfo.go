@@ -23,6 +23,10 @@ type ImageInfo struct {
 	TCPPorts []int
 	// Entrypoint and Cmd are its ENTRYPOINT and CMD.
 	Entrypoint, Cmd []string
+	// Env is its own environment (ENV lines), as NAME=VALUE.
+	Env []string
+	// User is its USER ("" runs as root).
+	User string
 }
 
 // ErrImageNotFound is returned (wrapped) by ImageInfo for an image the
@@ -44,6 +48,8 @@ func (e *Engine) ImageInfo(ctx context.Context, ref string) (ImageInfo, error) {
 		info.StopSignal = c.StopSignal
 		info.Entrypoint = slices.Clone(c.Entrypoint)
 		info.Cmd = slices.Clone(c.Cmd)
+		info.Env = slices.Clone(c.Env)
+		info.User = c.User
 		for p := range c.ExposedPorts {
 			num, proto, _ := strings.Cut(p, "/")
 			if n, err := strconv.Atoi(num); err == nil && (proto == "" || proto == "tcp") {

@@ -40,6 +40,9 @@ type engine interface {
 	WatchKills(ctx context.Context, id string) (*docker.KillWatch, error)
 	// Sweep removes every object carrying the labels in match.
 	Sweep(ctx context.Context, match map[string]string) (docker.Removed, error)
+	// ImageInfo reads a local image's configuration (its own environment,
+	// for a user's image).
+	ImageInfo(ctx context.Context, ref string) (docker.ImageInfo, error)
 }
 
 var (

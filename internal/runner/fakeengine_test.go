@@ -17,6 +17,8 @@ import (
 // follows the script of its role ("replica-0", "agent", "proxy"), and
 // nothing touches Docker. Real time passes, so scripts use milliseconds.
 type fakeEngine struct {
+	// imageEnv is every image's own environment (ImageInfo).
+	imageEnv []string
 	// scripts gives each role its behaviour (a missing role: runs, prints
 	// nothing, ignores every signal but SIGKILL).
 	scripts map[string]fakeScript
@@ -140,6 +142,11 @@ func (f *fakeEngine) roleOf(id string) string {
 }
 
 func (f *fakeEngine) Session() string { return "fake" }
+
+// ImageInfo: a user image in the fake has the environment in imageEnv.
+func (f *fakeEngine) ImageInfo(_ context.Context, ref string) (docker.ImageInfo, error) {
+	return docker.ImageInfo{ID: "sha256:fake-" + ref, Env: f.imageEnv}, nil
+}
 
 func (f *fakeEngine) CreateNetwork(_ context.Context, name string, _ map[string]string) (string, error) {
 	if err := f.call("CreateNetwork", "CreateNetwork"); err != nil {

@@ -58,3 +58,41 @@ func TestEnvMap(t *testing.T) {
 		t.Errorf("envMap(nil) = %v, want empty", keys)
 	}
 }
+
+// A user's image is measured as it ships: the harness adds none of the
+// built-in target's variables (MODE, PORT, INSTANCE, the catalog's
+// target.env), only what the user set, and records which of the image's
+// own variables that replaced.
+func TestUserImageGetsOnlyUserEnv(t *testing.T) {
+	tests := []struct {
+		name     string
+		imageEnv []string
+		sets     []string
+		wantEnv  []string
+		wantOver map[string]string
+	}{
+		{"nothing set: nothing added", []string{"MODE=prod", "PORT=3000"}, nil, nil, nil},
+		{"a user value beside the image's", []string{"PATH=/bin"}, []string{"target.env.LOG=debug"}, []string{"LOG=debug"}, nil},
+		{"a user value replacing the image's", []string{"DRAIN_MS=abc", "PATH=/bin"}, []string{"target.env.DRAIN_MS=0"},
+			[]string{"DRAIN_MS=0"}, map[string]string{"DRAIN_MS": "abc"}},
+		{"the same value is no override", []string{"MODE=prod"}, []string{"target.env.MODE=prod"}, []string{"MODE=prod"}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			sets := append([]string{"target.image=my/app:1", "target.protocol.paths=/slow"}, tc.sets...)
+			v := fakeVariant(t, "direct-inflight", 300*time.Millisecond, sets...)
+			f := newFakeEngine(nil)
+			f.imageEnv = tc.imageEnv
+			x := &run{r: newFakeRunner(t, f), v: v, spec: v.Spec, targetRef: "my/app:1"}
+			if err := x.readImageEnv(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if got := x.targetEnv(0); !slices.Equal(got, tc.wantEnv) {
+				t.Errorf("env %q, want %q", got, tc.wantEnv)
+			}
+			if got := envOverrides(x.imageEnv, x.spec.Target.Env); !maps.Equal(got, tc.wantOver) {
+				t.Errorf("overrides %v, want %v", got, tc.wantOver)
+			}
+		})
+	}
+}

@@ -46,6 +46,9 @@ type run struct {
 	proxy    *docker.Container // topology caddy only
 	// targetRef is the target image and runtime its runtime label.
 	targetRef, runtime string
+	// imageEnv is a user image's own environment (nil for the built-in
+	// targets): what target.env may override.
+	imageEnv []string
 	labels             map[string]string
 	meta               record.Meta
 	// load is what drives the load (the load agent, the probe, ...).

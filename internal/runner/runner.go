@@ -48,6 +48,8 @@ type Runner struct {
 	// a fake without one.
 	db  jobsDB
 	seq int // run counter for unique names within the session
+	// noted holds the notes already printed once for this runner.
+	noted map[string]bool
 }
 
 // New connects to the Docker engine and builds (or reuses, by content

@@ -3,6 +3,8 @@ package runner
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/shutdownlab/shutdownlab/scenarios"
@@ -32,6 +34,9 @@ func (x *run) startAll(ctx context.Context) error {
 	x.labels = labels
 	var err error
 	if x.targetRef, x.runtime, err = x.r.imgs.Target(ctx, imageTarget(x.spec.Target)); err != nil {
+		return err
+	}
+	if err := x.readImageEnv(ctx); err != nil {
 		return err
 	}
 	// Services (the jobs load's database) are up before any replica.
@@ -89,4 +94,36 @@ func (x *run) port() int {
 		return p
 	}
 	return targetPort
+}
+
+// readImageEnv reads a user image's own environment, and says once per
+// image and setting (on the progress output) which of its variables the
+// scenario's target.env overrides: the image then does not run exactly as
+// it ships, by the user's choice.
+func (x *run) readImageEnv(ctx context.Context) error {
+	if x.spec.Target.Image == "" {
+		return nil
+	}
+	info, err := x.r.eng.ImageInfo(ctx, x.targetRef)
+	if err != nil {
+		return err
+	}
+	x.imageEnv = info.Env
+	over := envOverrides(info.Env, x.spec.Target.Env)
+	if len(over) == 0 {
+		return nil
+	}
+	var parts []string
+	for _, k := range sortedKeys(over) {
+		parts = append(parts, fmt.Sprintf("%s=%s (image: %s=%s)", k, x.spec.Target.Env[k], k, over[k]))
+	}
+	note := fmt.Sprintf("note: target.env overrides the environment image %s ships with: %s", x.targetRef, strings.Join(parts, ", "))
+	if !x.r.noted[note] {
+		if x.r.noted == nil {
+			x.r.noted = map[string]bool{}
+		}
+		x.r.noted[note] = true
+		x.r.opts.Progress.Logf("%s", note)
+	}
+	return nil
 }
