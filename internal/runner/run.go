@@ -49,8 +49,8 @@ type run struct {
 	// imageEnv is a user image's own environment (nil for the built-in
 	// targets): what target.env may override.
 	imageEnv []string
-	labels             map[string]string
-	meta               record.Meta
+	labels   map[string]string
+	meta     record.Meta
 	// load is what drives the load (the load agent, the probe, ...).
 	load   loadDriver
 	stream *agentStream
