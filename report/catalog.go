@@ -175,6 +175,8 @@ var defs = []MetricDef{
 	{Name: "served_after_signal", Kind: KindCount, Null: "n/a", Doc: "ok requests sent after the signal had certainly arrived (T1)", get: func(m *Metrics) Value { return intP(m.ServedAfterSignal) }},
 	{Name: "failed_after_signal", Kind: KindCount, Compare: CompareLoss, Null: "n/a", Doc: "failed requests sent after the signal had certainly arrived (T1)", get: func(m *Metrics) Value { return intP(m.FailedAfterSignal) }},
 	{Name: "failed_before_signal", Kind: KindCount, Null: "n/a", Doc: "failed requests that ended before the action was sent", get: func(m *Metrics) Value { return intP(m.FailedBeforeSignal) }},
+	{Name: "idle_close_before_signal", Kind: KindCount, Null: "n/a", Doc: "failed before the signal: eof/reset on a reused connection, no response byte (not about shutdown)", get: func(m *Metrics) Value { return intP(m.IdleCloseBeforeSignal) }},
+	{Name: "new_conns_after_signal", Kind: KindCount, Null: "n/a", Doc: "connections opened after the signal had certainly arrived (T1) and served ok", get: func(m *Metrics) Value { return intP(m.NewConnsAfterSignal) }},
 	{Name: "failed_after_exit", Kind: KindCount, Null: "n/a", Doc: "failed requests started after the acted-on replica exited", get: func(m *Metrics) Value { return intP(m.FailedAfterExit) }},
 	{Name: "delivery_window_ms", Kind: KindMs, Null: "n/a", Doc: "T1 - T0: how long the signal's arrival is uncertain", get: func(m *Metrics) Value { return floatP(m.DeliveryWindowMs) }},
 	{Name: "action_call_ms", Kind: KindMs, Null: "n/a", Doc: "duration of the engine call that sent the action", get: func(m *Metrics) Value { return floatP(m.ActionCallMs) }},

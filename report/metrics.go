@@ -54,6 +54,14 @@ type Metrics struct {
 	// IdleCloseRace counts the failed_after_signal requests with the
 	// idle-close signature (IsIdleCloseRace).
 	IdleCloseRace *int `json:"idle_close_race"`
+	// IdleCloseBeforeSignal counts the failed_before_signal requests with
+	// the idle-close signature: a server that closes keep-alive
+	// connections without saying so, a trouble unrelated to shutdown.
+	IdleCloseBeforeSignal *int `json:"idle_close_before_signal"`
+	// NewConnsAfterSignal counts the connections the clients opened after
+	// the signal had certainly arrived (T1) that were served ok: the server
+	// still accepted new connections (a propagation delay, or a restart).
+	NewConnsAfterSignal *int `json:"new_conns_after_signal"`
 	// DeliveryWindowMs is T1 - T0 of the delivery window.
 	DeliveryWindowMs *float64 `json:"delivery_window_ms"`
 	// DrainObservedMs is the drain seen from the client side: from the

@@ -170,7 +170,10 @@ func IsIdleCloseRace(r *record.Request) bool {
 // phaseCounts are the phase metrics of one run.
 type phaseCounts struct {
 	dropped, window, after, before, idleRace, inflight, servedAfter int
-	afterExit, whileRunning                                         int
+	afterExit, whileRunning, idleBefore                             int
+	// newConns are the connections dialed after T1 that carried an ok
+	// response: the server accepted new connections after the signal.
+	newConns map[uint64]bool
 	// windowReached counts the window's failures that may have reached
 	// the server (every class but refused): candidate drops.
 	windowReached int
@@ -210,6 +213,7 @@ func computePhases(m *Metrics, meta record.Meta, reqs []record.Request) {
 	m.FailedAfterSignal, m.FailedBeforeSignal = &c.after, &c.before
 	m.IdleCloseRace, m.InflightAtAction, m.ServedAfterSignal = &c.idleRace, &c.inflight, &c.servedAfter
 	m.FailedWhileRunning = &c.whileRunning
+	m.IdleCloseBeforeSignal, m.NewConnsAfterSignal = &c.idleBefore, ptr(len(c.newConns))
 	if exitedNs > 0 {
 		m.FailedAfterExit = &c.afterExit
 	}
@@ -291,6 +295,9 @@ func (c *phaseCounts) add(r *record.Request, w Window, exitedNs int64) {
 	case PhaseBefore:
 		if failed {
 			c.before++
+			if IsIdleCloseRace(r) {
+				c.idleBefore++
+			}
 		}
 		if r.Class == record.ClassOK {
 			c.steadyLat = append(c.steadyLat, float64(r.LatencyNs()))
@@ -310,6 +317,12 @@ func (c *phaseCounts) add(r *record.Request, w Window, exitedNs int64) {
 		switch {
 		case r.Class == record.ClassOK:
 			c.servedAfter++
+			if r.Connected >= w.T1 && r.Conn != 0 {
+				if c.newConns == nil {
+					c.newConns = map[uint64]bool{}
+				}
+				c.newConns[r.Conn] = true
+			}
 		case failed:
 			c.after++
 			if IsIdleCloseRace(r) {
@@ -329,8 +342,11 @@ func actedExitNs(meta record.Meta) int64 {
 
 // observedDrain measures the drain from the outside, for any image: from T0
 // to the last complete response to work the replica had accepted — a request
-// written before T1 and still open at T0 that ended ok, served by the
-// acted-on replica (behind a proxy: the upstream its response named). It
+// written before T1 and still open at T0 that ended ok once the signal had
+// surely arrived (at or after T1), served by the acted-on replica (behind a
+// proxy: the upstream its response named). A request that ended before T1
+// may have finished before the server had the signal: it drained nothing,
+// so a fast shutdown that drops everything shows no drain ("none"). It
 // also notes which request that was, so a long drain can be traced to one
 // client and connection.
 func observedDrain(m *Metrics, w Window, reqs []record.Request, served func(*record.Request) bool) {
@@ -340,7 +356,7 @@ func observedDrain(m *Metrics, w Window, reqs []record.Request, served func(*rec
 	var last *record.Request
 	for i := range reqs {
 		r := &reqs[i]
-		if r.Class != record.ClassOK || r.End <= w.T0 || !served(r) {
+		if r.Class != record.ClassOK || r.End < w.T1 || r.End <= w.T0 || !served(r) {
 			continue
 		}
 		if p := PhaseOf(r, w); p != PhaseInflight && p != PhaseWindow {

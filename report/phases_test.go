@@ -273,3 +273,50 @@ func TestInconclusiveSplit(t *testing.T) {
 		})
 	}
 }
+
+// TestDrainNoneForFastShutdown: a request that ended between T0 and T1
+// may have finished before the server had the signal; it drained nothing.
+// A fast shutdown that drops every in-flight request (and lets one finish
+// inside the delivery window) reports no drain, not one of a few ms.
+func TestDrainNoneForFastShutdown(t *testing.T) {
+	meta := record.Meta{Action: &record.Action{Kind: "signal", SentNs: ms(1000), ReturnedNs: ms(1020)},
+		Replicas: []record.Replica{{Name: "replica-0"}}}
+	reqs := []record.Request{
+		rq(record.ClassOK, 800, 800, 1005),    // ended 5 ms after T0, before T1: not a drain
+		rq(record.ClassReset, 900, 900, 1030), // dropped
+		rq(record.ClassReset, 950, 950, 1031), // dropped
+	}
+	if m := Compute(meta, reqs); m.DrainObservedMs != nil {
+		t.Errorf("drain_observed_ms = %v, want null (none)", *m.DrainObservedMs)
+	}
+}
+
+// TestConnectionMetrics pins idle_close_before_signal (a server closing
+// keep-alive connections unannounced, before any signal) and
+// new_conns_after_signal (connections dialed after T1 and served ok).
+// T0 = 1000 ms, T1 = 1050 ms.
+func TestConnectionMetrics(t *testing.T) {
+	dialed := func(r record.Request, conn uint64, at float64) record.Request {
+		r.Conn, r.Connected = conn, ms(at)
+		return r
+	}
+	onConn := func(r record.Request, conn uint64) record.Request { r.Conn = conn; return r }
+	meta := record.Meta{Action: &record.Action{Kind: "signal", SentNs: ms(1000), ReturnedNs: ms(1050)},
+		Replicas: []record.Replica{{Name: "replica-0"}}}
+	reqs := []record.Request{
+		reused(rq(record.ClassEOF, 500, 500, 501)),              // idle close before the signal
+		rq(record.ClassEOF, 600, 600, 601),                      // eof on a fresh connection: not the idle-close shape
+		reused(onConn(rq(record.ClassOK, 1100, 1100, 1200), 1)), // a kept connection after the signal: not new
+		dialed(rq(record.ClassOK, 1100, 1101, 1300), 2, 1100),   // dialed after T1, served: new
+		reused(onConn(rq(record.ClassOK, 1300, 1300, 1400), 2)), // the same connection again: counted once
+		dialed(rq(record.ClassOK, 1010, 1020, 1300), 3, 1010),   // dialed inside the window: not after T1
+		dialed(rq(record.ClassRefused, 1200, 0, 1201), 0, 0),    // refused: no connection
+	}
+	m := Compute(meta, reqs)
+	if m.IdleCloseBeforeSignal == nil || *m.IdleCloseBeforeSignal != 1 {
+		t.Errorf("idle_close_before_signal = %v, want 1", m.IdleCloseBeforeSignal)
+	}
+	if m.NewConnsAfterSignal == nil || *m.NewConnsAfterSignal != 1 {
+		t.Errorf("new_conns_after_signal = %v, want 1", m.NewConnsAfterSignal)
+	}
+}
