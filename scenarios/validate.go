@@ -29,7 +29,7 @@ const (
 )
 
 // Signals are the signal names an action of kind signal may send.
-var Signals = []string{"SIGTERM", "SIGINT", "SIGKILL", "SIGQUIT", "SIGHUP", "SIGUSR1", "SIGUSR2"}
+var Signals = []string{"SIGTERM", "SIGINT", "SIGKILL", "SIGQUIT", "SIGHUP", "SIGUSR1", "SIGUSR2", "SIGWINCH"}
 
 // Methods are the HTTP methods a mix entry may use.
 var Methods = []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}

@@ -17,24 +17,39 @@ import (
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
-const checkUsage = `Usage: shutdownlab check IMAGE [--ready-path /readyz] [--path /] [--port N] [--signal SIG] [--runs N] [--grace 10s] [--set key=value]... [--expect EXPR]... [--junit FILE] [--out DIR]
+const checkUsage = `Usage: shutdownlab check IMAGE [--ready-path /readyz] [--path /] [--port N] [--signal SIG] [--signals SIG,...|none] [--runs N] [--grace 10s] [--env NAME=VALUE]... [--set key=value]... [--expect EXPR]... [--junit FILE] [--report-only] [--out DIR]
 
-The first command to run on your own image. It starts IMAGE (a local image,
-never pulled) on a private network, drives 20 keep-alive clients at PATH
+The first command to run on your own image, and a CI gate. It starts IMAGE
+(a local image, never pulled) exactly as it ships: its own environment,
+entrypoint, command, user and STOPSIGNAL, plus only what you add with
+--env or --set target.env.NAME=VALUE (an override of the image's own value
+is reported). On a private network it drives 20 keep-alive clients at PATH
 from a container beside it, and stops it two ways, each its own variant:
 its stop signal (docker kill -s STOPSIGNAL; SIGTERM when the image sets
 none) and docker stop (STOPSIGNAL, the grace period, then SIGKILL). Then it
 says in plain words whether it drops in-flight work, whether it exits by
 itself and how fast, which known broken-shutdown signature it shows, and
-what STOPSIGNAL or grace period would make it clean, and writes the usual
-report (plus verdict.txt) under DIR/<timestamp>-check-<image>/.
+what would make it clean; troubles that are not about shutdown (failures
+before any signal) are named apart. It writes the usual report (plus
+verdict.txt) under DIR/<timestamp>-check-<image>/.
+
+When the verdict names a defect, the signal search measures the other
+signals servers use for a graceful stop (--signals, default
+SIGQUIT,SIGINT,SIGTERM,SIGHUP,SIGWINCH,SIGUSR1; none: no search), one
+short run each in a result directory of its own, and recommends the
+STOPSIGNAL that measured clean, or says that none did and what is left.
 
 The image must answer GET READY-PATH with 200 once it is ready, and PATH
-(which may carry a query) must be something it serves. --set overrides the
-generated scenario like run's (e.g. --set load.duration=4s,
---set target.init=true, --set target.env.NAME=VALUE).
-Exit 0: every run valid and every --expect held; 1: an expectation failed;
-2: a run was invalid or the harness failed; 64: bad usage or input.
+(which may carry a query) must be something it serves. The port is --port,
+else the image's only EXPOSEd TCP port, else 8080 (PORT is never set).
+--set overrides the generated scenario like run's (e.g. --set
+load.duration=4s, --set target.init=true).
+Exit 0: clean (every run valid, every --expect held); 1: the verdict names
+a defect, or an expectation failed (--report-only: 0 for a defect); 2: it
+could not tell (a run invalid, a phase split inconclusive) or the harness
+failed; 64: bad usage or input. --junit writes one test case per action
+and one for the verdict, failing with the defect; --expect's own verdicts
+go to FILE-expectations.xml beside it.
 `
 
 // checkOpts are the choices a check scenario is made from.
@@ -47,6 +62,8 @@ type checkOpts struct {
 	stopSignal string // what docker stop sends (the image's STOPSIGNAL)
 	graceS     int
 	runs       int
+	// searchDir is the signal search's result directory ("" without one).
+	searchDir string
 }
 
 // cmdCheck runs the built-in check scenario against a user's image with
@@ -60,10 +77,13 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	runs := c.fs.Int("runs", 1, "repetitions per action, 1..100")
 	grace := c.fs.Duration("grace", 10*time.Second, "grace period: the container's stop timeout, whole seconds (docker stop -t)")
 	out := c.fs.String("out", "results/runs", "root directory for the result directory")
+	signals := c.fs.String("signals", "", "signals the search tries when the verdict finds a defect, comma-separated (default "+strings.Join(searchSignals, ",")+`; "none": no search)`)
+	reportOnly := c.fs.Bool("report-only", false, "exit 0 when the verdict names a defect (the report is still written; a run check could not judge still exits 2)")
 	p := &runPlan{vars: map[*scenarios.Scenario][]scenarios.Variant{}, exps: map[*scenarios.Scenario][]*gate.Expectation{}}
 	p.exp.register(c.fs)
-	var sets setFlags
+	var sets, envs setFlags
 	c.fs.Var(&sets, "set", "override a field of the generated scenario, e.g. --set load.duration=4s (repeatable)")
+	c.fs.Var(&envs, "env", "NAME=VALUE added to the image's own environment (= --set target.env.NAME=VALUE; repeatable; an override of the image's own value is reported)")
 	pos, err := c.parse(args, stdout)
 	if err != nil {
 		return exitUsage, err
@@ -71,6 +91,17 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	o := checkOpts{readyPath: *readyPath, path: *path, port: *port, runs: *runs}
 	if err := o.checkFlags(pos, *grace, *signal); err != nil {
 		return exitUsage, err
+	}
+	want, err := parseSignals(*signals)
+	if err != nil {
+		return exitUsage, err
+	}
+	for _, e := range envs {
+		name, value, ok := strings.Cut(e, "=")
+		if !ok || name == "" {
+			return exitUsage, usagef("--env: %q: want NAME=VALUE", e)
+		}
+		sets = append(sets, "target.env."+name+"="+value)
 	}
 	if err := p.exp.parse(); err != nil {
 		return exitUsage, err
@@ -91,8 +122,40 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	if err := p.checkOutputs(); err != nil {
 		return exitUsage, err
 	}
-	p.onReport = func(dir string, res *report.Result, w io.Writer) { printVerdict(w, dir, o, p.vars[sc], res) }
-	return p.execute(ctx, stdout, stderr)
+	junit := p.exp.junit
+	p.exp.junit = expectationsJUnit(junit, len(p.exp.parsed) > 0)
+	var dir string
+	var res *report.Result
+	p.onReport = func(d string, r *report.Result, _ io.Writer) { dir, res = d, r }
+	code, err := p.execute(ctx, stdout, stderr)
+	if res == nil {
+		return code, err
+	}
+	o.asRun(p.vars[sc])
+	fs := verdict(checkActions(o, p.vars[sc], res))
+	vcode := verdictCode(fs)
+	if cands := candidates(want, o.signal, o.stopSignal); vcode == verdictDefect && len(cands) > 0 && err == nil && ctx.Err() == nil {
+		sr, scode, serr := runSearch(ctx, o, cands, sets, *out, stdout, stderr)
+		if serr != nil {
+			fmt.Fprintf(stderr, "shutdownlab: signal search: %v\n", serr)
+		}
+		code = max(code, scode)
+		fs = append(fs, searchFindings(sr)...)
+		o.searchDir = sr.dir
+	}
+	writeVerdict(stdout, dir, o, fs)
+	if junit != "" {
+		if jerr := writeVerdictJUnit(junit, o, fs); jerr != nil {
+			fmt.Fprintf(stderr, "shutdownlab: %v\n", jerr)
+			code = max(code, exitInvalid)
+		} else {
+			fmt.Fprintf(stdout, "wrote %s\n", junit)
+		}
+	}
+	if *reportOnly && vcode == verdictDefect {
+		vcode = verdictClean
+	}
+	return max(code, vcode), err
 }
 
 // checkFile names the generated scenario in errors.
@@ -171,7 +234,7 @@ func (o *checkOpts) fromImage(info docker.ImageInfo, signal string, stderr io.Wr
 }
 
 // signalNumbers maps the numbers Linux gives the sendable signals.
-var signalNumbers = map[string]string{"1": "SIGHUP", "2": "SIGINT", "3": "SIGQUIT", "9": "SIGKILL", "10": "SIGUSR1", "12": "SIGUSR2", "15": "SIGTERM"}
+var signalNumbers = map[string]string{"1": "SIGHUP", "2": "SIGINT", "3": "SIGQUIT", "9": "SIGKILL", "10": "SIGUSR1", "12": "SIGUSR2", "15": "SIGTERM", "28": "SIGWINCH"}
 
 // sendableSignal normalises a signal name or number ("quit", "SIGQUIT",
 // "3") to one a signal action may send.
@@ -223,17 +286,22 @@ func checkName(image string) string {
 	return string(name)
 }
 
-// printVerdict writes the verdict for the check's result to w and to
-// verdict.txt in the result directory.
-func printVerdict(w io.Writer, dir string, o checkOpts, vs []scenarios.Variant, res *report.Result) {
-	if len(vs) > 0 { // as run, --set included
+// asRun takes the runs and the grace period from the variants as they
+// ran (--set included).
+func (o *checkOpts) asRun(vs []scenarios.Variant) {
+	if len(vs) > 0 {
 		sp := vs[0].Spec
 		o.runs = sp.Runs
 		if sp.Target.StopTimeout != nil {
 			o.graceS = int(sp.Target.StopTimeout.D() / time.Second)
 		}
 	}
-	text := verdictText(o, checkActions(o, vs, res))
+}
+
+// writeVerdict writes the verdict to w and to verdict.txt in the result
+// directory.
+func writeVerdict(w io.Writer, dir string, o checkOpts, fs []finding) {
+	text := verdictText(o, fs)
 	fmt.Fprint(w, "\n"+text)
 	if err := resultdir.WriteFileAtomic(filepath.Join(dir, resultdir.VerdictFile), []byte(text)); err != nil {
 		fmt.Fprintf(w, "shutdownlab: %v\n", err)
@@ -266,8 +334,9 @@ func checkActions(o checkOpts, vs []scenarios.Variant, res *report.Result) []act
 }
 
 // verdictText renders the findings: per action its answers and
-// signatures, then what would make the shutdown clean.
-func verdictText(o checkOpts, actions []actionRuns) string {
+// signatures, then what would make the shutdown clean (or that it is),
+// advice, and last the troubles that are not about shutdown.
+func verdictText(o checkOpts, fs []finding) string {
 	var b strings.Builder
 	runs := "1 run"
 	if o.runs != 1 {
@@ -275,27 +344,38 @@ func verdictText(o checkOpts, actions []actionRuns) string {
 	}
 	fmt.Fprintf(&b, "verdict for %s (STOPSIGNAL %s, grace period %d s, %s per action):\n", o.image, o.stopSignal, o.graceS, runs)
 	last := "-"
-	var fixes []string
-	for _, f := range verdict(actions) {
-		if f.Action == "" {
+	var fixes, advice, other []string
+	for _, f := range fs {
+		switch {
+		case f.Kind == findOther:
+			other = append(other, f.Text)
+		case f.Action == "" && f.Kind == fixClean:
+			fmt.Fprintf(&b, "  %s\n", f.Text)
+		case f.Action == "" && f.Bad:
 			fixes = append(fixes, f.Text)
-			continue
+		case f.Action == "":
+			advice = append(advice, f.Text)
+		default:
+			if f.Action != last {
+				fmt.Fprintf(&b, "  %s:\n", f.Action)
+				last = f.Action
+			}
+			fmt.Fprintf(&b, "    %s\n", f.Text)
 		}
-		if f.Action != last {
-			fmt.Fprintf(&b, "  %s:\n", f.Action)
-			last = f.Action
+	}
+	section := func(title string, lines []string) {
+		if len(lines) > 0 {
+			fmt.Fprintf(&b, "  %s:\n", title)
 		}
-		fmt.Fprintf(&b, "    %s\n", f.Text)
+		for _, l := range lines {
+			fmt.Fprintf(&b, "    - %s\n", l)
+		}
 	}
-	if len(fixes) == 1 && strings.HasPrefix(fixes[0], "clean:") {
-		fmt.Fprintf(&b, "  %s\n", fixes[0])
-		return b.String()
-	}
-	if len(fixes) > 0 {
-		b.WriteString("  to make it clean:\n")
-	}
-	for _, f := range fixes {
-		fmt.Fprintf(&b, "    - %s\n", f)
+	section("to make it clean", fixes)
+	section("advice", advice)
+	section("not about shutdown", other)
+	if o.searchDir != "" {
+		fmt.Fprintf(&b, "  signal search measurements: %s\n", filepath.Join(o.searchDir, resultdir.MarkdownFile))
 	}
 	return b.String()
 }

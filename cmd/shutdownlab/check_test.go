@@ -28,7 +28,9 @@ func TestCheckUsageErrors(t *testing.T) {
 		{[]string{"a:1", "--runs", "0"}, "--runs: 0 is out of range"},
 		{[]string{"a:1", "--path", "slow"}, `--path: "slow": must start with "/"`},
 		{[]string{"a:1", "--ready-path", "/r?x=1"}, `--ready-path: "/r?x=1"`},
-		{[]string{"a:1", "--signal", "SIGWINCH"}, `--signal: "SIGWINCH": want one of SIGTERM`},
+		{[]string{"a:1", "--signal", "SIGSTOP"}, `--signal: "SIGSTOP": want one of SIGTERM`},
+		{[]string{"a:1", "--signals", "SIGQUIT,SIGKILL"}, `--signals: "SIGKILL": want a comma-separated list`},
+		{[]string{"a:1", "--env", "NOVALUE"}, `--env: "NOVALUE": want NAME=VALUE`},
 		{[]string{"a:1", "--port", "70000"}, "--port: 70000"},
 		{[]string{"a:1", "--expect", "dropped_inflght == 0"}, `unknown metric "dropped_inflght"`},
 	}
@@ -93,7 +95,7 @@ func TestSendableSignal(t *testing.T) {
 		ok       bool
 	}{
 		{"SIGQUIT", "SIGQUIT", true}, {"quit", "SIGQUIT", true}, {"3", "SIGQUIT", true},
-		{"15", "SIGTERM", true}, {"SIGWINCH", "SIGWINCH", false}, {"37", "37", false},
+		{"15", "SIGTERM", true}, {"SIGWINCH", "SIGWINCH", true}, {"28", "SIGWINCH", true}, {"37", "37", false},
 	}
 	for _, tc := range tests {
 		if got, ok := sendableSignal(tc.in); got != tc.want || ok != tc.ok {
@@ -106,7 +108,7 @@ func TestSendableSignal(t *testing.T) {
 // come last under "to make it clean".
 func TestVerdictText(t *testing.T) {
 	o := checkOpts{image: "x:1", stopSignal: "SIGTERM", graceS: 10, runs: 1}
-	got := verdictText(o, []actionRuns{sigAction(run(20, 0, 20, 0, 2, 12)), stopAction(run(20, 0, 20, 0, 2, 15))})
+	got := verdictText(o, verdict([]actionRuns{sigAction(run(20, 0, 20, 0, 2, 12)), stopAction(run(20, 0, 20, 0, 2, 15))}))
 	for _, want := range []string{"verdict for x:1 (STOPSIGNAL SIGTERM, grace period 10 s", "\n  signal SIGTERM:\n    drops in-flight work: yes",
 		"\n  docker stop -t 10:\n", "\n  to make it clean:\n    - handle the stop signal"} {
 		if !strings.Contains(got, want) {
@@ -116,9 +118,11 @@ func TestVerdictText(t *testing.T) {
 }
 
 // TestCheckTargetImage runs check (Docker, 4 s loads, a 3 s grace period)
-// on the project's own target image as a user image: in mode none it
-// drops the requests in flight and dies of the signal, so an expectation
-// of no drops fails (exit 1); in mode full it drops none and exits 0.
+// on the project's own target image as a user image, its mode given as
+// the user would (--env MODE=...; check sets none by itself): in mode none
+// it drops the requests in flight and dies of the signal, so the verdict
+// names a defect and the expectation of no drops fails (exit 1); in mode
+// full it drops none and exits 0.
 func TestCheckTargetImage(t *testing.T) {
 	eng := dockertest.RequireDocker(t)
 	t.Chdir("../..") // images compile from the module root
@@ -134,13 +138,13 @@ func TestCheckTargetImage(t *testing.T) {
 		want     []string
 	}{
 		{"none", exitFailed, []string{"drops in-flight work: yes", "by dying of the signal", "handle the stop signal"}},
-		{"full", exitOK, []string{"drops in-flight work: no", "exits by itself: yes, exit code 0"}},
+		{"full", exitOK, []string{"drops in-flight work: no", "exits by itself: yes, exit code 0", "clean: "}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.mode, func(t *testing.T) {
 			out := t.TempDir()
 			code, stdout, stderr := runMain(t, ctx, "check", target, "--path", "/slow?ms=300", "--grace", "3s", "--out", out,
-				"--set", "target.mode="+tc.mode, "--set", "load.duration=4s", "--set", "action.at=2s",
+				"--env", "MODE="+tc.mode, "--signals", "none", "--set", "load.duration=4s", "--set", "action.at=2s",
 				"--expect", "dropped_inflight == 0")
 			t.Logf("check output:\n%s", stdout)
 			if code != tc.wantCode {

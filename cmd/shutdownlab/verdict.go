@@ -30,6 +30,8 @@ type runMetrics struct {
 	StopTimeoutS           *int     `json:"stop_timeout_s"`
 	DrainObservedMs        *float64 `json:"drain_observed_ms"`
 	PhaseInconclusive      bool     `json:"phase_inconclusive"`
+	IdleCloseBeforeSignal  *int     `json:"idle_close_before_signal"`
+	NewConnsAfterSignal    *int     `json:"new_conns_after_signal"`
 }
 
 // fromReport copies the metrics the verdict reads from m, by their JSON
@@ -72,10 +74,15 @@ const (
 	findKilled      = "killed"     // SIGKILLed (137)
 	findNever       = "never"      // did not exit within the window
 	findNoRuns      = "no-runs"    // no valid run to judge
+	findUnclear     = "unclear"    // drops could not be told (phase_inconclusive)
 	sigNoSignal     = "signal-never-arrives"
 	sigNoDelay      = "no-propagation-delay"
 	sigDrainTooLong = "drain-exceeds-grace"
+	sigRestarts     = "signal-restarts"
 	fixClean        = "clean"
+	// findOther is a trouble that is not about shutdown (failures before
+	// any signal); it is named apart and is no defect of the shutdown.
+	findOther = "other"
 )
 
 // finding is one line of the verdict.
@@ -91,37 +98,66 @@ type finding struct {
 }
 
 // verdict answers the check's questions for each action, names the known
-// broken-shutdown signatures the runs show and says what would make the
-// shutdown clean. Pure: its only input is the metrics.
+// broken-shutdown signatures the runs show, says what would make the
+// shutdown clean, and names apart the troubles that are not about shutdown.
+// Pure: its only input is the metrics.
 func verdict(actions []actionRuns) []finding {
-	var out []finding
-	var sigs []finding
-	clean := true
+	var out, sigs []finding
 	for _, a := range actions {
 		if len(a.Runs) == 0 {
 			out = append(out, finding{a.Action, findNoRuns, true, "no valid run: nothing to judge (the report's \"Runs not counted\" says why; an image that never got ready needs the right --ready-path or --port)"})
-			clean = false
 			continue
 		}
-		fs := answers(a)
-		for _, f := range fs {
-			clean = clean && !f.Bad
-		}
 		as := signatures(a)
-		out = append(append(out, fs...), as...)
+		out = append(append(out, answers(a)...), as...)
 		sigs = append(sigs, as...)
 	}
 	fixes := remedies(actions, sigs)
-	if clean && len(sigs) == 0 && len(fixes) == 0 {
+	if !anyBad(out) && !anyBad(fixes) {
 		text := "clean: no request it had accepted failed, and it exited by itself with code 0"
 		for _, a := range actions {
 			if a.Stop {
 				text += fmt.Sprintf("; STOPSIGNAL %s and a %d s grace period are enough (slowest exit %.0f ms)", a.Signal, a.GraceS, slowestCleanExit(actions))
 			}
 		}
-		fixes = []finding{{"", fixClean, false, text}}
+		fixes = append([]finding{{"", fixClean, false, text}}, fixes...)
 	}
-	return append(out, fixes...)
+	return append(append(out, fixes...), otherTroubles(actions)...)
+}
+
+// anyBad reports whether some finding is a problem.
+func anyBad(fs []finding) bool {
+	for _, f := range fs {
+		if f.Bad {
+			return true
+		}
+	}
+	return false
+}
+
+// Exit codes of check's verdict.
+const (
+	verdictClean   = exitOK      // no defect
+	verdictDefect  = exitFailed  // the verdict names a defect
+	verdictUnclear = exitInvalid // it could not tell (no valid run, inconclusive phases)
+)
+
+// verdictCode is check's exit code for its findings: unclear when an
+// action had no valid run or its drops could not be told, a defect when a
+// finding is a problem, clean otherwise. Advice (no propagation delay,
+// a tight grace period) and troubles that are not about shutdown are not
+// defects.
+func verdictCode(fs []finding) int {
+	code := verdictClean
+	for _, f := range fs {
+		switch {
+		case f.Kind == findNoRuns || f.Kind == findUnclear:
+			return verdictUnclear
+		case f.Bad:
+			code = verdictDefect
+		}
+	}
+	return code
 }
 
 // answers are the per-action answers: drops in-flight work? exits by
@@ -173,7 +209,7 @@ func dropAnswer(a actionRuns) finding {
 			"drops in-flight work: yes%s: requests it had accepted failed (dropped_inflight up to %d, failed_in_delivery_window up to %d)",
 			ofRuns(dropRuns, n), dropped, window)}
 	case unclearRuns > 0:
-		return finding{a.Action, findDrops, true, fmt.Sprintf(
+		return finding{a.Action, findUnclear, true, fmt.Sprintf(
 			"drops in-flight work: cannot tell%s: the signal took so long to arrive that up to %d requests failed on its way (phase_inconclusive); rerun on a quieter engine",
 			ofRuns(unclearRuns, n), window)}
 	case windowRuns > 0:
@@ -224,8 +260,14 @@ func signatures(a actionRuns) []finding {
 	var none, delay, drain int
 	var lateFails, races int
 	var drainMs float64
+	var restarts, newConns, restartDrops int
 	for _, r := range a.Runs {
 		inflight := val(r.DroppedInflight) + val(r.FailedInDeliveryWindow)
+		if restartsOnSignal(r) {
+			restarts++
+			newConns, restartDrops = max(newConns, val(r.NewConnsAfterSignal)), max(restartDrops, inflight)
+			continue // neither (i) nor (iii): no grace period helps here
+		}
 		switch {
 		case r.Killed && nearGrace(r, a.GraceS) && inflight == 0:
 			none++
@@ -245,6 +287,11 @@ func signatures(a actionRuns) []finding {
 		}
 	}
 	var out []finding
+	if restarts > 0 {
+		out = append(out, finding{a.Action, sigRestarts, true, fmt.Sprintf(
+			"signature: the stop signal restarts the server%s: up to %d requests in flight or on their way failed at the signal, yet it kept its PID 1, accepted %d new connections after it and never exited by itself: %s means \"restart\" (or \"reload\") to it, not \"stop\"; no grace period helps",
+			ofRuns(restarts, n), restartDrops, newConns, a.Signal)})
+	}
 	if none > 0 {
 		out = append(out, finding{a.Action, sigNoSignal, true, fmt.Sprintf(
 			"signature (i), the signal never reaches the app%s: nothing failed around the signal and it kept serving until it was killed (or the window ended); its PID 1 or a shell in front of it swallowed the signal, or it ignores this one",
@@ -255,7 +302,7 @@ func signatures(a actionRuns) []finding {
 		if races > 0 {
 			race = fmt.Sprintf(", %d of them eof/reset on a reused keep-alive connection (idle_close_race)", races)
 		}
-		out = append(out, finding{a.Action, sigNoDelay, true, fmt.Sprintf(
+		out = append(out, finding{a.Action, sigNoDelay, false, fmt.Sprintf(
 			"signature (ii), no propagation delay%s: up to %d requests failed after the signal while the process still ran%s, and none was served after it: it stops accepting the moment it is told to stop",
 			ofRuns(delay, n), lateFails, race)})
 	}
@@ -269,6 +316,38 @@ func signatures(a actionRuns) []finding {
 			ofRuns(drain, n), seen)})
 	}
 	return out
+}
+
+// restartsOnSignal: the run shows a server whose stop signal restarts it —
+// it did not exit by itself (still running at the end of the window, or
+// SIGKILLed), requests in flight or on their way failed at the signal, and
+// connections opened after the signal were served (a fresh listener).
+func restartsOnSignal(r runMetrics) bool {
+	c := exitClass(r)
+	return (c == findNever || c == findKilled) && val(r.NewConnsAfterSignal) > 0 &&
+		val(r.DroppedInflight)+val(r.FailedInDeliveryWindow) > 0
+}
+
+// otherTroubles names, apart from the shutdown verdict, the failures that
+// happened before any signal in any action's runs: not about shutdown,
+// and no defect of it.
+func otherTroubles(actions []actionRuns) []finding {
+	failed, idle := 0, 0
+	for _, a := range actions {
+		for _, r := range a.Runs {
+			failed, idle = max(failed, val(r.FailedBeforeSignal)), max(idle, val(r.IdleCloseBeforeSignal))
+		}
+	}
+	switch {
+	case failed == 0:
+		return nil
+	case idle > 0:
+		return []finding{{"", findOther, false, fmt.Sprintf(
+			"up to %d requests per run failed before any signal, %d of them eof/reset on a reused keep-alive connection with no response byte: this server closes keep-alive connections (after a response, or when idle) without saying so (no Connection: close); clients that reuse connections see it on every deploy and none",
+			failed, idle)}}
+	}
+	return []finding{{"", findOther, false, fmt.Sprintf(
+		"up to %d requests per run failed before any signal (failed_before_signal; the report's by_class says how)", failed)}}
 }
 
 // nearGrace reports whether a run ended about when the grace period did.

@@ -27,7 +27,13 @@ func remedies(actions []actionRuns, sigs []finding) []finding {
 		add(sigNoSignal, "make the stop signal reach the app: an exec-form ENTRYPOINT/CMD (not `sh -c` or `npm start`), an init as PID 1 that forwards it (`docker run --init`, tini), or STOPSIGNAL set to a signal the app handles (try `--signal SIGINT`, or `--set target.init=true`)")
 	}
 	if has(sigNoDelay) {
-		add(sigNoDelay, "keep serving for a propagation delay after the signal (readiness failing, listener open) before closing the listener, so clients and load balancers stop sending first (a few seconds; a preStop sleep on Kubernetes)")
+		// Advice, not a defect: with no balancer in front (as check runs it)
+		// nothing else could serve those clients.
+		out = append(out, finding{"", "fix:" + sigNoDelay, false, "advice, behind a load balancer: keep serving for a propagation delay after the signal (readiness failing, listener open) before closing the listener, so clients and load balancers stop sending first (a few seconds; a preStop sleep on Kubernetes)"})
+	}
+	if has(sigRestarts) {
+		add(sigRestarts, "its stop signal restarts it, so no grace period helps: set STOPSIGNAL to the signal that stops it (the signal search below, or --signals), or change what the server does on that signal (see its documentation)")
+		return out
 	}
 	var sig, stop *actionRuns
 	for i := range actions {

@@ -62,7 +62,7 @@ func TestVerdict(t *testing.T) {
 			"SIGKILLed at the end of the 10 s grace period (exit 137, 10040 ms after the action)"},
 		{"(ii) no propagation delay",
 			[]actionRuns{sigAction(run(0, 0, 60, 0, 0, 580)), stopAction(run(0, 0, 60, 0, 0, 590))},
-			[]string{findNoDrops, findExit, sigNoDelay, findNoDrops, findExit, sigNoDelay, "fix:" + sigNoDelay},
+			[]string{findNoDrops, findExit, sigNoDelay, findNoDrops, findExit, sigNoDelay, fixClean, "fix:" + sigNoDelay},
 			"up to 60 requests failed after the signal while the process still ran"},
 		{"(iii) drain longer than the grace period",
 			[]actionRuns{sigAction(run(0, 0, 0, 0, 0, 12500)), stopAction(run(20, 0, 20, 0, 137, 10020))},
@@ -90,7 +90,7 @@ func TestVerdict(t *testing.T) {
 		// race, or a drop: the client cannot tell). Not "yes".
 		{"failures only in the delivery window",
 			[]actionRuns{sigAction(run(0, 0, 41, 0, 0, 320), run(0, 1, 41, 0, 0, 326))},
-			[]string{findWindowOnly, findExit, sigNoDelay, "fix:" + sigNoDelay},
+			[]string{findWindowOnly, findExit, sigNoDelay, fixClean, "fix:" + sigNoDelay},
 			"no request written before the signal failed; up to 1 written while it was on its way failed (in 1 of 2 runs)"},
 		// docker kill took 964 ms on a loaded engine: every drop landed in
 		// the window and the split is inconclusive. Never "no".
@@ -100,7 +100,7 @@ func TestVerdict(t *testing.T) {
 				r.DroppedInflight, r.PhaseInconclusive = nil, true
 				return r
 			}())},
-			[]string{findDrops, findExit},
+			[]string{findUnclear, findExit},
 			"drops in-flight work: cannot tell: the signal took so long to arrive that up to 20 requests failed on its way"},
 		{"no valid run",
 			[]actionRuns{sigAction(), stopAction(run(0, 0, 0, 40, 0, 300))},
