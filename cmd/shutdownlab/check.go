@@ -119,11 +119,12 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	if err := p.addScenario(sc, stderr); err != nil {
 		return exitUsage, err
 	}
+	// check writes its verdict's JUnit itself; --expect's go beside it.
+	junit := p.exp.junit
+	p.exp.junit = expectationsJUnit(junit, len(p.exps[sc]) > 0)
 	if err := p.checkOutputs(); err != nil {
 		return exitUsage, err
 	}
-	junit := p.exp.junit
-	p.exp.junit = expectationsJUnit(junit, len(p.exp.parsed) > 0)
 	var dir string
 	var res *report.Result
 	p.onReport = func(d string, r *report.Result, _ io.Writer) { dir, res = d, r }

@@ -289,7 +289,7 @@ func signatures(a actionRuns) []finding {
 	var out []finding
 	if restarts > 0 {
 		out = append(out, finding{a.Action, sigRestarts, true, fmt.Sprintf(
-			"signature: the stop signal restarts the server%s: up to %d requests in flight or on their way failed at the signal, yet it kept its PID 1, accepted %d new connections after it and never exited by itself: %s means \"restart\" (or \"reload\") to it, not \"stop\"; no grace period helps",
+			"signature: the stop signal restarts the server%s: up to %d requests in flight or on their way failed at the signal, yet it kept running, accepted %d new connections after it and never exited by itself: %s means \"restart\" (or \"reload\") to it, not \"stop\"; no grace period helps",
 			ofRuns(restarts, n), restartDrops, newConns, a.Signal)})
 	}
 	if none > 0 {

@@ -32,7 +32,7 @@ func remedies(actions []actionRuns, sigs []finding) []finding {
 		out = append(out, finding{"", "fix:" + sigNoDelay, false, "advice, behind a load balancer: keep serving for a propagation delay after the signal (readiness failing, listener open) before closing the listener, so clients and load balancers stop sending first (a few seconds; a preStop sleep on Kubernetes)"})
 	}
 	if has(sigRestarts) {
-		add(sigRestarts, "its stop signal restarts it, so no grace period helps: set STOPSIGNAL to the signal that stops it (the signal search below, or --signals), or change what the server does on that signal (see its documentation)")
+		add(sigRestarts, "its stop signal restarts it, so no grace period helps: set STOPSIGNAL to a signal that stops it (the signal search measures them: --signals), or change what the server does on that signal (see its documentation)")
 		return out
 	}
 	var sig, stop *actionRuns
