@@ -123,8 +123,8 @@ func parse(file string, data []byte) (*Scenario, error) {
 	if len(data) > MaxFileBytes {
 		return nil, tooLarge(file, int64(len(data)))
 	}
-	if line := tooDeep(string(data)); line > 0 {
-		return nil, ValidationErrors{{File: file, Line: line, Msg: deepMsg}}
+	if line, key := tooDeep(string(data)); line > 0 {
+		return nil, ValidationErrors{{File: file, Line: line, Field: Shorten(key), Msg: deepMsg}}
 	}
 	sc := &Scenario{File: file, raw: bytes.Clone(data)}
 	_, variants, err := sc.tree()

@@ -16,13 +16,14 @@ import (
 const MaxNesting = 64
 
 // tooDeep returns the line of the first token of text that is nested more
-// than MaxNesting levels deep, or 0 when none is. It reads the tokens of
+// than MaxNesting levels deep, and the top-level key it is under ("" when
+// none); line 0 when no token is that deep. It reads the tokens of
 // the YAML parser's own lexer (so quotes, comments and block scalars are
 // read as the parser reads them), which costs time linear in the text.
 // Flow collections ("[", "{") count one level each until they close;
 // block collections count one level per indentation column deeper than
 // the enclosing one, for a "- " entry, a "? " key, or a key before ":".
-func tooDeep(text string) int {
+func tooDeep(text string) (line int, key string) {
 	var cols []int // the columns of the open block collections
 	flow := 0
 	var prev *token.Token
@@ -52,15 +53,21 @@ func tooDeep(text string) int {
 			if len(cols) == 0 || cols[len(cols)-1] < col {
 				cols = append(cols, col)
 			}
+			if len(cols) == 1 {
+				key = ""
+				if tk.Type == token.MappingValueType {
+					key = prev.Value
+				}
+			}
 		}
 		if len(cols)+flow > MaxNesting {
-			return tk.Position.Line
+			return tk.Position.Line, key
 		}
 		if tk.Type != token.CommentType {
 			prev = tk
 		}
 	}
-	return 0
+	return 0, ""
 }
 
 // deepMsg is the message of an error for text nested too deeply.

@@ -36,20 +36,20 @@ func nestedText(shape string, n int) string {
 func TestNestingLimit(t *testing.T) {
 	for _, shape := range []string{"flow sequences", "flow mappings", "compact block sequences", "block mappings"} {
 		t.Run(shape, func(t *testing.T) {
-			if line := tooDeep(nestedText(shape, MaxNesting)); line != 0 {
+			if line, _ := tooDeep(nestedText(shape, MaxNesting)); line != 0 {
 				t.Errorf("%d levels: refused at line %d", MaxNesting, line)
 			}
 			text := nestedText(shape, MaxNesting+1)
-			wantLine := 2
+			wantLine, wantKey := 2, "load"
 			if shape == "compact block sequences" {
 				wantLine = 3
 			} else if shape == "block mappings" {
-				wantLine = MaxNesting + 2
+				wantLine, wantKey = MaxNesting+2, "a"
 			}
 			_, err := parse("deep.yaml", []byte(text))
 			var ves ValidationErrors
-			if !errors.As(err, &ves) || len(ves) != 1 || ves[0].Line != wantLine || ves[0].Msg != deepMsg {
-				t.Fatalf("err = %v, want deep.yaml:%d: %s", err, wantLine, deepMsg)
+			if !errors.As(err, &ves) || len(ves) != 1 || ves[0].Line != wantLine || ves[0].Field != wantKey || ves[0].Msg != deepMsg {
+				t.Fatalf("err = %v, want deep.yaml:%d: %s: %s", err, wantLine, wantKey, deepMsg)
 			}
 		})
 	}
@@ -68,7 +68,7 @@ func TestNestingCountsOnlyCollections(t *testing.T) {
 		"name: x\nvariants:\n" + strings.Repeat("  a: [1, [2], {b: [3]}]\n", 200),
 	}
 	for _, text := range tests {
-		if line := tooDeep(text); line != 0 {
+		if line, _ := tooDeep(text); line != 0 {
 			t.Errorf("refused at line %d:\n%.200s", line, text)
 		}
 	}
@@ -82,7 +82,7 @@ func TestCatalogNesting(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if line := tooDeep(string(b)); line != 0 {
+		if line, _ := tooDeep(string(b)); line != 0 {
 			t.Errorf("%s: refused at line %d", f, line)
 		}
 	}

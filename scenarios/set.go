@@ -72,7 +72,7 @@ func valueNode(t reflect.Type, text string, line int) (ast.Node, error) {
 	if t.Kind() == reflect.String {
 		return ast.String(token.String(text, strconv.Quote(text), pos)), nil
 	}
-	if tooDeep(text) > 0 {
+	if line, _ := tooDeep(text); line > 0 {
 		return nil, errors.New(deepMsg)
 	}
 	f, err := parser.ParseBytes([]byte(text), 0)
