@@ -148,10 +148,10 @@ func checkExpectations(where string, exps []*gate.Expectation, c gate.Capabiliti
 		}
 		if baselineVariant == "" {
 			return usagef("%s: expect %q uses baseline.NAME but no --baseline-variant was given (variants: %s)",
-				where, e.Source, strings.Join(labels, ", "))
+				where, scenarios.Shorten(e.Source), strings.Join(labels, ", "))
 		}
 		if !slices.Contains(labels, baselineVariant) {
-			return usagef("%s: --baseline-variant %q is not a variant of it (variants: %s)", where, baselineVariant, strings.Join(labels, ", "))
+			return usagef("%s: --baseline-variant %q is not a variant of it (variants: %s)", where, scenarios.Shorten(baselineVariant), strings.Join(labels, ", "))
 		}
 	}
 	return nil

@@ -190,7 +190,7 @@ func (p *runPlan) addScenario(sc *scenarios.Scenario, stderr io.Writer) error {
 	for _, note := range sc.ImageNotes(p.sets) {
 		fmt.Fprintln(stderr, "note: "+note)
 	}
-	exps, err := p.exp.withScenario(sc.File, sc.Spec.Expect)
+	exps, err := p.exp.withScenario(sc)
 	if err != nil {
 		return badInput(err)
 	}
