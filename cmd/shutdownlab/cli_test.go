@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/shutdownlab/shutdownlab/internal/docker/dockertest"
+	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
@@ -76,14 +78,19 @@ func TestSIGHUPCancels(t *testing.T) {
 	}
 }
 
-// writeEffectiveFor writes effective.json into a fixture copy: both of its
-// variants with the default spec, changed by f.
+// writeEffectiveFor writes effective.json into a fixture copy, as the
+// runner does: both of its variants with the default spec, changed by f.
 func writeEffectiveFor(t *testing.T, dir string, f func(*scenarios.Spec)) {
 	t.Helper()
 	sp := scenarios.Defaults()
 	f(&sp)
-	vs := []scenarios.Variant{{Label: "mode=close", Spec: sp}, {Label: "mode=full", Spec: sp}}
-	if err := writeEffective(dir, nil, vs); err != nil {
+	b, err := json.Marshal(sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := resultdir.Effective{Scenario: "fixture-roll", Variants: []resultdir.EffectiveVariant{
+		{Label: "mode=close", Spec: b}, {Label: "mode=full", Spec: b}}}
+	if err := resultdir.WriteEffective(dir, e); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -73,9 +73,6 @@ func (p *runPlan) execute(ctx context.Context, stdout, stderr io.Writer) (int, e
 			oc.Dir = ""
 		}
 		if oc.Dir != "" {
-			if werr := writeEffective(oc.Dir, p.sets, p.vars[sc]); werr != nil {
-				fmt.Fprintf(stderr, "shutdownlab: %s: %v\n", oc.Dir, werr)
-			}
 			code = max(code, p.reportScenario(sc, oc, err != nil, stdout, stderr))
 		}
 		if err != nil {
