@@ -116,7 +116,10 @@ func (p *runPlan) reportScenario(sc *scenarios.Scenario, oc runner.Outcome, fail
 }
 
 // planRun parses the command line and checks everything that can be
-// checked before a container starts or a directory is written.
+// checked before a container starts or a directory is written: the flags,
+// an image named by --image or --set target.image (present on the
+// engine), the scenarios and their expectations, the outputs, then the
+// images the scenario files name.
 func planRun(ctx context.Context, args []string, stdout, stderr io.Writer) (*runPlan, error) {
 	c := newCommand("run", runUsage)
 	runs := c.fs.Int("runs", 0, "repetitions per variant, 1..100 (default: the scenario's runs)")
@@ -148,6 +151,13 @@ func planRun(ctx context.Context, args []string, stdout, stderr io.Writer) (*run
 	if err := scenarios.CheckSets(sets); err != nil {
 		return nil, badInput(err)
 	}
+	// An image given on the command line first: when it is missing, that
+	// is the error to fix, not what the scenario says about the paths it
+	// declares.
+	flagImages := setImages(sets)
+	if err := checkImageRefs(ctx, flagImages); err != nil {
+		return nil, err
+	}
 	p.sets, p.out = sets, *out
 	if err := p.loadScenarios(names, stderr); err != nil {
 		return nil, err
@@ -159,7 +169,7 @@ func planRun(ctx context.Context, args []string, stdout, stderr io.Writer) (*run
 	for _, sc := range p.scs {
 		all = append(all, p.vars[sc]...)
 	}
-	return p, checkImages(ctx, all)
+	return p, checkImages(ctx, all, flagImages)
 }
 
 // loadScenarios loads, expands and checks every scenario and its
