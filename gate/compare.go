@@ -292,22 +292,31 @@ func InvalidRuns(res *report.Result) int {
 }
 
 // WriteComparison writes rs as markdown: a headline with the number of
-// regressions, what was compared (info), then per variant a table
+// regressions (or no verdict, when no metric could be compared), what was
+// compared (info), then per variant a table
 // (metric, old, new, change, verdict) of medians over valid runs;
 // variant-level rows as one line.
 func WriteComparison(w io.Writer, info Info, rs []Regression) error {
 	var b strings.Builder
-	n := 0
+	n, compared := 0, 0
 	for _, r := range rs {
 		if r.Regressed {
 			n++
 		}
+		if r.Metric != "" {
+			compared++
+		}
 	}
 	fmt.Fprintf(&b, "## Comparison with the baseline result\n\n")
-	if n == 0 {
-		b.WriteString("No regression. ")
-	} else {
+	switch {
+	case n > 0:
 		fmt.Fprintf(&b, "**%d %s.** ", n, plural(n, "regression"))
+	case compared == 0:
+		// A new result without a valid run (a killed harness) is not
+		// "no regression": nothing was compared.
+		b.WriteString("**No verdict**: no variant has a valid run on both sides, so no metric was compared. ")
+	default:
+		b.WriteString("No regression. ")
 	}
 	b.WriteString("Old and new are medians over each variant's valid runs.\n\n")
 	info.write(&b)

@@ -3,6 +3,7 @@ package gate
 import (
 	"bytes"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/shutdownlab/shutdownlab/report"
@@ -135,5 +136,21 @@ func TestWriteComparison(t *testing.T) {
 	}
 	if want := fmt.Sprintf("**%d regressions.**", n); !bytes.Contains(b.Bytes(), []byte(want)) || n < 3 {
 		t.Errorf("headline lacks %q", want)
+	}
+}
+
+// A new result without a valid run (a harness killed before any run
+// finished) compares no metric: the headline says so instead of "No
+// regression".
+func TestWriteComparisonNothingCompared(t *testing.T) {
+	oldRes := result(variant("mode=full", valid(met(0, 0, 1000, 300))))
+	newRes := result(variant("mode=full", report.Run{Reason: "missing events.json: the run never finished"}))
+	rs := Compare(newRes, oldRes, DefaultTolerance())
+	var b bytes.Buffer
+	if err := WriteComparison(&b, NewInfo(newRes, oldRes, DefaultTolerance()), rs); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "**No verdict**: no variant has a valid run on both sides") || strings.Contains(b.String(), "No regression") {
+		t.Errorf("headline:\n%s", b.String())
 	}
 }

@@ -41,6 +41,13 @@ var fuzzSeeds = []string{
 	"1. == 1",
 	"é == 1",
 	"",
+	// Nesting at and past MaxDepth: a megabyte of "(" used to overflow
+	// the stack.
+	strings.Repeat("(", MaxDepth) + "failed == 0" + strings.Repeat(")", MaxDepth),
+	strings.Repeat("(", MaxDepth+1) + "failed == 0" + strings.Repeat(")", MaxDepth+1),
+	strings.Repeat("-(", MaxDepth/2) + "1" + strings.Repeat(")", MaxDepth/2) + " < 2",
+	strings.Repeat("-", MaxDepth+1) + "1 < 2",
+	strings.Repeat("(", 10000),
 }
 
 // expectFlag finds --expect 'SRC' in the project's docs and Makefile.

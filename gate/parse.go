@@ -25,80 +25,36 @@ type Expectation struct {
 	refs []*ref
 }
 
-// node is an expression tree node; pos is a byte offset in Source.
-type node interface{ pos() int }
-
-type (
-	// numLit is a number, or true (1) / false (0).
-	numLit struct {
-		p int
-		v float64
-	}
-	// nullLit is the null literal, allowed only beside == and !=.
-	nullLit struct{ p int }
-	// ref is a metric name, of the run or of the baseline.
-	ref struct {
-		p        int
-		text     string // as written, "baseline.p99_ms"
-		name     string // the metric, "p99_ms"
-		baseline bool
-	}
-	// neg is unary minus.
-	neg struct {
-		p int
-		x node
-	}
-	// arith is + - * /.
-	arith struct {
-		p    int
-		op   string
-		x, y node
-	}
-	// cmp is == != < <= > >=; it yields a truth value.
-	cmp struct {
-		p    int
-		op   string
-		x, y node
-	}
-	// logic is && or ||, over truth values.
-	logic struct {
-		p    int
-		op   string
-		x, y node
-	}
-)
-
-func (n *numLit) pos() int  { return n.p }
-func (n *nullLit) pos() int { return n.p }
-func (n *ref) pos() int     { return n.p }
-func (n *neg) pos() int     { return n.p }
-func (n *arith) pos() int   { return n.p }
-func (n *cmp) pos() int     { return n.p }
-func (n *logic) pos() int   { return n.p }
-
-// isBool reports whether n yields a truth value (a comparison or a
-// conjunction) rather than a number.
-func isBool(n node) bool {
-	switch n.(type) {
-	case *cmp, *logic:
-		return true
-	}
-	return false
-}
-
 // BaselinePrefix marks a reference to the baseline variant's value of a
 // metric ("baseline.p99_ms").
 const BaselinePrefix = "baseline."
 
+// MaxDepth is how deeply an expectation may nest: parentheses and unary
+// minus, counted together along one path ("-(-(x))" is 4 deep). A real
+// expectation needs a few levels; the limit keeps a generated one from
+// exhausting the stack (a megabyte of "(" used to crash the CLI).
+const MaxDepth = 64
+
 // Parse reads one expectation. It checks syntax and types (a comparison
 // must compare numbers, && and || join comparisons, the whole is a
-// comparison); Check checks the metric names. Errors are *Error values.
+// comparison) and nesting (at most MaxDepth levels); Check checks the
+// metric names. Errors are *Error values. Parse reads the source only up
+// to its first error.
 func Parse(src string) (*Expectation, error) {
-	toks, err := lex(src)
-	if err != nil {
-		return nil, err
+	p := &parser{src: src, lx: lexer{src: src}}
+	p.advance()
+	e, err := p.parse()
+	if p.lexErr != nil {
+		// The parser saw end of input where the lexer failed: the
+		// lexer's error is the real one.
+		return nil, p.lexErr
 	}
-	p := &parser{src: src, toks: toks}
+	return e, err
+}
+
+// parse reads the whole expectation from the parser's first token.
+func (p *parser) parse() (*Expectation, error) {
+	src := p.src
 	e := &Expectation{Source: src}
 	root, err := p.parseOr()
 	if err != nil {
@@ -130,22 +86,52 @@ func Parse(src string) (*Expectation, error) {
 	return e, nil
 }
 
-// parser is a recursive-descent parser over the token list.
+// parser is a recursive-descent parser reading tokens from its lexer with
+// one token of lookahead.
 type parser struct {
-	src  string
-	toks []token
-	i    int
-	refs []*ref
+	src string
+	lx  lexer
+	tok token // the next token
+	// lexErr is the lexer's error once it found one; tok is then an end
+	// of input at the offending character.
+	lexErr *Error
+	depth  int // parentheses and unary minus open on the current path
+	refs   []*ref
 }
 
-func (p *parser) peek() token { return p.toks[p.i] }
+// advance reads the next token into p.tok.
+func (p *parser) advance() {
+	if p.lexErr != nil {
+		return
+	}
+	t, err := p.lx.next()
+	if err != nil {
+		p.lexErr = err
+		t = token{kind: tokEOF, pos: p.lx.i}
+	}
+	p.tok = t
+}
+
+func (p *parser) peek() token { return p.tok }
 func (p *parser) next() token {
-	t := p.toks[p.i]
+	t := p.tok
 	if t.kind != tokEOF {
-		p.i++
+		p.advance()
 	}
 	return t
 }
+
+// enter counts one more level of nesting at t, the "(" or unary "-" that
+// opens it; past MaxDepth it is an error at t. leave closes the level.
+func (p *parser) enter(t token) error {
+	p.depth++
+	if p.depth > MaxDepth {
+		return errAt(p.src, t.pos, "nested more than %d levels deep (parentheses and unary minus); an expectation needs a few", MaxDepth)
+	}
+	return nil
+}
+
+func (p *parser) leave() { p.depth-- }
 
 // isOp reports whether the next token is one of the operators ops.
 func (p *parser) isOp(ops ...string) bool {
@@ -264,7 +250,11 @@ func (p *parser) parseArith(ops []string, sub func() (node, error)) (node, error
 func (p *parser) parseUnary() (node, error) {
 	if p.isOp("-") {
 		t := p.next()
+		if err := p.enter(t); err != nil {
+			return nil, err
+		}
 		x, err := p.parseUnary()
+		p.leave()
 		if err != nil {
 			return nil, err
 		}
@@ -305,7 +295,11 @@ func (p *parser) parsePrimary() (node, error) {
 		p.refs = append(p.refs, r)
 		return r, nil
 	case tokLParen:
+		if err := p.enter(t); err != nil {
+			return nil, err
+		}
 		x, err := p.parseOr()
+		p.leave()
 		if err != nil {
 			return nil, err
 		}

@@ -186,3 +186,100 @@ func TestParseAll(t *testing.T) {
 		}
 	}
 }
+
+// Nesting is limited to MaxDepth levels of parentheses and unary minus,
+// counted together; the error points at the first "(" or "-" past it.
+func TestParseDepth(t *testing.T) {
+	paren := func(n int, inner string) string {
+		return strings.Repeat("(", n) + inner + strings.Repeat(")", n)
+	}
+	tests := []struct {
+		name string
+		src  string
+		col  int // 0: valid
+	}{
+		{"parentheses at the limit", paren(MaxDepth, "failed == 0"), 0},
+		{"parentheses past the limit", paren(MaxDepth+1, "failed == 0"), MaxDepth + 1},
+		{"unclosed parentheses past the limit", strings.Repeat("(", MaxDepth+5), MaxDepth + 1},
+		{"unary minus at the limit", strings.Repeat("-", MaxDepth) + "1 < 2", 0},
+		{"unary minus past the limit", strings.Repeat("-", MaxDepth+1) + "1 < 2", MaxDepth + 1},
+		{"both count together", strings.Repeat("-(", MaxDepth/2) + "1" + strings.Repeat(")", MaxDepth/2) + " < 2", 0},
+		{"both past the limit", "(" + strings.Repeat("-(", MaxDepth/2) + "1" + strings.Repeat(")", MaxDepth/2+1) + " < 2", MaxDepth + 1},
+		{"depth is per path, not per source", paren(MaxDepth, "failed == 0") + " && " + paren(MaxDepth, "ok > 0"), 0},
+		{"after a comparison", "failed == " + strings.Repeat("(", MaxDepth+1) + "0", len("failed == ") + MaxDepth + 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse(tt.src)
+			if tt.col == 0 {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			var pe *Error
+			if !errors.As(err, &pe) {
+				t.Fatalf("err = %v, want *Error", err)
+			}
+			if pe.Col != tt.col || !strings.Contains(pe.Msg, "nested more than 64 levels deep") {
+				t.Errorf("got col %d %q, want col %d, nested more than 64 levels", pe.Col, pe.Msg, tt.col)
+			}
+		})
+	}
+}
+
+// A megabyte of "(" (a scenario file's expect at the file size limit) is
+// refused at the first level past the limit: the source past it is never
+// read, and the error quotes only an excerpt.
+func TestParseDeepIsBounded(t *testing.T) {
+	src := strings.Repeat("(", 1<<20) + "failed == 0"
+	var err error
+	allocs := testing.AllocsPerRun(3, func() { _, err = Parse(src) })
+	var pe *Error
+	if !errors.As(err, &pe) || pe.Col != MaxDepth+1 {
+		t.Fatalf("err = %.200v, want col %d", err, MaxDepth+1)
+	}
+	if allocs > 200 {
+		t.Errorf("%v allocations: the parser read past its first error", allocs)
+	}
+	if msg := err.Error() + pe.Caret(); len(msg) > 400 {
+		t.Errorf("error and caret are %d bytes: they echo the source", len(msg))
+	}
+}
+
+// An error in a long source quotes a window around the column, marked
+// "…" where cut, with the source's length; the caret stays under the
+// offending character.
+func TestErrorExcerpt(t *testing.T) {
+	many := strings.Repeat("ok > 1 && ", 20)
+	tests := []struct {
+		src, want string
+	}{
+		// cut at the end only
+		{"p99_ms < 3s && " + many + "ok > 0",
+			`expect "p99_ms < 3s && ok > 1 && ok > 1 && ok > 1 && ok > 1 && ok > 1 && ok > 1 && ok > …" (221 characters): col 11: unexpected 's'`},
+		// cut at both ends: the column a third of the way in
+		{many + "p99_ms < 3s && " + many + "ok > 0",
+			`expect "… 1 && ok > 1 && p99_ms < 3s && ok > 1 && ok > 1 && ok > 1 && ok > 1 && ok > 1 &&…" (421 characters): col 211: unexpected 's'`},
+		// cut at the start only: the window ends with the source
+		{many + "p99_ms < 3s",
+			`expect "…k > 1 && ok > 1 && ok > 1 && ok > 1 && ok > 1 && ok > 1 && ok > 1 && p99_ms < 3s" (211 characters): col 211: unexpected 's'`},
+	}
+	for _, tt := range tests {
+		_, err := Parse(tt.src)
+		var pe *Error
+		if !errors.As(err, &pe) {
+			t.Fatalf("err = %v", err)
+		}
+		if !strings.HasPrefix(pe.Error(), tt.want) {
+			t.Errorf("Error() = %s\nwant prefix  %s", pe.Error(), tt.want)
+		}
+		lines := strings.Split(pe.Caret(), "\n")
+		caret := []rune(lines[1])
+		text := []rune(lines[0])
+		at := len(caret) - 1
+		if len(lines) != 2 || caret[at] != '^' || at >= len(text) || text[at] != 's' {
+			t.Errorf("caret not under the 's':\n%s", pe.Caret())
+		}
+	}
+}

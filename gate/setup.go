@@ -2,7 +2,6 @@ package gate
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -142,26 +141,58 @@ func Comparable(newRes, oldRes *report.Result, newSetup, oldSetup Setup) []strin
 	return out
 }
 
-// Unrecorded lists the fields of SetupFields recorded on one side only (a
-// result written before they were saved), as notes for the output.
-func Unrecorded(newSetup, oldSetup Setup) []string {
-	missing := map[string][]string{}
+// Unrecorded lists, as notes for the output, the fields of SetupFields
+// recorded on one side only, for the variants both results have (the
+// others are a reason of Comparable already): a result written before the
+// field was saved, or a variant none of whose runs finished. Comparable
+// does not compare these, so a note that holds for some variants only
+// names them: it never covers a field that a reason compares.
+func Unrecorded(newRes, oldRes *report.Result, newSetup, oldSetup Setup) []string {
+	ol := labels(oldRes)
+	var common []string
+	for _, v := range labels(newRes) {
+		if slices.Contains(ol, v) {
+			common = append(common, v)
+		}
+	}
+	var out []string
 	for _, side := range []struct {
 		name     string
 		has, not Setup
 	}{{"baseline", newSetup, oldSetup}, {"new", oldSetup, newSetup}} {
-		for v, fs := range side.has {
-			for f := range fs {
-				if _, ok := side.not[v][f]; !ok {
-					missing[side.name] = append(missing[side.name], f)
+		// The variants lacking each field; fields lacking in the same
+		// variants make one note, in SetupFields order.
+		type group struct{ variants, fields []string }
+		var groups []*group
+		for _, f := range SetupFields {
+			var vs []string
+			for _, v := range common {
+				_, has := side.has[v][f]
+				_, not := side.not[v][f]
+				if has && !not {
+					vs = append(vs, v)
 				}
 			}
+			if len(vs) == 0 {
+				continue
+			}
+			i := slices.IndexFunc(groups, func(g *group) bool { return slices.Equal(g.variants, vs) })
+			if i < 0 {
+				groups, i = append(groups, &group{variants: vs}), len(groups)
+			}
+			groups[i].fields = append(groups[i].fields, f)
 		}
-	}
-	var out []string
-	for _, side := range slices.Sorted(maps.Keys(missing)) {
-		fs := slices.Compact(slices.Sorted(slices.Values(missing[side])))
-		out = append(out, fmt.Sprintf("the %s result does not record %s: not compared", side, strings.Join(fs, ", ")))
+		for _, g := range groups {
+			fs := strings.Join(g.fields, ", ")
+			switch {
+			case len(g.variants) == len(common):
+				out = append(out, fmt.Sprintf("the %s result does not record %s: not compared", side.name, fs))
+			case len(g.variants) == 1:
+				out = append(out, fmt.Sprintf("the %s result does not record %s for variant %s: not compared there", side.name, fs, g.variants[0]))
+			default:
+				out = append(out, fmt.Sprintf("the %s result does not record %s for variants %s: not compared there", side.name, fs, strings.Join(g.variants, "; ")))
+			}
+		}
 	}
 	return out
 }

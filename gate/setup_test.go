@@ -2,6 +2,7 @@ package gate
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 
@@ -149,13 +150,69 @@ func TestComparisonStatesWhatItCompared(t *testing.T) {
 	}
 }
 
+// Unrecorded notes the fields one side lacks, for the variants both sides
+// have, naming the variants unless it is all of them; no note covers a
+// field that Comparable compares for the same variant.
 func TestUnrecorded(t *testing.T) {
-	n, o := Setup{}, Setup{}
-	n.Set("a", "load.clients", "5")
-	n.Set("a", "topology", "direct")
-	o.Set("a", "topology", "direct")
-	got := Unrecorded(n, o)
-	if len(got) != 1 || got[0] != "the baseline result does not record load.clients: not compared" {
-		t.Errorf("Unrecorded = %q", got)
+	type fields = map[string]map[string]string
+	tests := []struct {
+		name       string
+		newLabels  []string
+		n, o       fields
+		want       []string
+		wantReason string // a reason Comparable gives beside the notes
+	}{
+		{"a field one side never records", []string{"a", "b"},
+			fields{"a": {"load.clients": "5", "topology": "direct"}, "b": {"load.clients": "5"}},
+			fields{"a": {"topology": "direct"}, "b": {}},
+			[]string{"the baseline result does not record load.clients: not compared"}, ""},
+		// A run killed in variant b after a finished: the note names b
+		// only, and a's signal is still compared.
+		{"a variant whose runs never finished", []string{"a", "b"},
+			fields{"a": {"action.signal": "SIGTERM", "action.timeout": "10s"}, "b": {}},
+			fields{"a": {"action.signal": "SIGINT", "action.timeout": "10s"}, "b": {"action.signal": "SIGTERM", "action.timeout": "10s"}},
+			[]string{"the new result does not record action.signal, action.timeout for variant b: not compared there"},
+			"variant a: action.signal: new SIGTERM, baseline SIGINT"},
+		{"fields grouped by the variants lacking them", []string{"a", "b", "c"},
+			fields{"a": {"replicas": "1"}},
+			fields{"a": {"replicas": "1", "load.kind": "agent"}, "b": {"replicas": "1", "load.kind": "agent"}, "c": {"load.kind": "agent"}},
+			[]string{"the new result does not record load.kind: not compared",
+				"the new result does not record replicas for variant b: not compared there"}, ""},
+		// A variant the baseline does not have is a reason, not a note.
+		{"a variant on one side only", []string{"a", "z"},
+			fields{"a": {"replicas": "1"}, "z": {"replicas": "1", "load.clients": "5"}},
+			fields{"a": {"replicas": "1"}},
+			nil, "variants: new [a, z], baseline [a, b, c]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var vs []report.Variant
+			for _, l := range tt.newLabels {
+				vs = append(vs, variant(l, valid(met(0, 0, 1, 1))))
+			}
+			newRes := result(vs...)
+			oldRes := result(variant("a", valid(met(0, 0, 1, 1))), variant("b", valid(met(0, 0, 1, 1))), variant("c", valid(met(0, 0, 1, 1))))
+			n, o := Setup(tt.n), Setup(tt.o)
+			got := Unrecorded(newRes, oldRes, n, o)
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("Unrecorded =\n%q\nwant\n%q", got, tt.want)
+			}
+			reasons := Comparable(newRes, oldRes, n, o)
+			if tt.wantReason != "" && !slices.Contains(reasons, tt.wantReason) {
+				t.Errorf("reasons %q lack %q", reasons, tt.wantReason)
+			}
+			for _, r := range reasons {
+				for _, note := range got {
+					for _, v := range tt.newLabels {
+						for _, f := range SetupFields {
+							covers := strings.Contains(note, f) && (strings.HasSuffix(note, ": not compared") || strings.Contains(note, "variant "+v+":"))
+							if covers && strings.HasPrefix(r, "variant "+v+": "+f+":") {
+								t.Errorf("note %q contradicts reason %q", note, r)
+							}
+						}
+					}
+				}
+			}
+		})
 	}
 }

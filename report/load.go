@@ -18,8 +18,8 @@ import (
 // one scenario run directory, with its metrics. Raw request records are not
 // kept (LoadRun reads them again when needed).
 type Result struct {
-	// Scenario is the scenario name (from the first run's Meta, else the
-	// directory's base name).
+	// Scenario is the scenario name (from the first run's Meta, else
+	// effective.json's, else the directory's base name).
 	Scenario string
 	// GeneratedAt is stamped into the outputs; Load sets it to the current
 	// UTC time, tests overwrite it.
@@ -38,6 +38,9 @@ type Result struct {
 	// ScenarioYAML is the scenario file as run (scenario.yaml in the
 	// result directory; empty when absent).
 	ScenarioYAML string
+	// Sets are the --set overrides it ran with (effective.json; nil when
+	// there were none, or the result has no effective.json).
+	Sets []string
 	// Unreadable lists the run directories Load could not read
 	// ("mode-full/run-002: events.json: ..."). Each is kept in its variant
 	// as a run that does not count, with the error as its reason, so
@@ -101,7 +104,10 @@ func RunValidity(meta record.Meta, m *Metrics) (bool, string) {
 
 // Load reads a scenario result directory: its variants in order
 // (resultdir.Variants), then every <variant>/run-*/ with its events.json
-// and records.jsonl[.gz], computing each run's metrics as it goes.
+// and records.jsonl[.gz], computing each run's metrics as it goes. The
+// scenario's name comes from the runs, else from effective.json (a result
+// whose harness was killed before any run finished), else from the
+// directory's name.
 func Load(dir string) (*Result, error) {
 	refs, err := resultdir.Variants(dir)
 	if err != nil {
@@ -114,6 +120,13 @@ func Load(dir string) (*Result, error) {
 			return nil, err
 		}
 		res.Variants = append(res.Variants, v)
+	}
+	// Written by the runner before the first run: still there when the
+	// harness was killed before any run finished.
+	eff, _ := resultdir.ReadEffective(dir)
+	res.Sets = eff.Sets
+	if res.Scenario == "" {
+		res.Scenario = eff.Scenario
 	}
 	if res.Scenario == "" {
 		res.Scenario = filepath.Base(filepath.Clean(dir))

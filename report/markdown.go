@@ -112,16 +112,25 @@ func writeMarkdown(w io.Writer, res *Result, plots *PlotSet) error {
 	return err
 }
 
-// FingerprintLine prints a machine fingerprint on one line.
+// FingerprintLine prints a machine fingerprint on one line; "?" for each
+// part it lacks, and "unknown" for an empty one (no run's events.json
+// recorded it: a harness killed before any run finished).
 func FingerprintLine(f record.Fingerprint) string {
+	if f == (record.Fingerprint{}) {
+		return "unknown (no run recorded it)"
+	}
 	or := func(s string) string {
 		if s == "" {
 			return "?"
 		}
 		return s
 	}
-	return fmt.Sprintf("%s, %d cores · %s · kernel %s · Docker %s (API %s) · %s",
-		or(f.CPU), f.Cores, or(f.OS), or(f.Kernel), or(f.DockerVersion), or(f.DockerAPI), or(f.GoVersion))
+	cores := "? cores"
+	if f.Cores > 0 {
+		cores = fmt.Sprintf("%d cores", f.Cores)
+	}
+	return fmt.Sprintf("%s, %s · %s · kernel %s · Docker %s (API %s) · %s",
+		or(f.CPU), cores, or(f.OS), or(f.Kernel), or(f.DockerVersion), or(f.DockerAPI), or(f.GoVersion))
 }
 
 // headline is what the service did to its clients, the metric list of the

@@ -72,6 +72,16 @@ func writeScenario(b *strings.Builder, res *Result) {
 	}
 	b.WriteString("\n## Scenario\n\nThe scenario file as run (`" + resultdir.ScenarioFile + "`; `--set` overrides and variants are applied on top of it, see each variant's label).\n\n")
 	b.WriteString("```yaml\n" + strings.TrimRight(res.ScenarioYAML, "\n") + "\n```\n")
+	if len(res.Sets) > 0 {
+		b.WriteString("\nRun with")
+		for i, s := range res.Sets {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			b.WriteString(" `--set " + s + "`")
+		}
+		b.WriteString(" (" + resultdir.EffectiveFile + ").\n")
+	}
 }
 
 func writeProxyConfig(b *strings.Builder, res *Result) {

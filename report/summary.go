@@ -14,10 +14,12 @@ import (
 
 // SummaryDoc is the content of summary.json.
 type SummaryDoc struct {
-	// Scenario, GeneratedAt and Fingerprint are copied from the Result.
-	Scenario    string             `json:"scenario"`
-	GeneratedAt time.Time          `json:"generated_at"`
-	Fingerprint record.Fingerprint `json:"fingerprint"`
+	// Scenario, GeneratedAt and Fingerprint are copied from the Result;
+	// Fingerprint is null when no run recorded one (a harness killed
+	// before any run finished), never a machine of 0 cores.
+	Scenario    string              `json:"scenario"`
+	GeneratedAt time.Time           `json:"generated_at"`
+	Fingerprint *record.Fingerprint `json:"fingerprint"`
 	// Variants in scenario order.
 	Variants []VariantSummary `json:"variants"`
 }
@@ -52,8 +54,11 @@ type RunSummary struct {
 
 // Summarize builds the summary.json document of a result.
 func Summarize(res *Result) SummaryDoc {
-	doc := SummaryDoc{Scenario: res.Scenario, GeneratedAt: res.GeneratedAt, Fingerprint: res.Fingerprint,
-		Variants: []VariantSummary{}}
+	doc := SummaryDoc{Scenario: res.Scenario, GeneratedAt: res.GeneratedAt, Variants: []VariantSummary{}}
+	if res.Fingerprint != (record.Fingerprint{}) {
+		fp := res.Fingerprint
+		doc.Fingerprint = &fp
+	}
 	rows := res.Rows()
 	for i := range res.Variants {
 		v := &res.Variants[i]

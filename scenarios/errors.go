@@ -44,7 +44,9 @@ func (e *ValidationError) Error() string {
 	if e.Field != "" {
 		b.WriteString(": " + e.Field)
 	}
-	if e.Value != "" {
+	if v := shorten(e.Value, maxValueChars); v != e.Value {
+		fmt.Fprintf(&b, ": %q (%d bytes)", v, len(e.Value))
+	} else if e.Value != "" {
 		fmt.Fprintf(&b, ": %q", e.Value)
 	}
 	b.WriteString(": " + e.Msg)
@@ -53,6 +55,10 @@ func (e *ValidationError) Error() string {
 	}
 	return b.String()
 }
+
+// maxValueChars is how much of a value an error quotes: a scenario value
+// is short, and a longer one (a generated blob) is cut, not echoed whole.
+const maxValueChars = 200
 
 // ValidationErrors is every error found in one scenario, in file order
 // (errors without a line last). It is what Load, Find, Catalog and Expand

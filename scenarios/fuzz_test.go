@@ -39,6 +39,12 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("? 0"))
 	f.Add([]byte("\"\": 1"))
 	f.Add([]byte("name: x\n? load\n: {clients: 0}\n"))
+	// Nesting at and past MaxNesting: the YAML parser's cost grows with
+	// the square of the depth.
+	f.Add([]byte("name: x\nload: " + strings.Repeat("[", MaxNesting-1) + strings.Repeat("]", MaxNesting-1) + "\n"))
+	f.Add([]byte("name: x\nload: " + strings.Repeat("{a: ", MaxNesting) + "\n"))
+	f.Add([]byte("name: x\nload:\n  " + strings.Repeat("- ", 10000) + "1\n"))
+	f.Add([]byte("name: x\nvariants:\n  load.clients: [\"" + strings.Repeat("[", 10000) + "\"]\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sc, err := parse(fuzzFile, data)
 		if err != nil {

@@ -53,15 +53,40 @@ func tooLarge(path string, size int64) error {
 func CheckSets(sets []string) error {
 	for _, s := range sets {
 		if len(s) > MaxSetBytes {
-			key := s
-			if i := strings.IndexByte(s, '='); i >= 0 {
-				key = s[:i]
-			}
-			if len(key) > 60 {
-				key = key[:60] + "..."
-			}
-			return fmt.Errorf("--set %s: %d bytes, the limit is %d bytes (64 KiB)", key, len(s), MaxSetBytes)
+			key, _, _ := strings.Cut(s, "=")
+			return fmt.Errorf("--set %s: %d bytes, the limit is %d bytes (64 KiB)", Shorten(key), len(s), MaxSetBytes)
 		}
 	}
 	return nil
+}
+
+// CheckArgs refuses a value of the repeatable flag (as "--expect") longer
+// than MaxSetBytes, the limit of --set: the error names the flag, the
+// value's size and the limit, and quotes only the value's start.
+func CheckArgs(flag string, values []string) error {
+	for _, v := range values {
+		if len(v) > MaxSetBytes {
+			return fmt.Errorf("%s %q: %d bytes, the limit is %d bytes (64 KiB, as for --set)", flag, Shorten(v), len(v), MaxSetBytes)
+		}
+	}
+	return nil
+}
+
+// ShortChars is how much of a long input an error message quotes.
+const ShortChars = 60
+
+// Shorten returns s for an error message: s itself when it has at most
+// ShortChars characters, else its first ShortChars characters and "…", so
+// that an error never echoes a huge input back.
+func Shorten(s string) string { return shorten(s, ShortChars) }
+
+// shorten is Shorten with a limit of n characters.
+func shorten(s string, n int) string {
+	for i := range s {
+		if n == 0 {
+			return s[:i] + "…"
+		}
+		n--
+	}
+	return s
 }

@@ -48,3 +48,42 @@ func TestCheckSets(t *testing.T) {
 		t.Errorf("CheckSets(short) = %v", err)
 	}
 }
+
+// CheckArgs refuses an --expect (or any repeatable flag's) value over the
+// --set limit, naming the flag and the size and quoting only its start.
+func TestCheckArgs(t *testing.T) {
+	long := strings.Repeat("(", 100000)
+	err := CheckArgs("--expect", []string{"failed == 0", long})
+	if err == nil {
+		t.Fatal("CheckArgs(100000 bytes) = nil")
+	}
+	for _, want := range []string{"--expect", "100000 bytes", strconv.Itoa(MaxSetBytes), `"` + strings.Repeat("(", ShortChars) + `…"`} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("CheckArgs: %q lacks %q", err, want)
+		}
+	}
+	if len(err.Error()) > 200 {
+		t.Errorf("CheckArgs: %d bytes of error: it echoes the value", len(err.Error()))
+	}
+	if err := CheckArgs("--expect", []string{strings.Repeat("(", MaxSetBytes)}); err != nil {
+		t.Errorf("CheckArgs at the limit: %v", err)
+	}
+}
+
+// Errors quote long values only in part: Shorten for names and flags, a
+// ValidationError's value up to 200 characters, with its size.
+func TestLongValuesAreNotEchoed(t *testing.T) {
+	if got := Shorten("ééé"); got != "ééé" {
+		t.Errorf("Shorten(short) = %q", got)
+	}
+	if got := Shorten(strings.Repeat("é", ShortChars+1)); got != strings.Repeat("é", ShortChars)+"…" {
+		t.Errorf("Shorten(long) = %q", got)
+	}
+	_, err := parse("big.yaml", []byte("name: x\nload: {duration: "+strings.Repeat("9", 500000)+"}\n"))
+	if err == nil || !strings.Contains(err.Error(), "big.yaml:2: load.duration") || !strings.Contains(err.Error(), "(500000 bytes)") || len(err.Error()) > 400 {
+		t.Errorf("err = %.400v (%d bytes)", err, len(err.Error()))
+	}
+	if _, err := Find(strings.Repeat("x", 100000)); err == nil || len(err.Error()) > 2000 {
+		t.Errorf("Find(long name): %d bytes of error", len(err.Error()))
+	}
+}

@@ -34,6 +34,13 @@ type Scenario struct {
 	lines map[string]int // base spec field path -> line
 }
 
+// Line returns the line of field (a dotted path as in errors, e.g.
+// "load.duration" or "expect[1]") in the scenario file, or of its nearest
+// parent written there; 0 when neither is in the file.
+func (s *Scenario) Line(field string) int {
+	return (&locator{lines: s.lines}).line(field)
+}
+
 // Name returns the scenario's name.
 func (s *Scenario) Name() string { return s.Spec.Name }
 
@@ -108,13 +115,16 @@ func Find(nameOrPath string) (*Scenario, error) {
 		names = append(names, sc.Name())
 	}
 	return nil, fmt.Errorf("unknown scenario %q (available: %s; or give a path to a .yaml file)",
-		nameOrPath, strings.Join(names, ", "))
+		Shorten(nameOrPath), strings.Join(names, ", "))
 }
 
 // parse builds and validates a Scenario from a file's text.
 func parse(file string, data []byte) (*Scenario, error) {
 	if len(data) > MaxFileBytes {
 		return nil, tooLarge(file, int64(len(data)))
+	}
+	if line, key := tooDeep(string(data)); line > 0 {
+		return nil, ValidationErrors{{File: file, Line: line, Field: Shorten(key), Msg: deepMsg}}
 	}
 	sc := &Scenario{File: file, raw: bytes.Clone(data)}
 	_, variants, err := sc.tree()
@@ -187,7 +197,11 @@ func (s *Scenario) build(ovs []override) (Spec, *locator, ValidationErrors) {
 			loc.fromSet[o.path] = true
 		}
 		if err := o.apply(root); err != nil {
-			c.errs = append(c.errs, loc.errAt(o.path, o.text, err.Error()))
+			e := loc.errAt(o.path, o.text, err.Error())
+			if e.Line == 0 && !o.set {
+				e.Line = o.line // a variant's value: its line in variants
+			}
+			c.errs = append(c.errs, e)
 		}
 	}
 	c.walkMapping(root, specType, "")

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"strconv"
@@ -52,32 +53,40 @@ func (o override) apply(root *ast.MappingNode) error {
 	if err != nil {
 		return err
 	}
-	return setPath(root, strings.Split(o.path, "."), valueNode(t, o.text, o.line))
+	v, err := valueNode(t, o.text, o.line)
+	if err != nil {
+		return err
+	}
+	return setPath(root, strings.Split(o.path, "."), v)
 }
 
 // valueNode builds the YAML node for text as a value of Go type t: a string
 // node for string fields (so DRAIN_MS=500 stays the string "500"), otherwise
-// the scalar YAML makes of the text (true, 20, 6s).
-func valueNode(t reflect.Type, text string, line int) ast.Node {
+// the scalar YAML makes of the text (true, 20, 6s). Text nested more than
+// MaxNesting levels deep is an error, and is not parsed.
+func valueNode(t reflect.Type, text string, line int) (ast.Node, error) {
 	pos := &token.Position{Line: line}
 	if t.Kind() == reflect.Slice {
-		return listNode(text, line)
+		return listNode(text, line), nil
 	}
 	if t.Kind() == reflect.String {
-		return ast.String(token.String(text, strconv.Quote(text), pos))
+		return ast.String(token.String(text, strconv.Quote(text), pos)), nil
+	}
+	if line, _ := tooDeep(text); line > 0 {
+		return nil, errors.New(deepMsg)
 	}
 	f, err := parser.ParseBytes([]byte(text), 0)
 	if err != nil || len(f.Docs) == 0 || f.Docs[0].Body == nil {
 		if strings.TrimSpace(text) == "" {
-			return ast.Null(token.New("null", "null", pos))
+			return ast.Null(token.New("null", "null", pos)), nil
 		}
-		return ast.String(token.String(text, strconv.Quote(text), pos))
+		return ast.String(token.String(text, strconv.Quote(text), pos)), nil
 	}
 	n := f.Docs[0].Body
 	if tk := n.GetToken(); tk != nil && tk.Position != nil {
 		tk.Position.Line = line
 	}
-	return n
+	return n, nil
 }
 
 // setPath writes value at path inside root, creating mappings as needed.

@@ -168,7 +168,7 @@ func (o *checkOpts) checkFlags(pos []string, grace time.Duration, signal string)
 	case len(pos) != 1:
 		return usagef("check needs exactly one IMAGE (a local image name), got %d arguments", len(pos))
 	case strings.ContainsAny(pos[0], " \t\r\n") || pos[0] == "":
-		return usagef("check: %q is not an image reference", pos[0])
+		return usagef("check: %q is not an image reference", scenarios.Shorten(pos[0]))
 	case o.runs < 1 || o.runs > 100:
 		return usagef("--runs: %d is out of range 1..100", o.runs)
 	case grace < time.Second || grace > 10*time.Minute || grace%time.Second != 0:
@@ -176,13 +176,13 @@ func (o *checkOpts) checkFlags(pos []string, grace time.Duration, signal string)
 	case o.port < 0 || o.port > 65535:
 		return usagef("--port: %d is out of range 1..65535", o.port)
 	case !strings.HasPrefix(o.path, "/") || strings.ContainsAny(o.path, " \t\r\n"):
-		return usagef("--path: %q: must start with \"/\" and hold no spaces", o.path)
+		return usagef("--path: %q: must start with \"/\" and hold no spaces", scenarios.Shorten(o.path))
 	case !strings.HasPrefix(o.readyPath, "/") || strings.ContainsAny(o.readyPath, " \t\r\n?"):
-		return usagef("--ready-path: %q: must start with \"/\" and hold no query or spaces", o.readyPath)
+		return usagef("--ready-path: %q: must start with \"/\" and hold no query or spaces", scenarios.Shorten(o.readyPath))
 	}
 	if signal != "" {
 		if _, ok := sendableSignal(signal); !ok {
-			return usagef("--signal: %q: want one of %s", signal, strings.Join(scenarios.Signals, ", "))
+			return usagef("--signal: %q: want one of %s", scenarios.Shorten(signal), strings.Join(scenarios.Signals, ", "))
 		}
 	}
 	o.image, o.graceS = pos[0], int(grace/time.Second)

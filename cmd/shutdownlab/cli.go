@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/shutdownlab/shutdownlab/gate"
+	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
 // Exit codes of every command. They are defined here once; the package doc,
@@ -141,7 +142,7 @@ func noArgs(name string, pos []string) error {
 	if len(pos) == 0 {
 		return nil
 	}
-	return usagef("%s takes no arguments, got %q", name, strings.Join(pos, " "))
+	return usagef("%s takes no arguments, got %q", name, scenarios.Shorten(strings.Join(pos, " ")))
 }
 
 // version describes this binary from its build information: the module

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/shutdownlab/shutdownlab/internal/docker/dockertest"
+	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
@@ -76,14 +78,19 @@ func TestSIGHUPCancels(t *testing.T) {
 	}
 }
 
-// writeEffectiveFor writes effective.json into a fixture copy: both of its
-// variants with the default spec, changed by f.
+// writeEffectiveFor writes effective.json into a fixture copy, as the
+// runner does: both of its variants with the default spec, changed by f.
 func writeEffectiveFor(t *testing.T, dir string, f func(*scenarios.Spec)) {
 	t.Helper()
 	sp := scenarios.Defaults()
 	f(&sp)
-	vs := []scenarios.Variant{{Label: "mode=close", Spec: sp}, {Label: "mode=full", Spec: sp}}
-	if err := writeEffective(dir, nil, vs); err != nil {
+	b, err := json.Marshal(sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := resultdir.Effective{Scenario: "fixture-roll", Variants: []resultdir.EffectiveVariant{
+		{Label: "mode=close", Spec: b}, {Label: "mode=full", Spec: b}}}
+	if err := resultdir.WriteEffective(dir, e); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -157,13 +164,17 @@ func TestRunRefusedBeforeStart(t *testing.T) {
 		{"junit in a read-only dir", []string{"--expect", "failed == 0", "--junit", "/proc/junit.xml"}, "--junit /proc/junit.xml: cannot write in /proc"},
 		{"out under a file", []string{"--out", "/proc/version/x"}, "--out /proc/version/x: /proc/version is not a directory"},
 		{"set value too large", []string{"--set", "load.mix=" + strings.Repeat("x", scenarios.MaxSetBytes)}, "--set load.mix"},
+		{"expect too large", []string{"--expect", strings.Repeat("(", 100000)}, "--expect \"" + strings.Repeat("(", scenarios.ShortChars) + "…\": 100000 bytes, the limit is 65536 bytes (64 KiB, as for --set)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			args := append([]string{"run", "direct-inflight", "--out", out}, tt.args...)
 			code, _, stderr := runMain(t, context.Background(), args...)
 			if code != exitUsage || !strings.Contains(stderr, tt.want) {
-				t.Errorf("exit %d, stderr %q; want 64 and %q", code, stderr, tt.want)
+				t.Errorf("exit %d, stderr %.500q; want 64 and %q", code, stderr, tt.want)
+			}
+			if len(stderr) > 1000 {
+				t.Errorf("stderr is %d bytes: it echoes the input", len(stderr))
 			}
 			if _, err := os.Stat(out); err == nil {
 				t.Errorf("%s was created by a refused run", out)

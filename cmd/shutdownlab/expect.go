@@ -11,6 +11,7 @@ import (
 
 	"github.com/shutdownlab/shutdownlab/gate"
 	"github.com/shutdownlab/shutdownlab/report"
+	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
 // expectFlags are the flags shared by run and report for judging a result.
@@ -30,11 +31,15 @@ func (e *expectFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&e.junit, "junit", "", "write JUnit XML verdicts to this file (one file per scenario when several run: FILE-<scenario>.xml)")
 }
 
-// parse checks every expectation before anything runs; a syntax error or
-// an unknown metric is a usage error showing where.
+// parse checks every expectation before anything runs; a value over the
+// --set size limit, a syntax error or an unknown metric is a usage error
+// showing where.
 func (e *expectFlags) parse() error {
 	if len(e.exprs) == 0 {
 		return nil
+	}
+	if err := scenarios.CheckArgs("--expect", e.exprs); err != nil {
+		return badInput(err)
 	}
 	exps, err := gate.ParseAll(e.exprs)
 	if err != nil {
@@ -46,21 +51,35 @@ func (e *expectFlags) parse() error {
 
 // withScenario returns the command-line expectations plus those the
 // scenario file declares; an expectation in the file that does not parse
-// is an error naming the file.
-func (e *expectFlags) withScenario(file string, declared []string) ([]*gate.Expectation, error) {
-	if len(declared) == 0 {
+// is an error naming the file, the line and the field (expect[i]).
+func (e *expectFlags) withScenario(sc *scenarios.Scenario) ([]*gate.Expectation, error) {
+	if len(sc.Spec.Expect) == 0 {
 		return e.parsed, nil
 	}
-	own, err := gate.ParseAll(declared)
-	if err != nil {
-		msg := fmt.Sprintf("%s: expect: %v", file, err)
-		var ge *gate.Error
-		if errors.As(err, &ge) {
-			msg += "\n" + ge.Caret()
+	own := append([]*gate.Expectation(nil), e.parsed...)
+	var msgs []string
+	for i, src := range sc.Spec.Expect {
+		x, err := gate.Parse(src)
+		if err == nil {
+			err = x.Check()
 		}
-		return nil, errors.New(msg)
+		if err != nil {
+			field := fmt.Sprintf("expect[%d]", i)
+			ve := &scenarios.ValidationError{File: sc.File, Line: sc.Line(field), Field: field, Msg: err.Error()}
+			msg := ve.Error()
+			var ge *gate.Error
+			if errors.As(err, &ge) {
+				msg += "\n" + ge.Caret()
+			}
+			msgs = append(msgs, msg)
+			continue
+		}
+		own = append(own, x)
 	}
-	return append(append([]*gate.Expectation(nil), e.parsed...), own...), nil
+	if len(msgs) > 0 {
+		return nil, errors.New(strings.Join(msgs, "\n"))
+	}
+	return own, nil
 }
 
 // judge evaluates the expectations on res, prints the verdicts, writes the

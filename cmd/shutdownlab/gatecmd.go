@@ -60,7 +60,7 @@ func cmdGate(args []string, stdout, stderr io.Writer) (int, error) {
 	info := gate.NewInfo(newRes, oldRes, tol)
 	newSetup, n1 := resultSetup(pos[0], newRes, "new")
 	oldSetup, n2 := resultSetup(*oldDir, oldRes, "baseline")
-	info.Notes = append(append(append(info.Notes, n1...), n2...), gate.Unrecorded(newSetup, oldSetup)...)
+	info.Notes = append(append(append(info.Notes, n1...), n2...), gate.Unrecorded(newRes, oldRes, newSetup, oldSetup)...)
 	if reasons := gate.Comparable(newRes, oldRes, newSetup, oldSetup); len(reasons) > 0 {
 		if err := gate.WriteNotComparable(stdout, info, reasons); err != nil {
 			return exitInvalid, err

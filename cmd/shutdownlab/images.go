@@ -7,6 +7,7 @@ import (
 
 	"github.com/shutdownlab/shutdownlab/internal/docker"
 	"github.com/shutdownlab/shutdownlab/internal/images"
+	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
 func cmdImages(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -20,7 +21,7 @@ func cmdImages(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	if *print != "" && *print != "target" && *print != "loadagent" && *print != "caddy" && *print != "nginx" && *print != "postgres" {
-		return usagef("--print: %q is not target, loadagent, caddy, nginx or postgres", *print)
+		return usagef("--print: %q is not target, loadagent, caddy, nginx or postgres", scenarios.Shorten(*print))
 	}
 	eng, err := docker.New(ctx)
 	if err != nil {

@@ -39,6 +39,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
 const usage = `shutdownlab — measure what a service does to its clients when it is told to stop
@@ -123,7 +125,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, usage)
 		return exitOK
 	default:
-		err = usagef("unknown command %q", args[0])
+		err = usagef("unknown command %q", scenarios.Shorten(args[0]))
 	}
 	return exitCode(code, err, stderr)
 }

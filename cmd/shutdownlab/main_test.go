@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/shutdownlab/shutdownlab/internal/docker/dockertest"
+	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
 func runMain(t *testing.T, ctx context.Context, args ...string) (int, string, string) {
@@ -43,12 +44,20 @@ func TestMainUsageErrors(t *testing.T) {
 		{"report needs a dir", []string{"report"}, "exactly one result directory"},
 		{"report of a missing dir", []string{"report", "/nonexistent/dir"}, "/nonexistent/dir"},
 		{"images bad print", []string{"images", "--print", "x"}, `--print: "x"`},
+		// Long arguments are quoted only in part.
+		{"long unknown command", []string{strings.Repeat("x", 100000)}, `unknown command "xxxxxxxx`},
+		{"long unknown scenario", []string{"run", strings.Repeat("x", 100000)}, `unknown scenario "xxxxxxxx`},
+		{"long --set value", []string{"run", "direct-inflight", "--set", "load.duration=" + strings.Repeat("9", 60000)}, "(60000 bytes): invalid duration"},
+		{"long extra argument", []string{"clean", strings.Repeat("x", 100000)}, `clean takes no arguments, got "xxxxxxxx`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			code, _, stderr := runMain(t, context.Background(), tt.args...)
 			if code != exitUsage || !strings.Contains(stderr, tt.want) {
-				t.Errorf("exit %d, stderr %q; want exit %d and %q", code, stderr, exitUsage, tt.want)
+				t.Errorf("exit %d, stderr %.1000q; want exit %d and %q", code, stderr, exitUsage, tt.want)
+			}
+			if len(stderr) > 2000 && tt.args != nil {
+				t.Errorf("stderr is %d bytes: it echoes an argument", len(stderr))
 			}
 		})
 	}
@@ -206,11 +215,16 @@ func TestExpectUsageErrors(t *testing.T) {
 		{[]string{"report", "/nonexistent", "--expect", "faild == 0"}, "failed"}, // did-you-mean
 		{[]string{"run", "direct-inflight", "--expect", "nope == 1"}, "nope"},
 		{[]string{"report", "/nonexistent", "--junit", "x.xml"}, "need at least one --expect"},
+		{[]string{"report", "/nonexistent", "--expect", strings.Repeat("(", 100000)}, "--expect \"(((("},
+		{[]string{"report", "/nonexistent", "--expect", strings.Repeat("(", 1000) + "failed == 0"}, "col 65: nested more than 64 levels deep"},
 	}
 	for _, tt := range tests {
 		code, _, stderr := runMain(t, context.Background(), tt.args...)
 		if code != exitUsage || !strings.Contains(stderr, tt.want) {
-			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tt.args, code, stderr, exitUsage, tt.want)
+			t.Errorf("%.200v: exit %d, stderr %.500q; want %d and %q", tt.args, code, stderr, exitUsage, tt.want)
+		}
+		if len(stderr) > 1000 {
+			t.Errorf("%.200v: stderr is %d bytes: it echoes the input", tt.args, len(stderr))
 		}
 	}
 }
@@ -265,7 +279,28 @@ func TestScenarioExpectChecked(t *testing.T) {
 	p := filepath.Join(dir, "mine.yaml")
 	os.WriteFile(p, []byte("name: mine\nexpect: [\"dropped_inflight == 0\", \"p99 < 400\"]\n"), 0o644)
 	code, _, stderr := runMain(t, context.Background(), "run", p)
-	if code != exitUsage || !strings.Contains(stderr, p) || !strings.Contains(stderr, "p99_ms") {
-		t.Errorf("exit %d, stderr %q; want 64 naming %s and suggesting p99_ms", code, stderr, p)
+	if code != exitUsage || !strings.Contains(stderr, p+":2: expect[1]: ") || !strings.Contains(stderr, "p99_ms") {
+		t.Errorf("exit %d, stderr %q; want 64 naming %s:2: expect[1] and suggesting p99_ms", code, stderr, p)
+	}
+}
+
+// A scenario whose expect is nested too deeply (a megabyte of "(" used to
+// overflow the stack: exit 2, a 24 KB goroutine dump) is refused at the
+// first level past the limit, naming the file, the line and the field,
+// without echoing the expression.
+func TestScenarioExpectTooDeep(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "deep.yaml")
+	body := "name: deep\nexpect:\n  - failed == 0\n  - \"" + strings.Repeat("(", scenarios.MaxFileBytes-100) + "failed == 0\"\n"
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runMain(t, context.Background(), "run", p)
+	for _, want := range []string{p + ":4: expect[1]: ", "col 65: nested more than 64 levels deep"} {
+		if code != exitUsage || !strings.Contains(stderr, want) {
+			t.Errorf("exit %d, stderr %.500q; want 64 and %q", code, stderr, want)
+		}
+	}
+	if len(stderr) > 2000 {
+		t.Errorf("stderr is %d bytes: it echoes the expression", len(stderr))
 	}
 }

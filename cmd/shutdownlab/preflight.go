@@ -148,10 +148,10 @@ func checkExpectations(where string, exps []*gate.Expectation, c gate.Capabiliti
 		}
 		if baselineVariant == "" {
 			return usagef("%s: expect %q uses baseline.NAME but no --baseline-variant was given (variants: %s)",
-				where, e.Source, strings.Join(labels, ", "))
+				where, scenarios.Shorten(e.Source), strings.Join(labels, ", "))
 		}
 		if !slices.Contains(labels, baselineVariant) {
-			return usagef("%s: --baseline-variant %q is not a variant of it (variants: %s)", where, baselineVariant, strings.Join(labels, ", "))
+			return usagef("%s: --baseline-variant %q is not a variant of it (variants: %s)", where, scenarios.Shorten(baselineVariant), strings.Join(labels, ", "))
 		}
 	}
 	return nil
@@ -166,19 +166,56 @@ func caretMsg(err error) string {
 	return err.Error()
 }
 
-// checkImages refuses a target.image that is not present on the engine,
-// before a result directory is made: shutdownlab never pulls.
-func checkImages(ctx context.Context, vs []scenarios.Variant) error {
+// imageEngine is what the image check needs of the Docker engine.
+type imageEngine interface {
+	ImageExists(ctx context.Context, ref string) (bool, error)
+	Host() string
+	Close() error
+}
+
+// newImageEngine connects to the engine the image check asks; tests
+// replace it with a fake.
+var newImageEngine = func(ctx context.Context) (imageEngine, error) {
+	eng, err := docker.New(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return eng, nil
+}
+
+// setImages returns the images --image and --set target.image=NAME name.
+func setImages(sets []string) []string {
+	var refs []string
+	for _, s := range sets {
+		if k, v, ok := strings.Cut(s, "="); ok && strings.TrimSpace(k) == "target.image" {
+			if v = strings.TrimSpace(v); v != "" && !slices.Contains(refs, v) {
+				refs = append(refs, v)
+			}
+		}
+	}
+	return refs
+}
+
+// checkImages refuses a target.image of the variants that is not present
+// on the engine, before a result directory is made: shutdownlab never
+// pulls. Images in checked were checked already.
+func checkImages(ctx context.Context, vs []scenarios.Variant, checked []string) error {
 	var refs []string
 	for _, v := range vs {
-		if im := v.Spec.Target.Image; im != "" && !slices.Contains(refs, im) {
+		if im := v.Spec.Target.Image; im != "" && !slices.Contains(refs, im) && !slices.Contains(checked, im) {
 			refs = append(refs, im)
 		}
 	}
+	return checkImageRefs(ctx, refs)
+}
+
+// checkImageRefs refuses the first of refs that is not present on the
+// engine (one connection for all of them; none without refs).
+func checkImageRefs(ctx context.Context, refs []string) error {
 	if len(refs) == 0 {
 		return nil
 	}
-	eng, err := docker.New(ctx)
+	eng, err := newImageEngine(ctx)
 	if err != nil {
 		return err
 	}
@@ -189,7 +226,7 @@ func checkImages(ctx context.Context, vs []scenarios.Variant) error {
 			return err
 		}
 		if !ok {
-			return usagef("--image / target.image %s: not present on this Docker engine (%s); shutdownlab never pulls: build or load it first", ref, eng.Host())
+			return usagef("--image / target.image %s: not present on this Docker engine (%s); shutdownlab never pulls: build or load it first", scenarios.Shorten(ref), eng.Host())
 		}
 	}
 	return nil

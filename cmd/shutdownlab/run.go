@@ -73,9 +73,6 @@ func (p *runPlan) execute(ctx context.Context, stdout, stderr io.Writer) (int, e
 			oc.Dir = ""
 		}
 		if oc.Dir != "" {
-			if werr := writeEffective(oc.Dir, p.sets, p.vars[sc]); werr != nil {
-				fmt.Fprintf(stderr, "shutdownlab: %s: %v\n", oc.Dir, werr)
-			}
 			code = max(code, p.reportScenario(sc, oc, err != nil, stdout, stderr))
 		}
 		if err != nil {
@@ -119,7 +116,10 @@ func (p *runPlan) reportScenario(sc *scenarios.Scenario, oc runner.Outcome, fail
 }
 
 // planRun parses the command line and checks everything that can be
-// checked before a container starts or a directory is written.
+// checked before a container starts or a directory is written: the flags,
+// an image named by --image or --set target.image (present on the
+// engine), the scenarios and their expectations, the outputs, then the
+// images the scenario files name.
 func planRun(ctx context.Context, args []string, stdout, stderr io.Writer) (*runPlan, error) {
 	c := newCommand("run", runUsage)
 	runs := c.fs.Int("runs", 0, "repetitions per variant, 1..100 (default: the scenario's runs)")
@@ -151,6 +151,13 @@ func planRun(ctx context.Context, args []string, stdout, stderr io.Writer) (*run
 	if err := scenarios.CheckSets(sets); err != nil {
 		return nil, badInput(err)
 	}
+	// An image given on the command line first: when it is missing, that
+	// is the error to fix, not what the scenario says about the paths it
+	// declares.
+	flagImages := setImages(sets)
+	if err := checkImageRefs(ctx, flagImages); err != nil {
+		return nil, err
+	}
 	p.sets, p.out = sets, *out
 	if err := p.loadScenarios(names, stderr); err != nil {
 		return nil, err
@@ -162,7 +169,7 @@ func planRun(ctx context.Context, args []string, stdout, stderr io.Writer) (*run
 	for _, sc := range p.scs {
 		all = append(all, p.vars[sc]...)
 	}
-	return p, checkImages(ctx, all)
+	return p, checkImages(ctx, all, flagImages)
 }
 
 // loadScenarios loads, expands and checks every scenario and its
@@ -190,7 +197,7 @@ func (p *runPlan) addScenario(sc *scenarios.Scenario, stderr io.Writer) error {
 	for _, note := range sc.ImageNotes(p.sets) {
 		fmt.Fprintln(stderr, "note: "+note)
 	}
-	exps, err := p.exp.withScenario(sc.File, sc.Spec.Expect)
+	exps, err := p.exp.withScenario(sc)
 	if err != nil {
 		return badInput(err)
 	}

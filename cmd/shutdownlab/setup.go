@@ -1,43 +1,20 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/shutdownlab/shutdownlab/gate"
 	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 	"github.com/shutdownlab/shutdownlab/report"
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
-
-// effectiveDoc is the content of resultdir.EffectiveFile, written by run
-// into a result directory beside the scenario file: every variant's
-// resolved spec (defaults, the file, --set and the variant's values), so
-// that gate can tell whether two results ran under the same load.
-type effectiveDoc struct {
-	// Sets are the --set overrides the run was given.
-	Sets []string `json:"sets,omitempty"`
-	// Variants are the resolved specs, in scenario order.
-	Variants []effectiveVariant `json:"variants"`
-}
-
-type effectiveVariant struct {
-	Label string         `json:"label"`
-	Spec  scenarios.Spec `json:"spec"`
-}
-
-// writeEffective writes effective.json into dir.
-func writeEffective(dir string, sets []string, vs []scenarios.Variant) error {
-	doc := effectiveDoc{Sets: sets}
-	for _, v := range vs {
-		doc.Variants = append(doc.Variants, effectiveVariant{Label: v.Label, Spec: v.Spec})
-	}
-	return resultdir.WriteJSON(filepath.Join(dir, resultdir.EffectiveFile), doc)
-}
 
 // resultSetup is what result dir res was measured under: the action,
 // topology and replicas its events.json record, plus the load parameters
@@ -55,14 +32,19 @@ func resultSetup(dir string, res *report.Result, side string) (gate.Setup, []str
 	return s, nil
 }
 
-// resultSpecs reads the variants' specs of a result directory.
+// resultSpecs reads the variants' specs of a result directory: from
+// effective.json (which the runner writes before the first run, so a
+// killed run has it too), else from scenario.yaml without --set.
 func resultSpecs(dir string) (map[string]scenarios.Spec, string) {
 	out := map[string]scenarios.Spec{}
-	var doc effectiveDoc
-	err := resultdir.ReadJSON(filepath.Join(dir, resultdir.EffectiveFile), &doc)
+	doc, err := resultdir.ReadEffective(dir)
 	if err == nil {
 		for _, v := range doc.Variants {
-			out[v.Label] = v.Spec
+			sp := scenarios.Spec{}
+			if err := json.Unmarshal(v.Spec, &sp); err != nil {
+				return map[string]scenarios.Spec{}, fmt.Sprintf("%s: variant %s unreadable (%v): load parameters not compared", resultdir.EffectiveFile, v.Label, err)
+			}
+			out[v.Label] = sp
 		}
 		return out, ""
 	}
@@ -81,7 +63,7 @@ func resultSpecs(dir string) (map[string]scenarios.Spec, string) {
 	for _, v := range vs {
 		out[v.Label] = v.Spec
 	}
-	return out, fmt.Sprintf("%s (written by run since this version): load parameters taken from %s; --set overrides of that run, if any, are unknown", noEffective, resultdir.ScenarioFile)
+	return out, fmt.Sprintf("%s (a result of a version before the runner wrote it): load parameters taken from %s; --set overrides of that run, if any, are unknown", noEffective, resultdir.ScenarioFile)
 }
 
 // specSetup is the gate.Setup fields of one variant's spec.
@@ -117,6 +99,16 @@ func specSetup(label string, sp scenarios.Spec) gate.Setup {
 	s.Set(label, "action.kind", kind)
 	if a.Kind != scenarios.ActionNone {
 		s.Set(label, "action.at", report.FormatNumber(report.KindMs, float64(a.At.D().Milliseconds()))+" ms")
+	}
+	// As the runner records them for these kinds (a variant none of whose
+	// runs finished has only these).
+	if a.Kind == scenarios.ActionSignal || a.Kind == scenarios.ActionStop {
+		if a.Signal != "" {
+			s.Set(label, "action.signal", a.Signal)
+		}
+		if a.Kind == scenarios.ActionStop && a.Timeout != nil {
+			s.Set(label, "action.timeout", strconv.Itoa(int(a.Timeout.D()/time.Second))+"s")
+		}
 	}
 	return s
 }

@@ -14,7 +14,9 @@ const (
 	ScenarioFile = "scenario.yaml"
 	// VariantsFile lists the variants in scenario order ([]VariantRef).
 	VariantsFile = "variants.json"
-	// EffectiveFile holds every variant's resolved spec (cmd/shutdownlab).
+	// EffectiveFile holds the scenario's name, the --set overrides and
+	// every variant's resolved spec (Effective), written by the runner
+	// before the first run starts.
 	EffectiveFile = "effective.json"
 	// SummaryFile, MarkdownFile, CSVFile and SpreadCSVFile are report's
 	// outputs.

@@ -2,6 +2,7 @@ package resultdir
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"io/fs"
@@ -197,5 +198,28 @@ func TestRecordsCompressAndOpen(t *testing.T) {
 	os.WriteFile(filepath.Join(rd, RecordsGzFile), []byte("not gzip"), 0o644)
 	if _, _, err := OpenRecords(rd); err == nil || !strings.Contains(err.Error(), RecordsGzFile) {
 		t.Errorf("bad gzip: %v", err)
+	}
+}
+
+// effective.json round-trips, spec kept raw; a directory without one is
+// fs.ErrNotExist (a result of a version before the runner wrote it).
+func TestEffective(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := ReadEffective(dir); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("ReadEffective of an empty dir: %v, want fs.ErrNotExist", err)
+	}
+	want := Effective{Scenario: "s", Sets: []string{"load.clients=5"},
+		Variants: []EffectiveVariant{{Label: "mode=full", Spec: json.RawMessage(`{"load":{"clients":5}}`)}}}
+	if err := WriteEffective(dir, want); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadEffective(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var spec map[string]any
+	if got.Scenario != "s" || len(got.Sets) != 1 || len(got.Variants) != 1 || got.Variants[0].Label != "mode=full" ||
+		json.Unmarshal(got.Variants[0].Spec, &spec) != nil || spec["load"].(map[string]any)["clients"] != 5.0 {
+		t.Errorf("ReadEffective = %+v", got)
 	}
 }

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -154,6 +155,12 @@ func (r *Runner) RunScenario(ctx context.Context, sc *scenarios.Scenario) (Outco
 	if err := resultdir.WriteVariants(dir, refs); err != nil {
 		return out, err
 	}
+	// Before the first run: a harness killed mid-run leaves no events.json
+	// or summary.json, and this is then what names the scenario and the
+	// values it ran with.
+	if err := writeEffective(dir, sc.Name(), r.opts.Sets, variants); err != nil {
+		return out, err
+	}
 	fp := r.fingerprint()
 	for _, v := range variants {
 		// A jobs load says before its runs whether the shutdown fits the
@@ -181,6 +188,20 @@ func (r *Runner) RunScenario(ctx context.Context, sc *scenarios.Scenario) (Outco
 		}
 	}
 	return out, nil
+}
+
+// writeEffective writes resultdir.EffectiveFile into dir: the scenario's
+// name, the --set overrides and every variant's resolved spec, as run.
+func writeEffective(dir, scenario string, sets []string, variants []scenarios.Variant) error {
+	e := resultdir.Effective{Scenario: scenario, Sets: sets}
+	for _, v := range variants {
+		spec, err := json.Marshal(v.Spec)
+		if err != nil {
+			return fmt.Errorf("%s: variant %s: %w", resultdir.EffectiveFile, v.Label, err)
+		}
+		e.Variants = append(e.Variants, resultdir.EffectiveVariant{Label: v.Label, Spec: spec})
+	}
+	return resultdir.WriteEffective(dir, e)
 }
 
 // loadOutcome is what the load driver of kind says of a run (its part
