@@ -83,7 +83,8 @@ func TestShellFormSignalNotHandled(t *testing.T) {
 	}
 }
 
-// TestImageFlagDirectInflight runs direct-inflight (mode full) against the
+// TestImageFlagDirectInflight runs direct-inflight (MODE=full, set as a user
+// sets an image's variable: the harness sets none for an image) against the
 // built Go target given as a user image (--image = --set target.image), so
 // the path that measures any image works end to end.
 func TestImageFlagDirectInflight(t *testing.T) {
@@ -94,7 +95,7 @@ func TestImageFlagDirectInflight(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r2 := newRunner(t, "runs=1", "target.mode=full", "load.duration=3s", "action.at=1500ms", "observe.window=5s",
+	r2 := newRunner(t, "runs=1", "target.env.MODE=full", "load.duration=3s", "action.at=1500ms", "observe.window=5s",
 		"target.image="+ref, "target.protocol.paths=/slow")
 	run := runOne(t, r2, "direct-inflight")
 	m := run.Metrics
