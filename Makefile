@@ -8,7 +8,7 @@ RUNS      ?= 3
 # inconclusive (the harness says so; the test then fails).
 TESTFLAGS ?= -count=1 -timeout 45m -p 1
 
-.PHONY: help build images run reproduce test test-unit gate bench clean vet
+.PHONY: help build images run reproduce test test-unit gate bench clean vet prereqs
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -25,9 +25,12 @@ run: ## run the main job: $(SCENARIO) with $(RUNS) runs per variant
 reproduce: ## re-measure the published claims P1-P12 on node and go ($(RUNS) runs each; 47 min measured for both runtimes at 3 runs, ~25 min for one)
 	$(GO) run ./cmd/shutdownlab reproduce --runs $(RUNS)
 
-test: ## all tests, Docker integration tests included (Docker must be reachable)
+test: prereqs ## all tests, Docker integration tests included (installs missing host packages when root)
 	$(GO) vet ./...
 	$(GO) test $(TESTFLAGS) ./...
+
+prereqs: ## check (and, as root, install) the host packages the integration tests need
+	bash scripts/prereqs.sh
 
 gate: ## the project's own shutdown gate: short runs that must hold (CI runs it after the tests)
 	$(GO) run ./cmd/shutdownlab run direct-inflight --runs 1 --out results/runs/gate \
