@@ -1,7 +1,7 @@
 // Package node_test runs the Node target (server.js) as a host process on
 // loopback and checks the target protocol and the three shutdown modes.
-// The tests need the host's node; they fail without it unless
-// SHUTDOWNLAB_SKIP_NODE=1 is set.
+// The tests need the host's node (and node-ws); they fail without it, and
+// SHUTDOWNLAB_SKIP_NODE=1 (make test-unit) skips them.
 package node_test
 
 import (
@@ -39,12 +39,12 @@ type proc struct {
 
 func nodeBin(t *testing.T) string {
 	t.Helper()
+	if os.Getenv("SHUTDOWNLAB_SKIP_NODE") == "1" {
+		t.Skip("SHUTDOWNLAB_SKIP_NODE=1: the unit tier runs no host node (make test runs these)")
+	}
 	p, err := exec.LookPath("node")
 	if err != nil {
-		if os.Getenv("SHUTDOWNLAB_SKIP_NODE") == "1" {
-			t.Skip("node not installed and SHUTDOWNLAB_SKIP_NODE=1")
-		}
-		t.Fatalf("these tests need node on PATH (or SHUTDOWNLAB_SKIP_NODE=1): %v", err)
+		t.Fatalf("these tests need node on PATH (make test installs it: scripts/prereqs.sh; SHUTDOWNLAB_SKIP_NODE=1 skips them): %v", err)
 	}
 	return p
 }
