@@ -320,3 +320,14 @@ func TestConnectionMetrics(t *testing.T) {
 		t.Errorf("new_conns_after_signal = %v, want 1", m.NewConnsAfterSignal)
 	}
 }
+
+// TestEnvOverriddenNote: a user image whose own variable the scenario's
+// target.env replaced did not run exactly as it ships; the run says so.
+func TestEnvOverriddenNote(t *testing.T) {
+	meta := record.Meta{Action: &record.Action{Kind: "signal", SentNs: ms(1000), ReturnedNs: ms(1020)},
+		Replicas: []record.Replica{{Name: "replica-0", Env: map[string]string{"DRAIN_MS": "0"}, EnvOverridden: map[string]string{"DRAIN_MS": "abc"}}}}
+	m := Compute(meta, nil)
+	if want := "target.env overrides the image's own environment: DRAIN_MS=0 (image: abc)"; !strings.Contains(strings.Join(m.Notes, "\n"), want) {
+		t.Errorf("notes %q, want %q", m.Notes, want)
+	}
+}
