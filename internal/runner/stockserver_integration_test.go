@@ -18,7 +18,7 @@ import (
 )
 
 // The tests in this file measure a stock third-party server, Debian's
-// nginx (images.NginxFixture: no code of ours inside), whose shutdown is
+// nginx (images.StockFixture "nginx": no code of ours inside), whose shutdown is
 // documented (https://nginx.org/en/docs/control.html): TERM is a fast
 // shutdown that drops in-flight requests, QUIT a graceful one that
 // finishes them. The harness must report exactly that, at two action
@@ -73,11 +73,11 @@ func nginxRef(t *testing.T, r *runner.Runner) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var log bytes.Buffer
-	ref, ver, err := images.NginxFixture(ctx, r.Engine(), &log)
+	ref, _, err := images.StockFixture(ctx, r.Engine(), "nginx", &log)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%s (%s): %s", ref, ver, strings.TrimSpace(log.String()))
+	t.Logf("%s: %s", ref, strings.TrimSpace(log.String()))
 	return ref
 }
 
