@@ -33,7 +33,7 @@ func TestProgramAndStepErrors(t *testing.T) {
 		{"step kind unknown", node + "action:\n  at: 4s\n  before:\n    - {kind: restart, at: 2s}\n",
 			[]string{`t.yaml:6: action.before[0].kind: "restart": want crash or signal`}},
 		{"signal step without signal", node + "action:\n  at: 4s\n  before:\n    - {kind: signal, at: 2s}\n",
-			[]string{`t.yaml:6: action.before[0].signal: unknown signal (want one of SIGTERM, SIGINT, SIGKILL, SIGQUIT, SIGHUP, SIGUSR1, SIGUSR2)`}},
+			[]string{`t.yaml:6: action.before[0].signal: unknown signal (want one of SIGTERM, SIGINT, SIGKILL, SIGQUIT, SIGHUP, SIGUSR1, SIGUSR2, SIGWINCH)`}},
 		{"step after the action", node + "action:\n  at: 3s\n  before:\n    - {kind: crash, at: 3s}\n",
 			[]string{`t.yaml:6: action.before[0].at: "3s": must be before action.at (3s)`}},
 		{"steps out of order", node + "action:\n  at: 4s\n  before:\n    - {kind: crash, at: 2s}\n    - {kind: crash, at: 1s}\n",

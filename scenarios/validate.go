@@ -28,8 +28,9 @@ const (
 	MaxBodyBytes = 1 << 20
 )
 
-// Signals are the signal names an action of kind signal may send.
-var Signals = []string{"SIGTERM", "SIGINT", "SIGKILL", "SIGQUIT", "SIGHUP", "SIGUSR1", "SIGUSR2"}
+// Signals are the signal names an action of kind signal may send. SIGWINCH
+// is Apache httpd's graceful stop (and the official httpd image's STOPSIGNAL).
+var Signals = []string{"SIGTERM", "SIGINT", "SIGKILL", "SIGQUIT", "SIGHUP", "SIGUSR1", "SIGUSR2", "SIGWINCH"}
 
 // Methods are the HTTP methods a mix entry may use.
 var Methods = []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}

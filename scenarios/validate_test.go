@@ -98,7 +98,7 @@ func TestValidationErrors(t *testing.T) {
 		{"negative action.at", "name: t\naction: {at: -1s}\n", []string{`t.yaml:2: action.at: "-1s": must not be negative`}},
 		{"kind unknown", "name: t\naction: {kind: restart}\n", []string{`t.yaml:2: action.kind: "restart": want signal, stop, roll, rollout or none`}},
 		{"replica out of range", "name: t\nreplicas: 2\naction: {replica: 2}\n", []string{`t.yaml:3: action.replica: "2": must be 0..1 (replicas is 2)`}},
-		{"unknown signal", "name: t\naction: {signal: SIGFOO}\n", []string{`t.yaml:2: action.signal: "SIGFOO": unknown signal (want one of SIGTERM, SIGINT, SIGKILL, SIGQUIT, SIGHUP, SIGUSR1, SIGUSR2)`}},
+		{"unknown signal", "name: t\naction: {signal: SIGFOO}\n", []string{`t.yaml:2: action.signal: "SIGFOO": unknown signal (want one of SIGTERM, SIGINT, SIGKILL, SIGQUIT, SIGHUP, SIGUSR1, SIGUSR2, SIGWINCH)`}},
 		{"signal with kind stop", "name: t\naction: {kind: stop, signal: TERM}\n", []string{`t.yaml:2: action.signal: "SIGTERM": only for kind signal or roll via signal (docker stop sends the image's stop signal)`}},
 		{"timeout with kind signal", "name: t\naction:\n  kind: signal\n  timeout: 10s\n", []string{`t.yaml:4: action.timeout: "10s": only for kind stop or roll via stop (a signal has no grace period)`}},
 		{"stop timeout not whole seconds", "name: t\naction: {kind: stop, timeout: 1500ms}\n", []string{`t.yaml:2: action.timeout: "1.5s": must be whole seconds (Docker takes seconds)`}},

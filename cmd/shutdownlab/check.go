@@ -171,7 +171,7 @@ func (o *checkOpts) fromImage(info docker.ImageInfo, signal string, stderr io.Wr
 }
 
 // signalNumbers maps the numbers Linux gives the sendable signals.
-var signalNumbers = map[string]string{"1": "SIGHUP", "2": "SIGINT", "3": "SIGQUIT", "9": "SIGKILL", "10": "SIGUSR1", "12": "SIGUSR2", "15": "SIGTERM"}
+var signalNumbers = map[string]string{"1": "SIGHUP", "2": "SIGINT", "3": "SIGQUIT", "9": "SIGKILL", "10": "SIGUSR1", "12": "SIGUSR2", "15": "SIGTERM", "28": "SIGWINCH"}
 
 // sendableSignal normalises a signal name or number ("quit", "SIGQUIT",
 // "3") to one a signal action may send.

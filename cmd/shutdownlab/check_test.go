@@ -28,7 +28,7 @@ func TestCheckUsageErrors(t *testing.T) {
 		{[]string{"a:1", "--runs", "0"}, "--runs: 0 is out of range"},
 		{[]string{"a:1", "--path", "slow"}, `--path: "slow": must start with "/"`},
 		{[]string{"a:1", "--ready-path", "/r?x=1"}, `--ready-path: "/r?x=1"`},
-		{[]string{"a:1", "--signal", "SIGWINCH"}, `--signal: "SIGWINCH": want one of SIGTERM`},
+		{[]string{"a:1", "--signal", "SIGPWR"}, `--signal: "SIGPWR": want one of SIGTERM`},
 		{[]string{"a:1", "--port", "70000"}, "--port: 70000"},
 		{[]string{"a:1", "--expect", "dropped_inflght == 0"}, `unknown metric "dropped_inflght"`},
 	}
@@ -93,7 +93,8 @@ func TestSendableSignal(t *testing.T) {
 		ok       bool
 	}{
 		{"SIGQUIT", "SIGQUIT", true}, {"quit", "SIGQUIT", true}, {"3", "SIGQUIT", true},
-		{"15", "SIGTERM", true}, {"SIGWINCH", "SIGWINCH", false}, {"37", "37", false},
+		{"15", "SIGTERM", true}, {"SIGWINCH", "SIGWINCH", true}, {"28", "SIGWINCH", true},
+		{"SIGPWR", "SIGPWR", false}, {"37", "37", false},
 	}
 	for _, tc := range tests {
 		if got, ok := sendableSignal(tc.in); got != tc.want || ok != tc.ok {
