@@ -111,11 +111,13 @@ type StopSemantics struct {
 	// GracefulBound is the fixture's bound on a graceful stop (directive
 	// and value) and the server's default for it.
 	GracefulBound string
-	// GracefulExit and FastExit are the exit codes after each stop, and
-	// ExitDoc says whether the documentation gives them or they were
-	// measured here.
+	// GracefulExit and FastExit are the exit codes after each stop with
+	// requests in flight, FastExitIdle after a fast stop with no connection
+	// open (they differ for lighttpd); ExitDoc says whether the
+	// documentation gives them or they were measured here.
 	GracefulExit int
 	FastExit     int
+	FastExitIdle int
 	ExitDoc      string
 	// DocURL is the author's documentation of these signals.
 	DocURL string

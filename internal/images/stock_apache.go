@@ -2,6 +2,7 @@ package images
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 )
 
@@ -10,8 +11,15 @@ import (
 const (
 	ApacheBinary     = "/usr/sbin/apache2"
 	ApacheModulesDir = "/usr/lib/apache2/modules"
-	ApacheInstall    = "apt-get update -qq && apt-get install -y -qq apache2"
+	ApacheInstall    = "apt-get update -qq && apt-get install -y -qq apache2 libgcc-s1"
 )
+
+// LibgccS is the host's libgcc_s.so.1 (Debian package libgcc-s1) at its
+// multiarch path, e.g. /lib/x86_64-linux-gnu/libgcc_s.so.1.
+func LibgccS() string {
+	triplet := map[string]string{"amd64": "x86_64-linux-gnu", "arm64": "aarch64-linux-gnu"}[runtime.GOARCH]
+	return "/lib/" + triplet + "/libgcc_s.so.1"
+}
 
 // apacheModules are the only modules the fixture loads: the event MPM
 // (Debian's default), authz_core (without it every request fails with
@@ -79,11 +87,14 @@ end
 }
 
 // apacheServer is Debian's Apache httpd 2.4 with the event MPM and mod_lua,
+// plus libgcc_s, which glibc loads at run time for pthread_exit (ldd does not
+// list it; without it every child aborted under load: "libgcc_s.so.1 must be
+// installed for pthread_exit to work"),
 // run as `apache2 -DFOREGROUND -f /etc/apache2/httpd.conf`: the parent is
 // PID 1 (as root, to bind and set up its children) and the children run as
 // nobody.
 func apacheServer() StockServer {
-	bins := []HostBinary{{Host: ApacheBinary, Path: ApacheBinary}}
+	bins := []HostBinary{{Host: ApacheBinary, Path: ApacheBinary}, {Host: LibgccS(), Mode: 0o644}}
 	for _, m := range apacheModules {
 		p := ApacheModulesDir + "/" + m.file
 		bins = append(bins, HostBinary{Host: p, Path: p, Mode: 0o644})
@@ -92,7 +103,7 @@ func apacheServer() StockServer {
 	return StockServer{
 		Name:     "apache",
 		Product:  "Apache httpd",
-		Packages: []string{"apache2"},
+		Packages: []string{"apache2", "libgcc-s1"},
 		Install:  ApacheInstall,
 		Binaries: bins,
 		Files: append(EtcFiles(),
@@ -115,6 +126,7 @@ func apacheServer() StockServer {
 			GracefulBound:      "GracefulShutdownTimeout 10 (httpd's default: 0, no timeout)",
 			GracefulExit:       0,
 			FastExit:           0,
+			FastExitIdle:       0,
 			ExitDoc:            "not documented; measured 0 after both",
 			DocURL:             "https://httpd.apache.org/docs/2.4/stopping.html",
 			OfficialStopSignal: "SIGWINCH",

@@ -105,6 +105,7 @@ func caddyServer() StockServer {
 			GracefulBound:      "apps.http.grace_period 10s (Caddy's default: 0, an eternal grace period)",
 			GracefulExit:       0,
 			FastExit:           2,
+			FastExitIdle:       2,
 			ExitDoc:            "documented: 0 normal exit, 2 forced quit (https://caddyserver.com/docs/command-line#exit-codes)",
 			DocURL:             "https://caddyserver.com/docs/command-line#signals",
 			OfficialStopSignal: "",

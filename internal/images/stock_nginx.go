@@ -112,6 +112,7 @@ func nginxServer() StockServer {
 			GracefulBound:      "worker_shutdown_timeout 10s (nginx's default: none, in-flight requests are waited for)",
 			GracefulExit:       0,
 			FastExit:           0,
+			FastExitIdle:       0,
 			ExitDoc:            "not documented; measured 0 after both",
 			DocURL:             "https://nginx.org/en/docs/control.html",
 			OfficialStopSignal: "SIGQUIT",
