@@ -28,7 +28,8 @@ const (
 	MaxBodyBytes = 1 << 20
 )
 
-// Signals are the signal names an action of kind signal may send.
+// Signals are the signal names an action of kind signal may send. SIGWINCH
+// is Apache httpd's graceful stop (and the official httpd image's STOPSIGNAL).
 var Signals = []string{"SIGTERM", "SIGINT", "SIGKILL", "SIGQUIT", "SIGHUP", "SIGUSR1", "SIGUSR2", "SIGWINCH"}
 
 // Methods are the HTTP methods a mix entry may use.

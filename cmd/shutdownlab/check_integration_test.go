@@ -76,7 +76,7 @@ func TestCheckNginxFastShutdown(t *testing.T) {
 	eng := dockertest.RequireDocker(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
-	ref, _, err := images.NginxFixture(ctx, eng, nil)
+	ref, _, err := images.StockFixture(ctx, eng, "nginx", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

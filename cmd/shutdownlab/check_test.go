@@ -31,6 +31,7 @@ func TestCheckUsageErrors(t *testing.T) {
 		{[]string{"a:1", "--signal", "SIGSTOP"}, `--signal: "SIGSTOP": want one of SIGTERM`},
 		{[]string{"a:1", "--signals", "SIGQUIT,SIGKILL"}, `--signals: "SIGKILL": want a comma-separated list`},
 		{[]string{"a:1", "--env", "NOVALUE"}, `--env: "NOVALUE": want NAME=VALUE`},
+		{[]string{"a:1", "--signal", "SIGPWR"}, `--signal: "SIGPWR": want one of SIGTERM`},
 		{[]string{"a:1", "--port", "70000"}, "--port: 70000"},
 		{[]string{"a:1", "--expect", "dropped_inflght == 0"}, `unknown metric "dropped_inflght"`},
 	}
@@ -95,7 +96,7 @@ func TestSendableSignal(t *testing.T) {
 		ok       bool
 	}{
 		{"SIGQUIT", "SIGQUIT", true}, {"quit", "SIGQUIT", true}, {"3", "SIGQUIT", true},
-		{"15", "SIGTERM", true}, {"SIGWINCH", "SIGWINCH", true}, {"28", "SIGWINCH", true}, {"37", "37", false},
+		{"15", "SIGTERM", true}, {"SIGWINCH", "SIGWINCH", true}, {"28", "SIGWINCH", true}, {"SIGPWR", "SIGPWR", false}, {"37", "37", false},
 	}
 	for _, tc := range tests {
 		if got, ok := sendableSignal(tc.in); got != tc.want || ok != tc.ok {

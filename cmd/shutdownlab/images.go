@@ -4,15 +4,53 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/shutdownlab/shutdownlab/internal/docker"
 	"github.com/shutdownlab/shutdownlab/internal/images"
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
+// imagesUsage is the images subcommand's help text.
+const imagesUsage = `Usage: shutdownlab images [--print NAME]
+
+Builds the target and load-agent images from this source tree (FROM scratch, tagged by a content hash of their inputs; an existing tag is reused). --print NAME builds (or reuses) one image and prints only its reference:
+
+  target, loadagent   the project's Go images
+  caddy               the Caddy proxy image (a cold build takes minutes)
+  postgres            the PostgreSQL service image (the host's Debian postgresql-15, issue 14)
+  fixture-NAME        a stock-server fixture, to try ` + "`check`" + ` on a server nobody here wrote:
+                      %s
+                      (nginx, apache, haproxy and lighttpd also without the fixture- prefix)
+
+Every fixture serves GET /readyz, /livez and /slow (200 "ok" after 300 ms) on port 8080 and sets no STOPSIGNAL; its documented graceful and fast stop signals are printed on stderr.
+`
+
+// stockPrintName maps a --print value to a stock fixture's name ("" if it
+// names none): fixture-NAME for every fixture, and the bare name for those
+// whose name is no other image's (not caddy).
+func stockPrintName(v string) string {
+	var names []string
+	for _, s := range images.StockServers() {
+		names = append(names, s.Name)
+	}
+	if n, ok := strings.CutPrefix(v, "fixture-"); ok && slices.Contains(names, n) {
+		return n
+	}
+	if v != "caddy" && slices.Contains(names, v) {
+		return v
+	}
+	return ""
+}
+
 func cmdImages(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	c := newCommand("images", "Usage: shutdownlab images [--print target|loadagent|caddy|nginx|postgres]\n\nBuilds the target and load-agent images from this source tree (FROM scratch, tagged by a content hash of their inputs; an existing tag is reused). --print caddy builds (or reuses) the Caddy proxy image instead: a cold build takes minutes. --print nginx builds the stock nginx fixture (the host's Debian nginx and its echo module, with GET /slow?ms=N and /readyz) to try `check` on a server nobody here wrote. --print postgres builds the PostgreSQL service image (the host's Debian postgresql-15, for the job queue of issue 14).\n")
-	print := c.fs.String("print", "", "print only this image's reference: target, loadagent, caddy, nginx or postgres")
+	var fixtures []string
+	for _, s := range images.StockServers() {
+		fixtures = append(fixtures, "fixture-"+s.Name)
+	}
+	c := newCommand("images", fmt.Sprintf(imagesUsage, strings.Join(fixtures, ", ")))
+	print := c.fs.String("print", "", "print only this image's reference: target, loadagent, caddy, postgres or fixture-NAME")
 	pos, err := c.parse(args, stdout)
 	if err != nil {
 		return err
@@ -20,8 +58,9 @@ func cmdImages(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := noArgs("images", pos); err != nil {
 		return err
 	}
-	if *print != "" && *print != "target" && *print != "loadagent" && *print != "caddy" && *print != "nginx" && *print != "postgres" {
-		return usagef("--print: %q is not target, loadagent, caddy, nginx or postgres", scenarios.Shorten(*print))
+	stock := stockPrintName(*print)
+	if *print != "" && stock == "" && !slices.Contains([]string{"target", "loadagent", "caddy", "postgres"}, *print) {
+		return usagef("--print: %q is not target, loadagent, caddy, postgres or one of %s", scenarios.Shorten(*print), strings.Join(fixtures, ", "))
 	}
 	eng, err := docker.New(ctx)
 	if err != nil {
@@ -32,12 +71,13 @@ func cmdImages(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *print == "" {
 		log = stdout
 	}
-	if *print == "nginx" {
-		ref, version, err := images.NginxFixture(ctx, eng, stderr)
+	if stock != "" {
+		ref, s, err := images.StockFixture(ctx, eng, stock, stderr)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stderr, "stock nginx fixture: %s\n", version)
+		fmt.Fprintf(stderr, "documented: graceful %s, fast %s, docker stop (SIGTERM): %s (%s)\n",
+			s.Stop.Graceful, s.Stop.Fast, s.DockerStop().Action, s.Stop.DocURL)
 		fmt.Fprintln(stdout, ref)
 		return nil
 	}

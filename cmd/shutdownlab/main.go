@@ -11,7 +11,7 @@
 //	shutdownlab reproduce [--runs 3] [--runtime node,go] [--only P1,P5] [--out DIR]
 //	shutdownlab report DIR [--expect EXPR]... [--junit FILE]
 //	shutdownlab gate NEW --baseline OLD [--ratio R] [--abs N] [--min-ms M]
-//	shutdownlab images [--print target|loadagent|caddy|nginx|postgres]
+//	shutdownlab images [--print target|loadagent|caddy|postgres|fixture-NAME]
 //	shutdownlab clean [--all [--yes]]
 //	shutdownlab version
 //
@@ -52,7 +52,7 @@ Usage:
   shutdownlab reproduce [flags]                  re-measure the published claims P1-P12 (47 min for both runtimes at 3 runs), W1-W6, J1-J5 and C1-C4
   shutdownlab report DIR [--expect EXPR]...      rebuild report.md / CSV / plots from a saved result dir
   shutdownlab gate NEW --baseline OLD            compare two result dirs metric by metric
-  shutdownlab images [--print NAME]              build (or reuse) the project's images (NAME: target, loadagent, caddy, nginx, postgres)
+  shutdownlab images [--print NAME]              build (or reuse) the project's images (NAME: target, loadagent, caddy, postgres, fixture-NAME)
   shutdownlab clean [--all [--yes]]              remove orphaned containers and networks
   shutdownlab version                            print the version (also --version)
 

@@ -40,6 +40,11 @@ type HostImage struct {
 	// Entrypoint is the exec-form ENTRYPOINT; Cmd the optional CMD.
 	Entrypoint []string
 	Cmd        []string
+	// Env is a list of KEY=value set in the image.
+	Env []string
+	// Base, when set, is a local image to build on instead of scratch
+	// (ScratchSpec.Base), e.g. the project's Caddy image.
+	Base string
 	// Labels are extra image labels (LabelImage=1 is always set).
 	Labels map[string]string
 }
@@ -68,7 +73,8 @@ func BuildHostImage(ctx context.Context, eng Engine, spec HostImage, log io.Writ
 		size += len(f.Data)
 	}
 	ref, built, dur, err := buildScratch(ctx, eng, ScratchSpec{
-		Name: spec.Name, Files: files, Entrypoint: spec.Entrypoint, Cmd: spec.Cmd, Labels: spec.Labels,
+		Name: spec.Name, Base: spec.Base, Files: files, Entrypoint: spec.Entrypoint, Cmd: spec.Cmd,
+		Env: spec.Env, Labels: spec.Labels,
 	})
 	if err != nil {
 		return "", false, fmt.Errorf("%s: %w", spec.Name, err)

@@ -36,6 +36,11 @@ type File struct {
 type ScratchSpec struct {
 	// Name is the image repository; the tag is a content hash.
 	Name string
+	// Base, when set, is a local image to build on instead of scratch
+	// (never pulled: it must exist on the engine, e.g. one of the
+	// project's own images). Its reference is part of the content hash,
+	// so it should be a content-hash tag itself.
+	Base string
 	// Files make up the root file system; parent directories are created
 	// as needed (0755).
 	Files []File
@@ -111,7 +116,11 @@ func buildScratch(ctx context.Context, eng Engine, spec ScratchSpec) (string, bo
 
 func scratchDockerfile(spec ScratchSpec) string {
 	var b strings.Builder
-	b.WriteString("FROM scratch\nADD rootfs.tar /\n")
+	base := "scratch"
+	if spec.Base != "" {
+		base = spec.Base
+	}
+	fmt.Fprintf(&b, "FROM %s\nADD rootfs.tar /\n", base)
 	for _, kv := range spec.Env {
 		k, v, _ := strings.Cut(kv, "=")
 		fmt.Fprintf(&b, "ENV %s=%s\n", k, jsonString(v))

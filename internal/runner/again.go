@@ -11,7 +11,7 @@ import (
 // signalNumbers are the Linux numbers of the signals a scenario may send,
 // as the engine's kill events report them.
 var signalNumbers = map[string]int{"SIGHUP": 1, "SIGINT": 2, "SIGQUIT": 3, "SIGKILL": 9,
-	"SIGUSR1": 10, "SIGUSR2": 12, "SIGTERM": 15}
+	"SIGUSR1": 10, "SIGUSR2": 12, "SIGTERM": 15, "SIGWINCH": 28}
 
 // againSignal is the signal action.again sends: the action's own, and for
 // kind stop the stop signal of the built-in targets, SIGTERM.

@@ -112,3 +112,13 @@ func TestActAgain(t *testing.T) {
 		})
 	}
 }
+
+// TestSignalNumbersCoverScenarioSignals: every signal a scenario may send
+// has its Linux number here, or its engine kill event would never match.
+func TestSignalNumbersCoverScenarioSignals(t *testing.T) {
+	for _, s := range scenarios.Signals {
+		if signalNumbers[s] == 0 {
+			t.Errorf("%s has no signal number", s)
+		}
+	}
+}
