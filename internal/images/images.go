@@ -1,8 +1,10 @@
 // Package images builds shutdownlab's container images offline: static Go
 // binaries cross-compiled for the daemon's architecture and placed in
-// FROM scratch images through an in-memory build context. Images are tagged
-// with a content hash of their inputs, so an unchanged image is never
-// rebuilt.
+// FROM scratch images through an in-memory build context, and images
+// assembled from programs installed on this host (Node, PostgreSQL, and the
+// stock-server fixtures: StockServers lists them with their documented stop
+// signals, StockFixture builds one). Images are tagged with a content hash
+// of their inputs, so an unchanged image is never rebuilt.
 package images
 
 import (

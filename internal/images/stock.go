@@ -146,7 +146,8 @@ type StockServer struct {
 	// Product is the server's name as its authors spell it.
 	Product string
 	// Packages are the Debian packages the files come from and Install
-	// the exact command that installs them.
+	// the exact command that installs them (for Caddy, which has no Debian
+	// package, the command that builds its base image).
 	Packages []string
 	Install  string
 	// Binaries are host programs and modules copied with their ldd

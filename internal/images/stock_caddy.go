@@ -84,7 +84,7 @@ func caddyServer() StockServer {
 		Name:       "caddy",
 		Product:    "Caddy",
 		Packages:   nil, // no Debian package: cmd/caddy, compiled from the Go module cache
-		Install:    "go mod download -C cmd/caddy (Caddy's modules in the Go module cache; `shutdownlab images --print caddy` builds the image)",
+		Install:    "shutdownlab images --print caddy (compiles cmd/caddy: Caddy's modules must be in the Go module cache or a reachable GOPROXY)",
 		Files:      []File{{Path: CaddyFixtureConfigPath, Mode: 0o644, Data: CaddyFixtureConf(StockPort, StockGraceSeconds, int(StockSlowDelay.Milliseconds()))}},
 		Entrypoint: []string{"/app", "run", "--config", CaddyFixtureConfigPath},
 		Env:        []string{"HOME=/tmp", "XDG_CONFIG_HOME=/tmp", "XDG_DATA_HOME=/tmp"},
