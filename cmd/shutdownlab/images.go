@@ -19,7 +19,7 @@ Builds the target and load-agent images from this source tree (FROM scratch, tag
 
   target, loadagent   the project's Go images
   caddy               the Caddy proxy image (a cold build takes minutes)
-  postgres            the PostgreSQL service image (the host's Debian postgresql-15, issue 14)
+  postgres            the PostgreSQL service image of the job queue (the host's Debian postgresql-15)
   fixture-NAME        a stock-server fixture, to try ` + "`check`" + ` on a server nobody here wrote:
                       %s
                       (nginx, apache, haproxy and lighttpd also without the fixture- prefix)

@@ -321,11 +321,14 @@ func signatures(a actionRuns) []finding {
 // restartsOnSignal: the run shows a server whose stop signal restarts it —
 // it did not exit by itself (still running at the end of the window, or
 // SIGKILLed), requests in flight or on their way failed at the signal, and
-// connections opened after the signal were served (a fresh listener).
+// connections opened after the signal were served (a fresh listener). A
+// server that already closed keep-alive connections unannounced before the
+// signal makes clients reconnect anyway, so new connections say nothing
+// there: no restart is read from such a run.
 func restartsOnSignal(r runMetrics) bool {
 	c := exitClass(r)
 	return (c == findNever || c == findKilled) && val(r.NewConnsAfterSignal) > 0 &&
-		val(r.DroppedInflight)+val(r.FailedInDeliveryWindow) > 0
+		val(r.DroppedInflight)+val(r.FailedInDeliveryWindow) > 0 && val(r.IdleCloseBeforeSignal) == 0
 }
 
 // otherTroubles names, apart from the shutdown verdict, the failures that

@@ -74,6 +74,14 @@ func TestRestartSignature(t *testing.T) {
 	if k := kinds(verdict([]actionRuns{stopAction(cut)})); slices.Contains(k, sigRestarts) || !slices.Contains(k, sigDrainTooLong) {
 		t.Errorf("drain cut by SIGKILL: kinds %q", k)
 	}
+	// A server that closes keep-alive connections unannounced before any
+	// signal has clients reconnecting all the time: its new connections
+	// after the signal are no evidence of a restart.
+	closer := restarted(-1)
+	closer.IdleCloseBeforeSignal = ip(30)
+	if k := kinds(verdict([]actionRuns{sigAction(closer)})); slices.Contains(k, sigRestarts) {
+		t.Errorf("keep-alive closer read as a restart: kinds %q", k)
+	}
 }
 
 // TestOtherTroublesApart: failures before any signal are named in their
