@@ -6,7 +6,9 @@
 //
 // The parsing is pure (ParseStatus, ParseStatPPID); Snapshot reads one
 // tick; Run samples until its context ends, a sample bound is reached or
-// every root process is gone. A process that exits between two reads is
+// every root process is gone. Descendants are looked for only among the
+// processes a cgroup.procs file lists (CgroupProcs finds a container's):
+// no other process on the host is read. A process that exits between two reads is
 // simply absent from that tick on; a /proc that cannot be read (permission
 // denied: another user's process) is an error naming the path, never a
 // silently short count.
@@ -127,20 +129,14 @@ func countDir(dir string) (int, error) {
 	return len(names), err
 }
 
-// parents maps every pid under proc to its parent pid, from
-// /proc/PID/stat; processes that vanish while it reads are left out.
-func parents(proc string) (map[int]int, error) {
-	ents, err := os.ReadDir(proc)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[int]int, len(ents))
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || !e.IsDir() {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join(proc, e.Name(), "stat"))
+// parents maps every pid in members to its parent pid, from
+// proc/PID/stat; processes that vanish while it reads are left out. Only
+// the listed pids are read: never the whole of proc.
+func parents(proc string, members []int) (map[int]int, error) {
+	out := make(map[int]int, len(members))
+	for _, pid := range members {
+		stat := filepath.Join(proc, strconv.Itoa(pid), "stat")
+		b, err := os.ReadFile(stat)
 		if gone(err) {
 			continue
 		}
@@ -149,7 +145,7 @@ func parents(proc string) (map[int]int, error) {
 		}
 		ppid, err := ParseStatPPID(b)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %v", filepath.Join(proc, e.Name(), "stat"), err)
+			return nil, fmt.Errorf("%s: %v", stat, err)
 		}
 		out[pid] = ppid
 	}

@@ -41,9 +41,11 @@ type Config struct {
 	Proc string
 	// PIDs are the root processes, as Proc numbers them. Required.
 	PIDs []int
-	// Children includes every descendant of the roots, found afresh every
-	// tick (a worker forked mid-run appears from its first tick).
-	Children bool
+	// Cgroup is a cgroup.procs file (CgroupProcs): every descendant of
+	// the roots among the processes it lists is sampled too, found afresh
+	// every tick (a worker forked mid-run appears from its first tick).
+	// Empty: the roots alone.
+	Cgroup string
 	// Interval is the time between ticks (default 100 ms, at least
 	// MinInterval).
 	Interval time.Duration
@@ -107,7 +109,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 			res.StoppedBy = StoppedByContext
 			return res, nil
 		}
-		samples, err := Snapshot(cfg.Proc, cfg.PIDs, cfg.Children, time.Now().UnixNano())
+		samples, err := Snapshot(cfg.Proc, cfg.PIDs, cfg.Cgroup, time.Now().UnixNano())
 		if err != nil {
 			return res, err
 		}
@@ -139,13 +141,22 @@ func anyRoot(samples []record.ResourceSample, roots []int) bool {
 	return false
 }
 
-// Snapshot reads one tick: a sample of every live root (and, with
-// children, every live descendant) stamped ts. A process that is gone, or
-// goes while it is read, has no sample.
-func Snapshot(proc string, roots []int, children bool, ts int64) ([]record.ResourceSample, error) {
+// Snapshot reads one tick: a sample of every live root (and, with a
+// cgroup.procs file, every live descendant among the processes it lists)
+// stamped ts. A process that is gone, or goes while it is read, has no
+// sample.
+func Snapshot(proc string, roots []int, cgroup string, ts int64) ([]record.ResourceSample, error) {
 	pids := roots
-	if children {
-		ppidOf, err := parents(proc)
+	if cgroup != "" {
+		members, err := cgroupMembers(cgroup)
+		if gone(err) {
+			// The container has exited: its cgroup is removed with it.
+			members, err = nil, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("resources: %v", err)
+		}
+		ppidOf, err := parents(proc, members)
 		if err != nil {
 			return nil, fmt.Errorf("resources: %v", err)
 		}

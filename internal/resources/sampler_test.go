@@ -16,7 +16,7 @@ import (
 // self samples the test process alone.
 func self(t *testing.T) record.ResourceSample {
 	t.Helper()
-	s, err := Snapshot("/proc", []int{os.Getpid()}, false, 1)
+	s, err := Snapshot("/proc", []int{os.Getpid()}, "", 1)
 	if err != nil || len(s) != 1 {
 		t.Fatalf("Snapshot of self = %+v, %v; want one sample", s, err)
 	}
@@ -55,15 +55,17 @@ func TestSnapshotSelfFDs(t *testing.T) {
 	}
 }
 
-// With Children, a process the test started appears under the test
-// process.
+// With a cgroup file listing both, a process the test started appears
+// under the test process.
 func TestSnapshotChildren(t *testing.T) {
 	cmd := exec.Command("sleep", "30")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	s, err := Snapshot("/proc", []int{os.Getpid()}, true, 1)
+	members := filepath.Join(t.TempDir(), "cgroup.procs")
+	os.WriteFile(members, fmt.Appendf(nil, "%d\n%d\n", os.Getpid(), cmd.Process.Pid), 0o644)
+	s, err := Snapshot("/proc", []int{os.Getpid()}, members, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,21 +106,42 @@ func fakeProc(t *testing.T, procs map[int][3]int) string {
 	return root
 }
 
+// members writes a cgroup.procs file listing pids.
+func members(t *testing.T, pids ...int) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "cgroup.procs")
+	var b []byte
+	for _, pid := range pids {
+		b = fmt.Appendf(b, "%d\n", pid)
+	}
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Descendants are found among the cgroup's processes only: 102 is 101's
+// child but outside the cgroup in the last-but-two row, and a process of
+// another cgroup is never read (its stat is unreadable here).
 func TestSnapshotFakeTree(t *testing.T) {
-	proc := fakeProc(t, map[int][3]int{100: {1, 4, 2}, 101: {100, 9, 3}, 102: {101, 1, 1}, 200: {1, 5, 1}})
+	proc := fakeProc(t, map[int][3]int{100: {1, 4, 2}, 101: {100, 9, 3}, 102: {101, 1, 1}, 200: {1, 5, 1}, 300: {100, 1, 1}})
+	os.WriteFile(filepath.Join(proc, "300", "stat"), []byte("garbage"), 0o644)
+	all := members(t, 100, 101, 102, 200)
 	tests := []struct {
-		roots    []int
-		children bool
-		want     string
+		roots  []int
+		cgroup string
+		want   string
 	}{
-		{[]int{100}, true, "100:1:4:2 101:100:9:3 102:101:1:1"},
-		{[]int{100}, false, "100:1:4:2"},
-		{[]int{101, 200}, true, "101:100:9:3 200:1:5:1 102:101:1:1"},
-		{[]int{999}, true, ""},
-		{[]int{999, 102}, false, "102:101:1:1"},
+		{[]int{100}, all, "100:1:4:2 101:100:9:3 102:101:1:1"},
+		{[]int{100}, "", "100:1:4:2"},
+		{[]int{101, 200}, all, "101:100:9:3 200:1:5:1 102:101:1:1"},
+		{[]int{100}, members(t, 100, 101), "100:1:4:2 101:100:9:3"},
+		{[]int{999}, all, ""},
+		{[]int{999, 102}, "", "102:101:1:1"},
+		{[]int{100}, filepath.Join(proc, "no-such-cgroup"), ""},
 	}
 	for _, tt := range tests {
-		s, err := Snapshot(proc, tt.roots, tt.children, 42)
+		s, err := Snapshot(proc, tt.roots, tt.cgroup, 42)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -130,7 +153,7 @@ func TestSnapshotFakeTree(t *testing.T) {
 			}
 		}
 		if g := strings.Join(got, " "); g != tt.want {
-			t.Errorf("Snapshot(%v, children %v) = %q, want %q", tt.roots, tt.children, g, tt.want)
+			t.Errorf("Snapshot(%v, cgroup %s) = %q, want %q", tt.roots, tt.cgroup, g, tt.want)
 		}
 	}
 }
@@ -140,7 +163,7 @@ func TestSnapshotFakeTree(t *testing.T) {
 func TestSnapshotBadStatus(t *testing.T) {
 	proc := fakeProc(t, map[int][3]int{100: {1, 1, 1}})
 	os.WriteFile(filepath.Join(proc, "100", "status"), []byte("Name:\tx\nPPid:\t1\nVmRSS:\t1 MB\nThreads:\t1\n"), 0o644)
-	_, err := Snapshot(proc, []int{100}, false, 1)
+	_, err := Snapshot(proc, []int{100}, "", 1)
 	if err == nil || !strings.Contains(err.Error(), filepath.Join(proc, "100", "status")) || !strings.Contains(err.Error(), "VmRSS") {
 		t.Errorf("error %v, want one naming the status file and VmRSS", err)
 	}

@@ -41,8 +41,13 @@ const (
 )
 
 // procRoot is the /proc the samplers read: the host's, where a local
-// engine's container processes live. Tests point it at a fake tree.
-var procRoot = "/proc"
+// engine's container processes live; cgroupRoot is where the host mounts
+// its cgroups, whose cgroup.procs files say which of those processes are
+// a container's (nothing else is read). Tests point both at fake trees.
+var (
+	procRoot   = "/proc"
+	cgroupRoot = resources.DefaultCgroupRoot
+)
 
 // resourceSampler samples the process tree of every target replica
 // (internal/resources) from the moment its container started until it
@@ -91,10 +96,16 @@ func (x *run) sampleReplica(ctx context.Context, i int, c *docker.Container) {
 		close(rs.done)
 		return
 	}
+	cgroup, err := resources.CgroupProcs(procRoot, cgroupRoot, st.Pid)
+	if err != nil {
+		rs.info.NotSampled = "the container's processes cannot be listed: " + err.Error()
+		close(rs.done)
+		return
+	}
 	// The first tick is read here, so that a tree this process may not
 	// read (another user's) is known at once, and the series has a sample
 	// from the container's start whenever the run ends.
-	first, err := resources.Snapshot(procRoot, []int{st.Pid}, true, time.Now().UnixNano())
+	first, err := resources.Snapshot(procRoot, []int{st.Pid}, cgroup, time.Now().UnixNano())
 	if err != nil {
 		rs.info.NotSampled = err.Error()
 		close(rs.done)
@@ -108,9 +119,9 @@ func (x *run) sampleReplica(ctx context.Context, i int, c *docker.Container) {
 		return
 	}
 	var wg sync.WaitGroup
-	wg.Go(func() { rs.run(s.ctx, st.Pid) })
+	wg.Go(func() { rs.run(s.ctx, st.Pid, cgroup) })
 	if x.stream != nil {
-		wg.Go(func() { rs.beforeLoad(s.ctx, st.Pid, x.stream.LoadStart) })
+		wg.Go(func() { rs.beforeLoad(s.ctx, st.Pid, cgroup, x.stream.LoadStart) })
 	}
 	go func() {
 		wg.Wait()
@@ -127,9 +138,10 @@ func (rs *replicaSampling) add(samples []record.ResourceSample, ticks int) {
 	rs.info.Samples, rs.info.Ticks = len(rs.samples), rs.info.Ticks+ticks
 }
 
-// run samples pid's process tree until ctx ends or the tree is gone.
-func (rs *replicaSampling) run(ctx context.Context, pid int) {
-	res, err := resources.Run(ctx, resources.Config{Proc: procRoot, PIDs: []int{pid}, Children: true,
+// run samples pid's process tree (among cgroup's processes) until ctx
+// ends or the tree is gone.
+func (rs *replicaSampling) run(ctx context.Context, pid int, cgroup string) {
+	res, err := resources.Run(ctx, resources.Config{Proc: procRoot, PIDs: []int{pid}, Cgroup: cgroup,
 		Interval: sampleInterval, MaxSamples: sampleMaxSamples})
 	rs.add(res.Samples, res.Ticks)
 	rs.info.StoppedBy = res.StoppedBy
@@ -146,7 +158,7 @@ func (rs *replicaSampling) run(ctx context.Context, pid int) {
 // container's start, when the target had not opened its files yet. A
 // replica started after the load's start gets none. A read that fails or
 // finds the tree gone ends it (run records why).
-func (rs *replicaSampling) beforeLoad(ctx context.Context, pid int, loadStart func() int64) {
+func (rs *replicaSampling) beforeLoad(ctx context.Context, pid int, cgroup string, loadStart func() int64) {
 	t := time.NewTicker(preloadInterval)
 	defer t.Stop()
 	var recent [][]record.ResourceSample
@@ -160,7 +172,7 @@ func (rs *replicaSampling) beforeLoad(ctx context.Context, pid int, loadStart fu
 			}
 			return
 		}
-		snap, err := resources.Snapshot(procRoot, []int{pid}, true, time.Now().UnixNano())
+		snap, err := resources.Snapshot(procRoot, []int{pid}, cgroup, time.Now().UnixNano())
 		if err != nil || len(snap) == 0 {
 			return
 		}

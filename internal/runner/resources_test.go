@@ -89,6 +89,17 @@ func TestSampleReplica(t *testing.T) {
 	fakeProc(t, proc, 100, 1, 5, 2, "0::/system.slice/docker-"+id+".scope\n")
 	fakeProc(t, proc, 101, 100, 4, 3, "0::/system.slice/docker-"+id+".scope\n")
 	fakeProc(t, proc, 200, 1, 9, 1, "0::/elsewhere\n")
+	// The container's cgroup lists 100 and 101; 102, 100's child outside
+	// it, is never read (its stat would be an error).
+	fakeProc(t, proc, 102, 100, 1, 1, "0::/elsewhere\n")
+	os.WriteFile(filepath.Join(proc, "102", "stat"), []byte("unreadable"), 0o644)
+	cgroups := t.TempDir()
+	oldCg := cgroupRoot
+	cgroupRoot = cgroups
+	defer func() { cgroupRoot = oldCg }()
+	scope := filepath.Join(cgroups, "system.slice", "docker-"+id+".scope")
+	os.MkdirAll(scope, 0o755)
+	os.WriteFile(filepath.Join(scope, "cgroup.procs"), []byte("100\n101\n"), 0o644)
 
 	for _, tc := range []struct {
 		pid     int
@@ -187,7 +198,7 @@ func TestBeforeLoad(t *testing.T) {
 			return ls
 		}
 		rs := &replicaSampling{}
-		rs.beforeLoad(context.Background(), 300, loadStart)
+		rs.beforeLoad(context.Background(), 300, "", loadStart)
 		if got := len(rs.atLoad) > 0; got != tc.want {
 			t.Fatalf("%s: atLoad %+v, want one: %v", tc.name, rs.atLoad, tc.want)
 		}
