@@ -31,8 +31,8 @@ const (
 const (
 	// PostgresPort is the TCP port the server listens on (0.0.0.0).
 	PostgresPort = 5432
-	// PostgresUser is the superuser initdb creates (trust auth, no
-	// password) and PostgresDB the database that always exists.
+	// PostgresUser is the superuser initdb creates (its password from
+	// PostgresPasswordEnv) and PostgresDB the database that always exists.
 	PostgresUser = "postgres"
 	PostgresDB   = "postgres"
 	// PostgresUID is the image's USER (uid:gid 999:999, "postgres" in its
@@ -43,6 +43,9 @@ const (
 	PostgresData = "/var/lib/postgresql/data"
 	// PostgresEntrypoint is the image's entrypoint script.
 	PostgresEntrypoint = "/usr/local/bin/shutdownlab-postgres"
+	// PostgresPasswordEnv names the variable that must hold the
+	// superuser's password: the entrypoint refuses to start without it.
+	PostgresPasswordEnv = "POSTGRES_PASSWORD"
 	// PostgresReadyLog is the line postgres logs once it accepts
 	// connections.
 	PostgresReadyLog = "database system is ready to accept connections"
@@ -59,16 +62,17 @@ const (
 )
 
 // postgresLayout versions the image layout; it is hashed into the tag.
-const postgresLayout = "postgres-offline-1"
+const postgresLayout = "postgres-offline-2"
 
 // PostgresHBA is the pg_hba.conf the entrypoint writes: trust for the
-// unix socket and for addresses on the container's own networks
-// (samenet: the subnets of its interfaces, i.e. the Docker network it is
-// attached to and loopback); every other address has no entry and is
-// refused.
-const PostgresHBA = `# shutdownlab (internal/images/postgres.go): trust on the container networks only.
+// unix socket inside the container, and a scram-sha-256 password for
+// addresses on the container's own networks (samenet: the subnets of its
+// interfaces, i.e. the run's Docker network and loopback); every other
+// address has no entry and is refused. Issue 22: a peer on the network
+// is no longer a superuser by being there.
+const PostgresHBA = `# shutdownlab (internal/images/postgres.go): a password on the container networks only.
 local all all trust
-host  all all samenet trust
+host  all all samenet scram-sha-256
 `
 
 // PostgresEntrypointScript is the image's entrypoint, run by the host's
@@ -76,8 +80,11 @@ host  all all samenet trust
 // PostgresData) it runs initdb (superuser postgres, UTF8, locale C, TZ
 // UTC, no fsync during init) and writes PostgresHBA; then it execs
 // postgres in the foreground, so postgres is PID 1 and receives the stop
-// signal itself (the postmaster reaps its own backends). initdb needs the
-// shell too: it starts the bootstrap backend through popen(3). Arguments
+// signal itself (the postmaster reaps its own backends). The superuser's
+// password comes from PostgresPasswordEnv (required; written to a 0600
+// file initdb reads, emptied after, and unset before postgres starts).
+// initdb needs the shell too: it starts the bootstrap backend through
+// popen(3). Arguments
 // (the container's Cmd) are appended to postgres's, e.g. "-c",
 // "log_min_messages=debug1".
 const PostgresEntrypointScript = `#!/bin/sh
@@ -87,11 +94,20 @@ bin=` + PostgresBinDir + `
 data=` + PostgresData + `
 TZ=${TZ:-UTC}
 export TZ
+if [ -z "${` + PostgresPasswordEnv + `:-}" ]; then
+  echo "shutdownlab-postgres: ` + PostgresPasswordEnv + ` is empty; refusing to start a server without a password" >&2
+  exit 64
+fi
 if [ ! -s "$data/PG_VERSION" ]; then
   echo "shutdownlab-postgres: initialising $data" >&2
-  "$bin/initdb" -D "$data" -U ` + PostgresUser + ` -E UTF8 --locale=C --auth=trust --no-sync >&2
+  pw=/tmp/shutdownlab-pwfile
+  (umask 077 && printf '%s\n' "$` + PostgresPasswordEnv + `" > "$pw")
+  "$bin/initdb" -D "$data" -U ` + PostgresUser + ` -E UTF8 --locale=C --auth-local=trust --auth-host=scram-sha-256 \
+    --pwfile="$pw" --no-sync >&2
+  : > "$pw" # the image has no rm: emptied instead
   printf '%s' '` + PostgresHBA + `' > "$data/pg_hba.conf"
 fi
+unset ` + PostgresPasswordEnv + `
 exec "$bin/postgres" -D "$data" -c listen_addresses=0.0.0.0 -c port=` + "5432" + ` \
   -c unix_socket_directories=/var/run/postgresql -c jit=off "$@"
 `

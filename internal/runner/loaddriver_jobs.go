@@ -37,6 +37,9 @@ type jobsDriver struct {
 	agentDriver
 	http bool   // load.jobs.http_clients > 0 (set by args)
 	dsn  string // the database from this host, once started
+	// password is the run's database password (service.NewPassword,
+	// drawn by startServices): replicas and the producer connect with it.
+	password string
 
 	// stream is the run's output stream (set by args), whose request
 	// counters the progress shows beside the jobs.
@@ -82,7 +85,7 @@ func (d *jobsDriver) args(x *run) []string {
 	d.http = j.HTTPClients > 0
 	d.stream = x.stream
 	args := []string{
-		"-dsn", service.DSN(postgresAlias),
+		"-dsn", service.DSN(postgresAlias, d.password),
 		"-count", strconv.Itoa(j.Count),
 		"-rate", strconv.FormatFloat(j.Rate, 'f', -1, 64),
 		"-steps", strconv.Itoa(j.Steps),
@@ -256,8 +259,10 @@ func (d *jobsDriver) startServices(ctx context.Context, x *run) error {
 	if db == nil {
 		return errors.New("load.kind jobs: this runner has no database service")
 	}
+	d.password = service.NewPassword()
 	dsn, err := db.start(ctx, service.PostgresSpec{Name: x.name + "-postgres", Network: x.network,
-		Alias: postgresAlias, Labels: x.labels})
+		Alias: postgresAlias, Labels: x.labels, Password: d.password,
+		MemoryBytes: x.limits().MemoryBytes(), PidsLimit: int64(x.limits().PIDs)})
 	if err != nil {
 		return err
 	}
@@ -271,8 +276,8 @@ func (d *jobsDriver) startServices(ctx context.Context, x *run) error {
 }
 
 // replicaEnv makes every replica a queue worker on the run's database.
-func (*jobsDriver) replicaEnv() []string {
-	return []string{"WORKER=on", "DATABASE_URL=" + service.DSN(postgresAlias)}
+func (d *jobsDriver) replicaEnv() []string {
+	return []string{"WORKER=on", "DATABASE_URL=" + service.DSN(postgresAlias, d.password)}
 }
 
 // afterLoad stops the replicas still running and reads the ledger of the

@@ -109,7 +109,8 @@ func TestJobsRunFake(t *testing.T) {
 		t.Errorf("the acted-on replica, gone, was stopped again: %q", calls)
 	}
 	if db.spec.Alias != "postgres" || db.spec.Network != db.spec.Name[:len(db.spec.Name)-len("-postgres")] ||
-		db.spec.Labels["shutdownlab.run"] == "" {
+		db.spec.Labels["shutdownlab.run"] == "" ||
+		db.spec.MemoryBytes != scenarios.DefaultHarnessMemoryMB<<20 || db.spec.PidsLimit != scenarios.DefaultHarnessPIDs {
 		t.Errorf("database spec %+v", db.spec)
 	}
 	if m.LoadKind != "jobs" || m.JobsLine == nil || !slices.Equal(m.JobsLine.IDs, []int64{11, 12, 13}) || m.LoadEndNs != 3 {
@@ -119,7 +120,7 @@ func TestJobsRunFake(t *testing.T) {
 		t.Errorf("ledger %+v", j)
 	}
 	for i, rep := range m.Replicas {
-		if rep.Env["WORKER"] != "on" || rep.Env["DATABASE_URL"] != service.DSN("postgres") || rep.Env["WORKER_DEADLINE_MS"] != "100" {
+		if rep.Env["WORKER"] != "on" || rep.Env["DATABASE_URL"] != service.DSN("postgres", db.spec.Password) || len(db.spec.Password) != 32 || rep.Env["WORKER_DEADLINE_MS"] != "100" {
 			t.Errorf("replica %d env %v", i, rep.Env)
 		}
 	}
@@ -188,10 +189,10 @@ func TestJobsRunWithoutDB(t *testing.T) {
 func TestJobsDriverArgs(t *testing.T) {
 	v := jobsVariant(t, jobsYAML)
 	x := &run{r: &Runner{seq: 4}, spec: v.Spec}
-	d := &jobsDriver{}
+	d := &jobsDriver{password: "pw"}
 	x.load = d
 	args := strings.Join(d.args(x), " ")
-	for _, w := range []string{"-dsn " + service.DSN("postgres"), "-count 3", "-rate 0", "-steps 2", "-step-ms 10",
+	for _, w := range []string{"-dsn " + service.DSN("postgres", "pw"), "-count 3", "-rate 0", "-steps 2", "-step-ms 10",
 		"-idempotent=false", "-duration 2s", "-http-target replica-0:8080", "-http-clients 0", "-wait-ready /readyz"} {
 		if !strings.Contains(args, w) {
 			t.Errorf("args %q lack %q", args, w)

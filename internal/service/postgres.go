@@ -8,9 +8,12 @@ package service
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"maps"
+	"net/url"
 	"strings"
 	"time"
 
@@ -42,6 +45,11 @@ type PostgresSpec struct {
 	ReadyTimeout time.Duration
 	// Args are appended to postgres's command line ("-c", "key=value").
 	Args []string
+	// Password is the superuser's password (scram-sha-256 for every
+	// TCP peer; issue 22). Empty: StartPostgres draws a random one.
+	Password string
+	// MemoryBytes and PidsLimit, when > 0, limit the container.
+	MemoryBytes, PidsLimit int64
 }
 
 // Postgres is a started, ready PostgreSQL service container.
@@ -54,12 +62,23 @@ type Postgres struct {
 	// Ready is the time from the start request to the first accepted
 	// connection (initdb included on a fresh container).
 	Ready time.Duration
+	// Password is the superuser's (PostgresSpec.Password or the one
+	// StartPostgres drew).
+	Password string
+}
+
+// NewPassword draws a random password: 32 hex digits from crypto/rand.
+func NewPassword() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b) // never fails (crypto/rand's documentation)
+	return hex.EncodeToString(b)
 }
 
 // StartPostgres runs spec's container and waits until it accepts a
 // connection and answers a query (a pg_isready equivalent over pgx from
 // the host to the container's address on spec.Network), for at most
-// ReadyTimeout. On any failure the container is removed before the error
+// ReadyTimeout. Every TCP peer must give the password (scram-sha-256):
+// the image refuses to start without one. On any failure the container is removed before the error
 // is returned, and the error quotes its last log lines.
 func StartPostgres(ctx context.Context, eng *docker.Engine, spec PostgresSpec) (*Postgres, error) {
 	if spec.Image == "" || spec.Name == "" || spec.Network == "" {
@@ -76,15 +95,19 @@ func StartPostgres(ctx context.Context, eng *docker.Engine, spec PostgresSpec) (
 	if spec.Alias != "" {
 		aliases = []string{spec.Alias}
 	}
+	if spec.Password == "" {
+		spec.Password = NewPassword()
+	}
 	t0 := time.Now()
 	c, err := eng.Run(ctx, docker.ContainerSpec{
 		Name: spec.Name, Image: spec.Image, Cmd: spec.Args, Labels: labels,
-		Network: spec.Network, Aliases: aliases,
+		Network: spec.Network, Aliases: aliases, Env: []string{images.PostgresPasswordEnv + "=" + spec.Password},
+		MemoryBytes: spec.MemoryBytes, PidsLimit: spec.PidsLimit,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("postgres service: %w", err)
 	}
-	p := &Postgres{eng: eng, Container: c, Alias: spec.Alias, Network: spec.Network}
+	p := &Postgres{eng: eng, Container: c, Alias: spec.Alias, Network: spec.Network, Password: spec.Password}
 	if err := p.waitReady(ctx, timeout); err != nil {
 		return nil, errors.Join(err, p.Remove(ctx))
 	}
@@ -163,22 +186,24 @@ func Ping(ctx context.Context, dsn string) error {
 }
 
 // HostDSN is the connection string from this host: the container's
-// address on the network, user postgres, trust auth, no TLS.
-func (p *Postgres) HostDSN() string { return DSN(p.IP) }
+// address on the network, user postgres with the password, no TLS.
+func (p *Postgres) HostDSN() string { return DSN(p.IP, p.Password) }
 
 // NetworkDSN is the connection string for containers on the network (by
 // alias, else by container name).
 func (p *Postgres) NetworkDSN() string {
 	if p.Alias != "" {
-		return DSN(p.Alias)
+		return DSN(p.Alias, p.Password)
 	}
-	return DSN(p.Container.Name)
+	return DSN(p.Container.Name, p.Password)
 }
 
-// DSN is the service's connection string for host.
-func DSN(host string) string {
-	return fmt.Sprintf("postgres://%s@%s:%d/%s?sslmode=disable&connect_timeout=5",
-		images.PostgresUser, host, images.PostgresPort, images.PostgresDB)
+// DSN is the service's connection string for host with password.
+func DSN(host, password string) string {
+	u := url.URL{Scheme: "postgres", User: url.UserPassword(images.PostgresUser, password),
+		Host: fmt.Sprintf("%s:%d", host, images.PostgresPort), Path: "/" + images.PostgresDB,
+		RawQuery: "sslmode=disable&connect_timeout=5"}
+	return u.String()
 }
 
 // Remove stops the container (its STOPSIGNAL SIGINT is postgres's fast

@@ -31,9 +31,17 @@ func TestLastLines(t *testing.T) {
 }
 
 func TestDSN(t *testing.T) {
-	want := "postgres://postgres@postgres:5432/postgres?sslmode=disable&connect_timeout=5"
-	if got := service.DSN("postgres"); got != want {
-		t.Errorf("DSN = %q, want %q", got, want)
+	for _, tt := range []struct{ host, pw, want string }{
+		{"postgres", "0a1b", "postgres://postgres:0a1b@postgres:5432/postgres?sslmode=disable&connect_timeout=5"},
+		{"10.0.0.2", "p@ss/w:rd", "postgres://postgres:p%40ss%2Fw%3Ard@10.0.0.2:5432/postgres?sslmode=disable&connect_timeout=5"},
+	} {
+		if got := service.DSN(tt.host, tt.pw); got != tt.want {
+			t.Errorf("DSN(%q, %q) = %q, want %q", tt.host, tt.pw, got, tt.want)
+		}
+	}
+	a, b := service.NewPassword(), service.NewPassword()
+	if len(a) != 32 || a == b {
+		t.Errorf("NewPassword gave %q then %q: want 32 random hex digits each time", a, b)
 	}
 }
 
@@ -58,6 +66,8 @@ func TestPostgresService(t *testing.T) {
 		{"SHOW lc_collate", "C"},
 		{"SHOW TimeZone", "UTC"},
 		{"SELECT count(*)::text FROM pg_hba_file_rules WHERE address IS NOT NULL AND address <> 'samenet'", "0"},
+		{"SELECT string_agg(DISTINCT auth_method, ',') FROM pg_hba_file_rules WHERE type = 'host'", "scram-sha-256"},
+		{"SHOW password_encryption", "scram-sha-256"},
 	} {
 		var got string
 		if err := conn.QueryRow(ctx, q.sql).Scan(&got); err != nil {
@@ -65,6 +75,13 @@ func TestPostgresService(t *testing.T) {
 		}
 		if got != q.want {
 			t.Errorf("%s = %q, want %q", q.sql, got, q.want)
+		}
+	}
+	// A peer on the network without the password, or with another, is
+	// refused (issue 22: no superuser by being on the network).
+	for _, dsn := range []string{service.DSN(pg.IP, ""), service.DSN(pg.IP, service.NewPassword())} {
+		if err := service.Ping(ctx, dsn); err == nil || !strings.Contains(err.Error(), "password authentication failed") {
+			t.Errorf("connect with a wrong password: %v, want password authentication failed", err)
 		}
 	}
 	st, err := eng.Inspect(ctx, pg.Container.ID)
