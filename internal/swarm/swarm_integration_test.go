@@ -3,9 +3,11 @@ package swarm_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"testing"
 	"time"
 
+	swarmtypes "github.com/moby/moby/api/types/swarm"
 	"github.com/moby/moby/client"
 
 	"github.com/shutdownlab/shutdownlab/internal/docker"
@@ -263,5 +265,68 @@ func TestCleanOrphans(t *testing.T) {
 	}
 	if after := nodeState(t, eng); after != before {
 		t.Errorf("swarm %q after the cleanup, %q before", after, before)
+	}
+}
+
+// specLabels is the swarm's cluster spec labels.
+func specLabels(ctx context.Context, t *testing.T, cli *client.Client) (map[string]string, swarmtypes.Swarm) {
+	t.Helper()
+	res, err := cli.SwarmInspect(ctx, client.SwarmInspectOptions{})
+	if err != nil {
+		t.Fatalf("swarm inspect: %v", err)
+	}
+	return maps.Clone(res.Swarm.Spec.Labels), res.Swarm
+}
+
+// TestLeaseOnUserSwarm: on a swarm the user initialised and labelled
+// (the engine's own, when it has one; else one this test initialises as
+// a user would), a session's Acquire writes its lease label and Release
+// removes it: the cluster spec's labels end exactly as they were, and the
+// swarm is not left (issue 22).
+func TestLeaseOnUserSwarm(t *testing.T) {
+	eng := dockertest.RequireDocker(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cli := eng.Client()
+	if nodeState(t, eng) == "inactive" {
+		if _, err := cli.SwarmInit(ctx, client.SwarmInitOptions{ListenAddr: swarm.ListenAddr, AdvertiseAddr: swarm.AdvertiseAddr}); err != nil {
+			t.Fatalf("swarm init as the user: %v", err)
+		}
+		t.Cleanup(func() {
+			lctx, lcancel := context.WithTimeout(context.Background(), time.Minute)
+			defer lcancel()
+			if _, err := cli.SwarmLeave(lctx, client.SwarmLeaveOptions{Force: true}); err != nil {
+				t.Errorf("leaving the test's user swarm: %v", err)
+			}
+		})
+		labels, sw := specLabels(ctx, t, cli)
+		if labels == nil {
+			labels = map[string]string{}
+		}
+		labels["com.example.team"] = "payments"
+		sw.Spec.Labels = labels
+		if _, err := cli.SwarmUpdate(ctx, client.SwarmUpdateOptions{Version: sw.Version, Spec: sw.Spec}); err != nil {
+			t.Fatalf("labelling the user swarm: %v", err)
+		}
+	}
+	before, _ := specLabels(ctx, t, cli)
+	lease, err := swarm.New(eng).Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	during, _ := specLabels(ctx, t, cli)
+	if _, ok := during[swarm.LabelLeasePrefix+eng.Session()]; !ok || lease.Created {
+		t.Errorf("while held: labels %v (want the session's lease), created %v (want false)", during, lease.Created)
+	}
+	left, err := lease.Release(ctx)
+	if err != nil || left {
+		t.Fatalf("release: left %v, err %v; want the user's swarm kept", left, err)
+	}
+	after, _ := specLabels(ctx, t, cli)
+	if !maps.Equal(before, after) {
+		t.Errorf("cluster spec labels %v after the session, %v before: a lease label stayed behind", after, before)
+	}
+	if s := nodeState(t, eng); s != "active" {
+		t.Errorf("the user's swarm is %q after the session, want active", s)
 	}
 }
