@@ -87,3 +87,38 @@ func TestLongValuesAreNotEchoed(t *testing.T) {
 		t.Errorf("Find(long name): %d bytes of error", len(err.Error()))
 	}
 }
+
+// limits: defaults when absent or zero, a scenario's own values kept, and
+// out-of-range values refused naming the field.
+func TestHarnessLimits(t *testing.T) {
+	for _, tt := range []struct {
+		sets     []string
+		mem, pid int
+		err      string
+	}{
+		{nil, DefaultHarnessMemoryMB, DefaultHarnessPIDs, ""},
+		{[]string{"limits.memory_mb=4096"}, 4096, DefaultHarnessPIDs, ""},
+		{[]string{"limits.pids=100000", "limits.memory_mb=0"}, DefaultHarnessMemoryMB, 100000, ""},
+		{[]string{"limits.memory_mb=10"}, 0, 0, "limits.memory_mb"},
+		{[]string{"limits.pids=2000000"}, 0, 0, "limits.pids"},
+	} {
+		sc, err := Find("direct-inflight")
+		if err != nil {
+			t.Fatal(err)
+		}
+		vs, err := sc.Expand(tt.sets)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("%v: error %v, want one naming %s", tt.sets, err, tt.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%v: %v", tt.sets, err)
+		}
+		l := vs[0].Spec.HarnessLimits()
+		if l.MemoryMB != tt.mem || l.PIDs != tt.pid || l.MemoryBytes() != int64(tt.mem)<<20 {
+			t.Errorf("%v: limits %+v, want %d MiB and %d pids", tt.sets, l, tt.mem, tt.pid)
+		}
+	}
+}

@@ -99,6 +99,10 @@ type Spec struct {
 	// "exit_code == 0 @ 2/3"). The CLI checks them before anything runs
 	// and adds those given with --expect.
 	Expect []string `yaml:"expect" json:"expect,omitempty"`
+	// Limits bounds the memory and processes of the harness's own
+	// containers (load agent, services); nil: the defaults. See
+	// HarnessLimits.
+	Limits *HarnessLimits `yaml:"limits" json:"limits,omitempty"`
 }
 
 // Runtime is the language the built-in target is written in.

@@ -90,6 +90,7 @@ func validate(s *Spec, loc *locator) ValidationErrors {
 	validateSteps(s, fail)
 	validatePlatform(s, fail)
 	validateAgain(s, fail)
+	validateLimits(s, fail)
 	if w := s.Observe.Window; w <= 0 || w.D() > MaxWindow {
 		fail("observe.window", w.String(), "must be > 0 and at most 10m")
 	}

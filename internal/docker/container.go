@@ -47,6 +47,8 @@ type ContainerSpec struct {
 	// is one CPU).
 	NanoCPUs    int64
 	MemoryBytes int64
+	// PidsLimit, when > 0, bounds the container's processes and threads.
+	PidsLimit int64
 	// LogMaxSize, when set, makes the container log with the json-file
 	// driver rotating at this size ("1g") instead of the engine's default:
 	// on Docker 20.10 a followed log stream repeats lines across a
@@ -87,6 +89,9 @@ func (e *Engine) Run(ctx context.Context, spec ContainerSpec) (*Container, error
 	}
 	hc.NanoCPUs = spec.NanoCPUs
 	hc.Memory = spec.MemoryBytes
+	if spec.PidsLimit > 0 {
+		hc.PidsLimit = &spec.PidsLimit
+	}
 	if spec.LogMaxSize != "" {
 		hc.LogConfig = container.LogConfig{Type: "json-file", Config: map[string]string{"max-size": spec.LogMaxSize}}
 	}

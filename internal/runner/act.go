@@ -181,6 +181,9 @@ func (x *run) awaitAgent(ctx context.Context, loadStart time.Time) error {
 		if lines := x.stream.StderrTail(); len(lines) > 0 {
 			tail = "last lines: " + strings.Join(lines, " | ")
 		}
+		if st.OOMKilled {
+			tail = fmt.Sprintf("OOM-killed at its %d MiB limit: raise limits.memory_mb; %s", x.limits().MemoryMB, tail)
+		}
 		return invalidf("%s exited with code %d (%s)", x.load.name(), st.ExitCode, tail)
 	}
 	return nil

@@ -308,9 +308,11 @@ func (x *run) startAgent(ctx context.Context, labels map[string]string) error {
 	if err != nil {
 		return err
 	}
+	lim := x.limits()
 	c, err := x.r.eng.Run(ctx, docker.ContainerSpec{
 		Name: x.name + "-agent", Image: image, Cmd: x.load.args(x),
 		Labels: labels, Network: x.network, LogMaxSize: agentLogMaxSize,
+		MemoryBytes: lim.MemoryBytes(), PidsLimit: int64(lim.PIDs),
 	})
 	if err != nil {
 		return fmt.Errorf("%s: %w", x.load.name(), err)
@@ -320,6 +322,10 @@ func (x *run) startAgent(ctx context.Context, labels map[string]string) error {
 	x.mu.Unlock()
 	return nil
 }
+
+// limits are the memory and pids limits of the run's harness containers
+// (the load agent, the services): the scenario's limits or the defaults.
+func (x *run) limits() scenarios.HarnessLimits { return x.spec.HarnessLimits() }
 
 // tickProgress reports load progress until the returned stop is called.
 func (x *run) tickProgress(loadStart time.Time) (stop func()) {
