@@ -23,9 +23,8 @@ type HarnessLimits struct {
 }
 
 // Bounds and defaults of limits.memory_mb and limits.pids. The defaults
-// leave room many times over: measured here, the load agent at 1000
-// clients holds under 100 MiB and 20 threads; PostgreSQL with the
-// jobs load's 100 connections under 200 MiB and 110 processes.
+// are meant to leave room many times over for the largest catalog load
+// (docs/scenarios.md gives what was measured).
 const (
 	DefaultHarnessMemoryMB = 1024
 	MinHarnessMemoryMB     = 64
