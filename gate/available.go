@@ -1,7 +1,6 @@
 package gate
 
 import (
-	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report"
 )
 
@@ -30,63 +29,22 @@ const (
 	// only for the Node cluster target.
 	NeedsCluster Requirement = "target.program cluster"
 	// NeedsJobs: the job metrics (jobs_*, budget_fits, ...) exist only
-	// with load.kind jobs. Not yet checked before a run (has: true).
+	// with load.kind jobs.
 	NeedsJobs Requirement = "load.kind jobs"
 	// NeedsRollout: the rollout metrics (rollout_failed, ...) exist only
 	// for a Swarm rollout.
 	NeedsRollout Requirement = "platform swarm with action.kind rollout"
 )
 
-// requirements name, for users, what each report.Need means for a
-// scenario.
-var requirements = map[report.Need]Requirement{
-	report.NeedsWrites:    NeedsWrites,
-	report.NeedsProbe:     NeedsProbe,
-	report.NeedsBaseline:  NeedsBaseline,
-	report.NeedsWS:        NeedsWS,
-	report.NeedsResources: NeedsResources,
-	report.NeedsCluster:   NeedsCluster,
-	report.NeedsJobs:      NeedsJobs,
-	report.NeedsRollout:   NeedsRollout,
-}
-
 // Requires returns what a scenario needs for metric name to exist, or ""
 // when every run has it (or the name is unknown), as the catalog's
 // report.MetricDef.Optional says.
 func Requires(name string) Requirement {
 	d, _ := report.Lookup(name)
-	return requirements[d.Optional]
-}
-
-// Capabilities say which optional metrics a scenario can produce (in at
-// least one of its variants).
-type Capabilities struct {
-	Writes, Probe, Baseline bool
-	// WS: a WebSocket load (load.kind ws).
-	WS bool
-	// Cluster: the Node cluster target (target.program cluster).
-	Cluster bool
-	// Rollout: a Swarm rollout (platform swarm, action.kind rollout).
-	Rollout bool
-}
-
-// has reports whether c meets r.
-func (c Capabilities) has(r Requirement) bool {
-	switch r {
-	case NeedsWrites:
-		return c.Writes
-	case NeedsProbe:
-		return c.Probe
-	case NeedsBaseline:
-		return c.Baseline
-	case NeedsWS:
-		return c.WS
-	case NeedsCluster:
-		return c.Cluster
-	case NeedsRollout:
-		return c.Rollout
+	if n, ok := needOf(d.Optional); ok {
+		return n.requirement
 	}
-	return true
+	return ""
 }
 
 // CheckAvailable reports, as an *Error at its column, the first metric of
@@ -95,27 +53,10 @@ func (c Capabilities) has(r Requirement) bool {
 // run time was spent, so it is refused before anything starts.
 func (e *Expectation) CheckAvailable(c Capabilities) error {
 	for _, r := range e.refs {
-		if req := Requires(r.name); req != "" && !c.has(req) {
+		d, _ := report.Lookup(r.name)
+		if req := Requires(r.name); req != "" && !c.Has(d.Optional) {
 			return errAt(e.Source, r.p, "metric %q cannot exist in this scenario: it needs %s", r.name, req)
 		}
 	}
 	return nil
-}
-
-// CapabilitiesOf reads the capabilities of a saved result from its runs:
-// a run with write metrics, a probe run, a baseline variant.
-func CapabilitiesOf(res *report.Result) Capabilities {
-	var c Capabilities
-	for i := range res.Variants {
-		for j := range res.Variants[i].Runs {
-			r := &res.Variants[i].Runs[j]
-			c.Writes = c.Writes || r.Metrics.Writes != nil
-			c.Probe = c.Probe || r.Metrics.ProbeMetrics != nil || r.Meta.LoadKind == record.LoadKindProbe
-			c.Baseline = c.Baseline || res.Variants[i].IsBaseline()
-			c.WS = c.WS || r.Metrics.WSMetrics != nil || r.Meta.LoadKind == record.LoadKindWS
-			c.Cluster = c.Cluster || r.Metrics.ClusterMetrics != nil
-			c.Rollout = c.Rollout || r.Meta.Rollout != nil
-		}
-	}
-	return c
 }

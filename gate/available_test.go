@@ -1,10 +1,12 @@
 package gate
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/shutdownlab/shutdownlab/report"
+	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
 // Every optional metric of the catalog must say what it needs to exist in
@@ -30,16 +32,16 @@ func TestCheckAvailable(t *testing.T) {
 	}{
 		// ghost_writes needs a POST /write in the mix.
 		{"ghost_writes == 0", Capabilities{}, `col 1: metric "ghost_writes" cannot exist in this scenario: it needs a POST /write in load.mix`},
-		{"ghost_writes == 0", Capabilities{Writes: true}, ""},
+		{"ghost_writes == 0", Capabilities{report.NeedsWrites: true}, ""},
 		// probe metrics need load.kind probe, wherever they appear.
-		{"failed == 0 && probe_server_closed == true", Capabilities{Writes: true}, `col 16: metric "probe_server_closed"`},
-		{"probe_server_closed == true", Capabilities{Probe: true}, ""},
+		{"failed == 0 && probe_server_closed == true", Capabilities{report.NeedsWrites: true}, `col 16: metric "probe_server_closed"`},
+		{"probe_server_closed == true", Capabilities{report.NeedsProbe: true}, ""},
 		// ws metrics need load.kind ws.
-		{"ws_close_1006 == 0", Capabilities{Probe: true}, `col 1: metric "ws_close_1006" cannot exist in this scenario: it needs load.kind ws`},
-		{"ws_close_1006 == 0 && ws_budget_fits == true", Capabilities{WS: true}, ""},
+		{"ws_close_1006 == 0", Capabilities{report.NeedsProbe: true}, `col 1: metric "ws_close_1006" cannot exist in this scenario: it needs load.kind ws`},
+		{"ws_close_1006 == 0 && ws_budget_fits == true", Capabilities{report.NeedsWS: true}, ""},
 		// cluster metrics need the cluster target.
-		{"forks_after_signal == 0", Capabilities{WS: true}, `col 1: metric "forks_after_signal" cannot exist in this scenario: it needs target.program cluster`},
-		{"forks_after_signal == 0 && resurrection_ms < 100", Capabilities{Cluster: true}, ""},
+		{"forks_after_signal == 0", Capabilities{report.NeedsWS: true}, `col 1: metric "forks_after_signal" cannot exist in this scenario: it needs target.program cluster`},
+		{"forks_after_signal == 0 && resurrection_ms < 100", Capabilities{report.NeedsCluster: true}, ""},
 		// baseline metrics need a baseline variant.
 		{"p99_vs_baseline < 2", Capabilities{}, "baseline: true"},
 		// baseline.NAME of a write metric needs writes too.
@@ -55,5 +57,58 @@ func TestCheckAvailable(t *testing.T) {
 		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
 			t.Errorf("%s with %+v: %v, want %q", tt.expr, tt.caps, err, tt.want)
 		}
+	}
+}
+
+// The needs table names each need once, completely, and has a row for
+// every report.Need a metric uses.
+func TestNeedsTable(t *testing.T) {
+	if err := checkNeeds(); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range report.Defs() {
+		if _, ok := needOf(d.Optional); d.Optional != report.Always && !ok {
+			t.Errorf("metric %q needs %q, which has no row in gate/needs.go", d.Name, d.Optional)
+		}
+	}
+}
+
+// What a scenario's variants can produce, per need: the jobs and rollout
+// metrics are known from the spec too (they used to be missing from the
+// check before a run, and rollout from the check of a saved result).
+func TestCapabilitiesOfVariants(t *testing.T) {
+	v := func(f func(*scenarios.Spec), baseline bool) scenarios.Variant {
+		sp := scenarios.Spec{Load: scenarios.LoadSpec{Mix: []scenarios.Request{{Method: "GET", Path: "/slow"}}}}
+		f(&sp)
+		return scenarios.Variant{Spec: sp, Baseline: baseline}
+	}
+	none := func(*scenarios.Spec) {}
+	tests := []struct {
+		name string
+		vs   []scenarios.Variant
+		want []report.Need
+	}{
+		{"plain agent load", []scenarios.Variant{v(none, false)}, nil},
+		{"writes", []scenarios.Variant{v(func(s *scenarios.Spec) { s.Load.Mix = append(s.Load.Mix, scenarios.Request{Method: "POST", Path: "/write"}) }, false)}, []report.Need{report.NeedsWrites}},
+		{"writes ignored by a probe", []scenarios.Variant{v(func(s *scenarios.Spec) {
+			s.Load.Kind, s.Load.Mix = scenarios.LoadProbe, []scenarios.Request{{Method: "POST", Path: "/write"}}
+		}, false)}, []report.Need{report.NeedsProbe}},
+		{"ws on the cluster target", []scenarios.Variant{v(func(s *scenarios.Spec) { s.Load.Kind, s.Target.Program = scenarios.LoadWS, scenarios.ProgramCluster }, false)},
+			[]report.Need{report.NeedsWS, report.NeedsCluster}},
+		{"jobs", []scenarios.Variant{v(func(s *scenarios.Spec) { s.Load.Kind = scenarios.LoadJobs }, false)}, []report.Need{report.NeedsJobs}},
+		{"rollout", []scenarios.Variant{v(func(s *scenarios.Spec) { s.Action.Kind = scenarios.ActionRollout }, false)}, []report.Need{report.NeedsRollout}},
+		{"a baseline among the variants", []scenarios.Variant{v(none, false), v(none, true)}, []report.Need{report.NeedsBaseline}},
+	}
+	for _, tt := range tests {
+		c := CapabilitiesOfVariants(tt.vs)
+		for _, n := range needs {
+			want := slices.Contains(tt.want, n.name) || n.ofSpec == nil
+			if c.Has(n.name) != want {
+				t.Errorf("%s: Has(%s) = %v, want %v", tt.name, n.name, c.Has(n.name), want)
+			}
+		}
+	}
+	if !(Capabilities{}).Merge(Capabilities{report.NeedsJobs: true}, Capabilities{report.NeedsWS: true}).Has(report.NeedsJobs) {
+		t.Error("Merge lost a need")
 	}
 }

@@ -13,8 +13,6 @@ import (
 
 	"github.com/shutdownlab/shutdownlab/gate"
 	"github.com/shutdownlab/shutdownlab/internal/docker"
-	"github.com/shutdownlab/shutdownlab/record"
-	"github.com/shutdownlab/shutdownlab/report"
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
@@ -105,33 +103,7 @@ func resultDirExists(dir string) error {
 
 // capabilities says which optional metrics the variants can produce.
 func capabilities(vs []scenarios.Variant) gate.Capabilities {
-	var c gate.Capabilities
-	for _, v := range vs {
-		sc := capabilitiesOfSpec(v.Spec)
-		c.Writes, c.Probe = c.Writes || sc.Writes, c.Probe || sc.Probe
-		c.Cluster = c.Cluster || sc.Cluster
-		c.WS = c.WS || sc.WS
-		c.Rollout = c.Rollout || sc.Rollout
-		c.Baseline = c.Baseline || v.Baseline
-	}
-	return c
-}
-
-// capabilitiesOfSpec: writes with a POST /write in an agent load's mix,
-// probe metrics with a probe load, ws metrics with a ws load, cluster
-// metrics with the cluster target.
-func capabilitiesOfSpec(sp scenarios.Spec) gate.Capabilities {
-	switch sp.Load.Kind {
-	case scenarios.LoadProbe:
-		return gate.Capabilities{Probe: true, Cluster: sp.Target.IsCluster()}
-	case scenarios.LoadWS:
-		return gate.Capabilities{WS: true, Cluster: sp.Target.IsCluster()}
-	}
-	c := gate.Capabilities{Cluster: sp.Target.IsCluster(), Rollout: sp.Action.Kind == scenarios.ActionRollout}
-	for _, r := range sp.Load.Mix {
-		c.Writes = c.Writes || report.IsWrite(&record.Request{Method: r.Method, Path: r.Path})
-	}
-	return c
+	return gate.CapabilitiesOfVariants(vs)
 }
 
 // checkExpectations refuses, before anything runs, an expectation naming

@@ -3,6 +3,7 @@ package main
 import (
 	"testing"
 
+	"github.com/shutdownlab/shutdownlab/report"
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
@@ -18,7 +19,7 @@ func TestCapabilitiesWS(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := capabilities(vs).WS; got != want {
+		if got := capabilities(vs).Has(report.NeedsWS); got != want {
 			t.Errorf("%s: WS capability %v, want %v", name, got, want)
 		}
 	}

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 
 	"github.com/shutdownlab/shutdownlab/gate"
 	"github.com/shutdownlab/shutdownlab/internal/resultdir"
@@ -75,13 +77,6 @@ func noteUnreadable(stderr io.Writer, res *report.Result) {
 // resultCapabilities says which optional metrics a saved result can have:
 // from its runs, and from the specs it was run with.
 func resultCapabilities(dir string, res *report.Result) gate.Capabilities {
-	c := gate.CapabilitiesOf(res)
 	specs, _ := resultSpecs(dir)
-	for _, sp := range specs {
-		sc := capabilitiesOfSpec(sp)
-		c.Writes, c.Probe = c.Writes || sc.Writes, c.Probe || sc.Probe
-		c.Cluster = c.Cluster || sc.Cluster
-		c.WS = c.WS || sc.WS
-	}
-	return c
+	return gate.CapabilitiesOf(res).Merge(gate.CapabilitiesOfSpecs(slices.Collect(maps.Values(specs))))
 }
