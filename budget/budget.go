@@ -1,4 +1,4 @@
-// Package budget is the shutdown budget audit (issue 14, J3): does a
+// Package budget is the shutdown budget audit (claim J3, docs/claims.md): does a
 // jobs run's shutdown end by itself, worst case, before the grace
 // period's SIGKILL? It is the rule alone, defined once: scenarios builds
 // its Input from a scenario before a run (scenarios.SpecBudgetInput) and

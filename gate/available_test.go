@@ -89,7 +89,9 @@ func TestCapabilitiesOfVariants(t *testing.T) {
 		want []report.Need
 	}{
 		{"plain agent load", []scenarios.Variant{v(none, false)}, nil},
-		{"writes", []scenarios.Variant{v(func(s *scenarios.Spec) { s.Load.Mix = append(s.Load.Mix, scenarios.Request{Method: "POST", Path: "/write"}) }, false)}, []report.Need{report.NeedsWrites}},
+		{"writes", []scenarios.Variant{v(func(s *scenarios.Spec) {
+			s.Load.Mix = append(s.Load.Mix, scenarios.Request{Method: "POST", Path: "/write"})
+		}, false)}, []report.Need{report.NeedsWrites}},
 		{"writes ignored by a probe", []scenarios.Variant{v(func(s *scenarios.Spec) {
 			s.Load.Kind, s.Load.Mix = scenarios.LoadProbe, []scenarios.Request{{Method: "POST", Path: "/write"}}
 		}, false)}, []report.Need{report.NeedsProbe}},

@@ -1,4 +1,4 @@
-// Package jobs is the background-job workload of issue 14 on a real queue:
+// Package jobs is the queue-job workload (load.kind jobs) on a real queue:
 // River (github.com/riverqueue/river) on PostgreSQL. A job is N steps of
 // step_ms; the worker checks for cancellation between steps (its only
 // checkpoints) and records one effect row per step in the same database,

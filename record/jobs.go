@@ -2,7 +2,7 @@ package record
 
 // Jobs is the ledger of a queue-job run (load kind jobs): every job the
 // producer inserted, in exactly one class, read from the database after
-// every replica had stopped (issue 14; jobs.Account computes it).
+// every replica had stopped (jobs.Account computes it).
 type Jobs struct {
 	// Inserted is the number of jobs the producer inserted; the ByClass
 	// counts add up to it.

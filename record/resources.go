@@ -3,7 +3,7 @@ package record
 // ResourceSample is one reading of one process's resources, taken from
 // outside the process (the host's /proc) by internal/resources: a series
 // of them, every interval through a run, shows file descriptors, memory
-// and threads over time (issue 16: fd growth per aborted request, fds open
+// and threads over time (to show fd growth per aborted request, fds open
 // at the signal). A process that has exited has no sample from then on.
 type ResourceSample struct {
 	// TimeNs is when the reading was taken (wall clock, Unix ns); every

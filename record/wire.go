@@ -86,7 +86,7 @@ var Events = []string{EventUp, EventJobStart, EventJobCommit, EventJobError, Eve
 	EventWSClosing, EventWSCloseSent, EventWSTerminated, EventWSAbandoned}
 
 // WorkerEvents are the queue worker's events (the Go target with
-// WORKER=on, issue 14), in the order of a shutdown; the Node targets have
+// WORKER=on), in the order of a shutdown; the Node targets have
 // no worker, so they are not in Events.
 var WorkerEvents = []string{EventWorkerUp, EventWorkerStopping, EventWorkerStopped, EventPoolClosed}
 

@@ -1,6 +1,6 @@
 package record
 
-// The WebSocket names and records (issue 13): the /events stream's frames,
+// The WebSocket names and records (load.kind ws): the /events stream's frames,
 // the target's WebSocket lifecycle events, the upgrade refusal header, and
 // the lines the WebSocket load driver (loadgen/ws) prints. Each wire name
 // is defined once, here; docs/protocol.md lists them.

@@ -11,7 +11,7 @@ import (
 	"github.com/shutdownlab/shutdownlab/record"
 )
 
-// The WebSocket plots of a result with ws runs (issue 13), one file each
+// The WebSocket plots of a result with ws runs (load.kind ws), one file each
 // per result, one series per variant so reconnect policies and modes can
 // be compared: the handshakes per 100 ms over time ("the storm, seen") and
 // the cumulative close times after t0 ("the spread, seen"). Data here,

@@ -2,7 +2,7 @@ package scenarios
 
 import "github.com/shutdownlab/shutdownlab/budget"
 
-// The shutdown budget (issue 14, J3) before a run, from the scenario
+// The shutdown budget (claim J3 in docs/claims.md) before a run, from the scenario
 // alone: the rule is budget.Audit; this file builds its input from a
 // Spec. report builds the same input from a saved run's events.json
 // (report.JobsBudgetOf).

@@ -8,7 +8,7 @@ import (
 // HarnessLimits bounds each of the harness's own containers of a run —
 // the load agent (any load kind) and the services (the jobs load's
 // PostgreSQL) — so that a runaway harness process cannot take the
-// machine's memory or process table (issue 22). The target is never
+// machine's memory or process table. The target is never
 // limited by them: it runs as its image ships. A zero field takes its
 // default; a scenario may raise either (or lower it, to test the
 // harness).

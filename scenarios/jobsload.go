@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// LoadJobs runs the job producer (cmd/jobagent, issue 14): it inserts
+// LoadJobs runs the job producer (cmd/jobagent): it inserts
 // load.jobs.count River jobs of load.jobs.steps steps into the run's
 // PostgreSQL service, at a rate or as one batch, optionally beside a
 // closed loop of GET /db requests, and waits until every job settled or

@@ -58,7 +58,7 @@
 //
 // # Queue worker (WORKER=on)
 //
-// With WORKER=on the app is also a queue worker (issue 14): before
+// With WORKER=on the app is also a queue worker (River on PostgreSQL): before
 // listening it connects a pgxpool to DATABASE_URL, runs jobs.Migrate and
 // starts a River client (jobs.NewClient, ID $INSTANCE or the hostname,
 // WORKER_CONCURRENCY workers, RESCUE_AFTER_MS) working jobs.StepArgs jobs,

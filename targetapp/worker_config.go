@@ -43,7 +43,7 @@ const (
 	defaultRescueAfter       = time.Hour
 )
 
-// WorkerConfig is the queue worker's part of Config (issue 14), plus
+// WorkerConfig is the queue worker's part of Config (WORKER=on), plus
 // REPEAT_SIGNAL, which concerns the drain with or without a worker.
 type WorkerConfig struct {
 	// On is WORKER=on|off. Default off: no database, no River client, and

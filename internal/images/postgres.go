@@ -68,8 +68,8 @@ const postgresLayout = "postgres-offline-2"
 // unix socket inside the container, and a scram-sha-256 password for
 // addresses on the container's own networks (samenet: the subnets of its
 // interfaces, i.e. the run's Docker network and loopback); every other
-// address has no entry and is refused. Issue 22: a peer on the network
-// is no longer a superuser by being there.
+// address has no entry and is refused: a peer on the network is no
+// superuser by being there.
 const PostgresHBA = `# shutdownlab (internal/images/postgres.go): a password on the container networks only.
 local all all trust
 host  all all samenet scram-sha-256

@@ -16,7 +16,7 @@ const DefaultCgroupRoot = "/sys/fs/cgroup"
 
 // CgroupProcs returns the cgroup.procs file that lists the processes of
 // pid's cgroup (a container's, for its init process), so that a sampler
-// reads those processes and no other process on the host (issue 22). It
+// reads those processes and no other process on the host. It
 // reads proc/PID/cgroup and tries, in order, the cgroup v1 hierarchies
 // that hold every process of a container (pids, memory, then any other
 // line) under root/<controllers>/<path>, and the v2 path under root and

@@ -10,7 +10,7 @@ import (
 
 // The load agent runs under the scenario's harness limits (defaults when
 // none are given); the target replicas run as their image ships, with no
-// limit the harness chose (issue 22).
+// limit the harness chose.
 func TestHarnessLimitsOnAgentOnly(t *testing.T) {
 	for _, tt := range []struct {
 		sets     []string

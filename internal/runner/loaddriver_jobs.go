@@ -27,7 +27,7 @@ const (
 	ledgerTimeout  = 60 * time.Second
 )
 
-// jobsDriver is the job producer (cmd/jobagent, load.kind jobs, issue 14):
+// jobsDriver is the job producer (cmd/jobagent, load.kind jobs):
 // River jobs on a PostgreSQL service, worked by the replicas (WORKER=on),
 // optionally beside a closed loop of GET /db requests whose lines are the
 // load agent's (agentDriver's accounting applies to them). Its own line

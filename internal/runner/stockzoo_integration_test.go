@@ -137,7 +137,7 @@ func (c zooCase) actionYAML() string {
 // measurement that slow signal delivery under that load could bend is
 // reported inconclusive by the harness (report.judgeInconclusive), which
 // fails the case rather than passing it: the verdicts held at two at once
-// on 5 suites in a row (issue 22, which asked for a faster suite).
+// in 5 runs in a row (zoo, phase and stock-server checks together).
 func TestStockZoo(t *testing.T) {
 	refs := map[string]string{}
 	builder := newRunner(t)

@@ -1,5 +1,5 @@
 // Package service starts the harness's service containers — today the
-// PostgreSQL server the job queue of issue 14 runs on — on a run's own
+// PostgreSQL server the job queue (load.kind jobs) runs on — on a run's own
 // Docker network, waits until they answer, and removes them on every exit
 // path. Containers carry the engine's labels (managed, session, owner)
 // plus LabelService, so `shutdownlab clean` finds orphans as it finds the
@@ -46,7 +46,7 @@ type PostgresSpec struct {
 	// Args are appended to postgres's command line ("-c", "key=value").
 	Args []string
 	// Password is the superuser's password (scram-sha-256 for every
-	// TCP peer; issue 22). Empty: StartPostgres draws a random one.
+	// TCP peer: a container on the network is no superuser by being there). Empty: StartPostgres draws a random one.
 	Password string
 	// MemoryBytes and PidsLimit, when > 0, limit the container.
 	MemoryBytes, PidsLimit int64

@@ -78,7 +78,7 @@ func TestPostgresService(t *testing.T) {
 		}
 	}
 	// A peer on the network without the password, or with another, is
-	// refused (issue 22: no superuser by being on the network).
+	// refused: no superuser by being on the network.
 	for _, dsn := range []string{service.DSN(pg.IP, ""), service.DSN(pg.IP, service.NewPassword())} {
 		if err := service.Ping(ctx, dsn); err == nil || !strings.Contains(err.Error(), "password authentication failed") {
 			t.Errorf("connect with a wrong password: %v, want password authentication failed", err)

@@ -282,7 +282,7 @@ func specLabels(ctx context.Context, t *testing.T, cli *client.Client) (map[stri
 // (the engine's own, when it has one; else one this test initialises as
 // a user would), a session's Acquire writes its lease label and Release
 // removes it: the cluster spec's labels end exactly as they were, and the
-// swarm is not left (issue 22).
+// swarm is not left.
 func TestLeaseOnUserSwarm(t *testing.T) {
 	eng := dockertest.RequireDocker(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)

@@ -17,7 +17,7 @@ import (
 	"time"
 )
 
-// The scale benchmark (issue 13): N connections held against an event
+// The scale benchmark: N connections held against an event
 // server in a child process, measured in this process, paired: "minimal"
 // is coder/websocket's own minimal client (Dial, then Read in a loop),
 // "driver" is ws.Run recording every attempt and close as JSON lines to

@@ -1,4 +1,4 @@
-// Package ws is the WebSocket load driver (issue 13): N long-lived clients
+// Package ws is the WebSocket load driver: N long-lived clients
 // on a target's /events stream, each reconnecting by a declared policy
 // (immediate, exponential, full jitter; the retry counter reset on every
 // open or only after a stable connection; the double-schedule bug as an
