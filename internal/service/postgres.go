@@ -45,8 +45,9 @@ type PostgresSpec struct {
 	ReadyTimeout time.Duration
 	// Args are appended to postgres's command line ("-c", "key=value").
 	Args []string
-	// Password is the superuser's password (scram-sha-256 for every
-	// TCP peer: a container on the network is no superuser by being there). Empty: StartPostgres draws a random one.
+	// Password is the superuser's password, asked of every TCP peer
+	// (scram-sha-256): a container on the network is no superuser by
+	// being there. Empty: StartPostgres draws a random one.
 	Password string
 	// MemoryBytes and PidsLimit, when > 0, limit the container.
 	MemoryBytes, PidsLimit int64
