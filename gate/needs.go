@@ -44,7 +44,7 @@ var needs = []need{
 		func(_ *report.Variant, r *report.Run) bool { return r.Metrics.ClusterMetrics != nil }},
 	{report.NeedsJobs, NeedsJobs, loadKindIs(scenarios.LoadJobs),
 		func(_ *report.Variant, r *report.Run) bool {
-			return r.Metrics.JobsMetrics != nil || r.Meta.LoadKind == string(scenarios.LoadJobs)
+			return r.Metrics.JobsMetrics != nil || r.Meta.LoadKind == record.LoadKindJobs
 		}},
 	{report.NeedsRollout, NeedsRollout,
 		func(v scenarios.Variant) bool { return v.Spec.Action.Kind == scenarios.ActionRollout },

@@ -125,6 +125,10 @@ const LoadKindWS = "ws"
 // agent's, every req line with Hostile set.
 const LoadKindHostile = "hostile"
 
+// LoadKindJobs is Meta.LoadKind for a run driven by the job producer
+// (cmd/jobagent: River jobs on PostgreSQL); its line is the jobs line.
+const LoadKindJobs = "jobs"
+
 // The values of Request.Hostile: the hostile load kinds (loadgen.Hostile,
 // loadgen.RunHostile).
 const (

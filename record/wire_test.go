@@ -66,15 +66,17 @@ func nodeEventNames(t *testing.T, file string) []string {
 	return names
 }
 
-// The scenario file's kinds are typed in package scenarios, which imports
-// nothing of ours; the runner writes them into record.Meta as they are, so
-// their values must be record's.
+// The scenario file's kinds are typed in package scenarios (the load kinds
+// other than agent are defined from record's constants); the runner writes
+// them into record.Meta as they are, so their values must be record's.
 func TestScenarioKindsAreRecordKinds(t *testing.T) {
 	for _, tt := range []struct{ scenario, record string }{
 		{string(scenarios.ActionSignal), record.ActionSignal},
 		{string(scenarios.ActionStop), record.ActionStop},
 		{string(scenarios.LoadProbe), record.LoadKindProbe},
 		{string(scenarios.LoadWS), record.LoadKindWS},
+		{string(scenarios.LoadHostile), record.LoadKindHostile},
+		{string(scenarios.LoadJobs), record.LoadKindJobs},
 		{string(scenarios.TopologyCaddy), record.TopologyCaddy},
 		{string(scenarios.ProbeIdle), string(record.ProbeIdle)},
 		{string(scenarios.ProbeInflight), string(record.ProbeInflight)},

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/shutdownlab/shutdownlab/record"
 )
 
 // LoadHostile runs the load agent as hostile clients (loadgen.RunHostile,
@@ -12,7 +14,7 @@ import (
 // or body at a set byte rate, or clients that abort requests mid-body. Every
 // attempt is one request record with hostile set (kept out of latency
 // percentiles) and the agent's summary accounts for them.
-const LoadHostile LoadKind = "hostile"
+const LoadHostile LoadKind = record.LoadKindHostile
 
 // The hostile client kinds of load.hostile.kind; they are record's
 // Hostile* values (TestHostileKindsAreRecordKinds).

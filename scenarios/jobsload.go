@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/shutdownlab/shutdownlab/record"
 )
 
 // LoadJobs runs the job producer (cmd/jobagent): it inserts
@@ -12,7 +14,7 @@ import (
 // closed loop of GET /db requests, and waits until every job settled or
 // load.duration passed. The replicas work the jobs (WORKER=on); after the
 // load the runner stops every replica gracefully and reads the ledger.
-const LoadJobs LoadKind = "jobs"
+const LoadJobs LoadKind = record.LoadKindJobs
 
 // Bounds of a jobs load.
 const (

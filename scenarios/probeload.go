@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/shutdownlab/shutdownlab/record"
 )
 
 // LoadKind is what drives the target during a run.
@@ -17,7 +19,7 @@ const (
 	// LoadProbe runs one raw-socket probe (cmd/probe, docs/probes.md):
 	// one keep-alive connection, one request, the socket watched until the
 	// server closes it.
-	LoadProbe LoadKind = "probe"
+	LoadProbe LoadKind = record.LoadKindProbe
 )
 
 // ProbeKind is the kind of a raw-socket probe.

@@ -5,12 +5,14 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/shutdownlab/shutdownlab/record"
 )
 
 // LoadWS runs the WebSocket load agent (cmd/wsagent, loadgen/ws): Clients
 // long-lived connections on the target's event stream, each reconnecting by
 // a declared policy, every attempt and close recorded.
-const LoadWS LoadKind = "ws"
+const LoadWS LoadKind = record.LoadKindWS
 
 // The reconnect policies of load.ws.policy.kind; they are loadgen/ws's
 // PolicyKind values (TestWSPolicyKindsAreDriverKinds).

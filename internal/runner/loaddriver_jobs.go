@@ -196,7 +196,7 @@ func (d *jobsDriver) check(s *agentStream) error {
 // the producer stopped waiting for quiet (0 when it waited the whole
 // load.duration).
 func (d *jobsDriver) collect(meta *record.Meta, s *agentStream) {
-	meta.LoadKind = string(scenarios.LoadJobs)
+	meta.LoadKind = record.LoadKindJobs
 	meta.JobsLine = d.jobsLine()
 	if d.http {
 		d.agentDriver.collect(meta, s)
