@@ -154,9 +154,10 @@ func floatP(p *float64) Value {
 	return floatV(*p)
 }
 
-// defs is the fixed, ordered metric list (by_class.* rows are inserted after
-// "failed" by Rows).
-var defs = []MetricDef{
+// coreDefs are the rows every kind of run shares, in report order
+// (by_class.* rows are inserted after "failed" by Rows); defs places the
+// capabilities' rows among them.
+var coreDefs = []MetricDef{
 	{Name: "requests", Kind: KindCount, Doc: "request records (started, including not_sent)", get: func(m *Metrics) Value { return intV(m.Requests) }},
 	{Name: "ok", Kind: KindCount, Doc: "requests of class ok (2xx)", get: func(m *Metrics) Value { return intV(m.OK) }},
 	{Name: "failed_while_running", Kind: KindCount, Compare: CompareLoss, Doc: "failed requests started before the acted-on replica exited (the headline)", get: func(m *Metrics) Value { return intP(m.FailedWhileRunning) }},
@@ -210,12 +211,33 @@ var defs = []MetricDef{
 	{Name: "teardown_ms", Kind: KindMs, Doc: "harness time to remove containers and network", get: func(m *Metrics) Value { return floatV(m.TeardownMs) }},
 }
 
-func init() {
-	// The probe rows follow the job rows.
-	i := slices.IndexFunc(defs, func(d MetricDef) bool { return d.Name == "job_committed" })
-	defs = slices.Insert(defs, i+1, probeDefs...)
-	// The WebSocket rows follow the probe rows.
-	defs = slices.Insert(defs, i+1+len(probeDefs), wsDefs...)
+// defs is the catalog in report order, assembled here and only here:
+// the core rows, with each capability's rows placed between two of them
+// (the order of this list, never the order the files' init functions
+// run in). coreRows panics at start on a name the core does not have.
+var defs = slices.Concat(
+	coreRows("", "job_committed"),
+	probeDefs, wsDefs, clusterDefs, jobsDefs,
+	coreRows("writes", "duplicate_writes"),
+	resourceDefs,
+	coreRows("p50_ms", ""),
+	rolloutDefs,
+)
+
+// coreRows is the core rows from the one named first through the one
+// named last ("" for the first or the last row).
+func coreRows(first, last string) []MetricDef {
+	at := func(name string, dflt int) int {
+		if name == "" {
+			return dflt
+		}
+		i := slices.IndexFunc(coreDefs, func(d MetricDef) bool { return d.Name == name })
+		if i < 0 {
+			panic("report: catalog: no core row " + name)
+		}
+		return i
+	}
+	return coreDefs[at(first, 0) : at(last, len(coreDefs)-1)+1]
 }
 
 // Defs returns the fixed, ordered list of metrics (without the by_class.*

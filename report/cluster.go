@@ -258,9 +258,3 @@ var clusterDefs = []MetricDef{
 	clusterDef("severed_at_kill", KindCount, "n/a (not killed)", CompareLoss, "cluster: failed requests open across the kill",
 		func(c *ClusterMetrics) Value { return intP(c.SeveredAtKill) }),
 }
-
-func init() {
-	// The cluster rows follow the probe rows: before the write rows.
-	i := slices.IndexFunc(defs, func(d MetricDef) bool { return d.Name == "writes" })
-	defs = slices.Insert(defs, i, clusterDefs...)
-}

@@ -1,7 +1,5 @@
 package report
 
-import "slices"
-
 // isJobsMetricsRun is the presence test of the job metric rows: every run
 // with a ledger has them, whatever their values.
 func isJobsMetricsRun(m *Metrics) bool { return m.JobsMetrics != nil }
@@ -86,10 +84,3 @@ var jobsDefs = []MetricDef{
 // NeedsJobs: the job metrics exist only in runs with a job ledger
 // (load.kind jobs).
 const NeedsJobs Need = "jobs"
-
-func init() {
-	// The job rows follow the cluster rows (cluster.go's init, which runs
-	// first): before the write rows.
-	i := slices.IndexFunc(defs, func(d MetricDef) bool { return d.Name == "writes" })
-	defs = slices.Insert(defs, i, jobsDefs...)
-}

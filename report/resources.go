@@ -234,10 +234,3 @@ func resourceV(m *Metrics, f func(*ResourceMetrics) Value) Value {
 	}
 	return f(m.ResourceMetrics)
 }
-
-func init() {
-	// The resource rows follow the probe rows (catalog.go's init, which
-	// runs first, inserted them after the job rows).
-	i := slices.IndexFunc(defs, func(d MetricDef) bool { return d.Name == "p50_ms" })
-	defs = slices.Insert(defs, i, resourceDefs...)
-}

@@ -234,7 +234,3 @@ func allRollout(res *Result) bool {
 	}
 	return n > 0
 }
-
-func init() {
-	defs = append(defs, rolloutDefs...)
-}
