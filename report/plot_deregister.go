@@ -83,8 +83,8 @@ func renderDereg(lines []deregLine, scenario string) ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("PRESTOP_MS %s: %w", l.PreStop, err)
 		}
-		line.LineStyle = wsLineStyle(i)
-		pts.GlyphStyle = draw.GlyphStyle{Color: wsColors[i%len(wsColors)], Radius: vg.Points(3), Shape: draw.CircleGlyph{}}
+		line.LineStyle = variantLineStyle(i)
+		pts.GlyphStyle = draw.GlyphStyle{Color: variantColors[i%len(variantColors)], Radius: vg.Points(3), Shape: draw.CircleGlyph{}}
 		p.Add(line, pts)
 		name := "PRESTOP_MS unset"
 		if l.PreStop != "" {

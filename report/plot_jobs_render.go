@@ -34,7 +34,7 @@ func jobsReplicaColor(i int) color.Color {
 	if i < 0 {
 		return rgb(0x999999)
 	}
-	return wsColors[i%len(wsColors)]
+	return variantColors[i%len(variantColors)]
 }
 
 // jobsOpenColor is the bar colour of a run that never ended.

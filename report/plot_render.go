@@ -306,3 +306,16 @@ func renderFailures(res *Result) ([]byte, error) {
 		return nil
 	})
 }
+
+// variantColors are every plot's variant colours (Okabe–Ito), in variant
+// order; line dashes tell variants apart past the seventh.
+var variantColors = []color.RGBA{rgb(0x0072B2), rgb(0xD55E00), rgb(0x009E73), rgb(0xCC79A7), rgb(0xE69F00), rgb(0x56B4E9), rgb(0x000000)}
+
+// variantLineStyle is the line of variant i.
+func variantLineStyle(i int) draw.LineStyle {
+	s := draw.LineStyle{Color: variantColors[i%len(variantColors)], Width: vg.Points(1.5)}
+	if i >= len(variantColors) {
+		s.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+	}
+	return s
+}

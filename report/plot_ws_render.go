@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"image/color"
 	"math"
 	"strconv"
 	"strings"
@@ -12,19 +11,6 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
-
-// wsColors are the ws plots' variant colours (Okabe–Ito), in variant
-// order; line dashes tell variants apart past the seventh.
-var wsColors = []color.RGBA{rgb(0x0072B2), rgb(0xD55E00), rgb(0x009E73), rgb(0xCC79A7), rgb(0xE69F00), rgb(0x56B4E9), rgb(0x000000)}
-
-// wsLineStyle is the line of variant i.
-func wsLineStyle(i int) draw.LineStyle {
-	s := draw.LineStyle{Color: wsColors[i%len(wsColors)], Width: vg.Points(1.5)}
-	if i >= len(wsColors) {
-		s.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
-	}
-	return s
-}
 
 // renderWSLines draws step lines, one per series, with an optional
 // horizontal capacity line, the legend in a column on the right.
@@ -47,7 +33,7 @@ func renderWSLines(d wsPlotData, title, xLabel, yLabel string) ([]byte, error) {
 			return nil, fmt.Errorf("series %s: %w", s.Label, err)
 		}
 		l.StepStyle = plotter.PostStep
-		l.LineStyle = wsLineStyle(i)
+		l.LineStyle = variantLineStyle(i)
 		p.Add(l)
 		leg.Add(s.Label, l)
 		for _, pt := range s.Points {

@@ -166,7 +166,7 @@ func renderRollout(s rolloutSeries, meta record.Meta, title string) ([]byte, err
 		if err != nil {
 			return nil, err
 		}
-		l.LineStyle = wsLineStyle(k)
+		l.LineStyle = variantLineStyle(k)
 		p.Add(l)
 		leg.Add([]string{"served by old tasks", "served by new tasks", "failed"}[k], l)
 		for _, pt := range xy {
