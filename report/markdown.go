@@ -32,22 +32,7 @@ func writeMarkdown(w io.Writer, res *Result, plots *PlotSet) error {
 
 	b.WriteString("## What the clients saw\n\n")
 	writeMetricTable(&b, res, headlineDefs(res))
-	if allWS(res) {
-		b.WriteString("\n`ws_close_1001` counts streams the server retired (going away), `ws_close_1006` streams that " +
-			"ended without a close frame; `ws_close_after_signal_p95_ms` is when the closes came after the action " +
-			"(the spread); `ws_terminated` peers cut at the close deadline; `ws_upgrades_*` the handshakes the " +
-			"acted-on replica refused or accepted after its readiness failed; `ws_restore_p99_ms` the time from a " +
-			"close to the client's next open stream; `ws_events_unknown` events no client ever got. Every other " +
-			"metric is in the table below.\n\n## All metrics\n\n")
-	} else if allRollout(res) {
-		b.WriteString(rolloutHeadlineText)
-	} else {
-		b.WriteString("\n`failed_while_running` counts failures that started before the acted-on replica exited; " +
-			"`dropped_inflight` requests fully written before the action was sent; `failed_in_delivery_window` " +
-			"requests written while the signal was on its way (they may be drops too); `idle_close_race` " +
-			"requests written onto a keep-alive connection the server was closing. Failures after the exit " +
-			"(`failed_after_exit`) and every other metric are in the table below.\n\n## All metrics\n\n")
-	}
+	b.WriteString(headlineText(res))
 
 	rows := res.Rows()
 	spreads := make([]SpreadTable, len(res.Variants))
@@ -133,24 +118,6 @@ func FingerprintLine(f record.Fingerprint) string {
 		or(f.CPU), cores, or(f.OS), or(f.Kernel), or(f.DockerVersion), or(f.DockerAPI), or(f.GoVersion))
 }
 
-// headline is what the service did to its clients, the metric list of the
-// terminal table and of report.md's first table: failures while the
-// acted-on replica still ran lead; failures after its exit are details.
-var headline = []string{"requests", "failed_while_running", "dropped_inflight", "failed_in_delivery_window", "idle_close_race",
-	"served_after_signal", "exit_code", "exit_after_ms", "drain_observed_ms", "drain_ms", "p99_ms"}
-
-// headlineDefs are the definitions of headlineFor(res), in order.
-func headlineDefs(res *Result) []MetricDef {
-	byName := map[string]MetricDef{}
-	for _, d := range defs {
-		byName[d.Name] = d
-	}
-	var ds []MetricDef
-	for _, h := range headlineFor(res) {
-		ds = append(ds, byName[h])
-	}
-	return ds
-}
 
 // writeMetricTable writes a markdown table of the metrics ds, a row per
 // metric and a column per variant.

@@ -205,32 +205,3 @@ var rolloutDefs = []MetricDef{
 		func(r *RolloutMetrics) Value { return intV(r.FailedUnattributed) }),
 }
 
-// rolloutHeadline is the headline of a result whose every run rolled a
-// Swarm service: the per-replica metrics of the other scenarios (exit_code
-// of "the acted-on replica") have no single replica to read here.
-var rolloutHeadline = []string{"requests", "rollout_failed", "rollout_non2xx", "rollout_ms", "old_tasks_killed",
-	"old_exit_code", "old_stop_to_exit_ms", "old_served_after_signal", "task_restarts", "p99_ms"}
-
-// rolloutHeadlineText explains the rollout headline under its table.
-const rolloutHeadlineText = "\n`rollout_failed` counts failed requests started from the moment the service update " +
-	"was sent to the end of the load (`rollout_non2xx` those answered outside 2xx); `rollout_ms` runs from the " +
-	"update to the last old task's exit or new task's healthy start; `old_*` are the replaced tasks as the " +
-	"engine reported them (exit code, stop signal to exit, SIGKILLed at the grace period); " +
-	"`old_served_after_signal` requests routed to an old task after its stop signal; `task_restarts` tasks Swarm " +
-	"replaced beyond the rollout's own. The Rollout section below has each task. The per-replica metrics of the " +
-	"other scenarios (`exit_code`, `dropped_inflight`, ...) have no single acted-on replica here and are null." +
-	"\n\n## All metrics\n\n"
-
-// allRollout reports whether every run of res rolled a Swarm service.
-func allRollout(res *Result) bool {
-	n := 0
-	for i := range res.Variants {
-		for j := range res.Variants[i].Runs {
-			if res.Variants[i].Runs[j].Meta.Rollout == nil {
-				return false
-			}
-			n++
-		}
-	}
-	return n > 0
-}
