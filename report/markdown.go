@@ -118,7 +118,6 @@ func FingerprintLine(f record.Fingerprint) string {
 		or(f.CPU), cores, or(f.OS), or(f.Kernel), or(f.DockerVersion), or(f.DockerAPI), or(f.GoVersion))
 }
 
-
 // writeMetricTable writes a markdown table of the metrics ds, a row per
 // metric and a column per variant.
 func writeMetricTable(b *strings.Builder, res *Result, ds []MetricDef) {

@@ -204,4 +204,3 @@ var rolloutDefs = []MetricDef{
 	rolloutDef("failed_unattributed", KindCount, "", CompareNone, "rollout: of rollout_failed, requests that name no task (no upstream header)",
 		func(r *RolloutMetrics) Value { return intV(r.FailedUnattributed) }),
 }
-
