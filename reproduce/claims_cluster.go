@@ -1,11 +1,11 @@
 package reproduce
 
 // ClusterSource is where C1–C4 were published (docs/claims.md, "C1–C4").
-const ClusterSource = "a published article on a Node.js gateway built on `node:cluster` (issue #16); " +
+const ClusterSource = "a published article on a Node.js gateway built on `node:cluster`; " +
 	"the article gives mechanisms and shapes (a 10 s teardown timeout), not a rig or figures"
 
 // clusterClaims returns the table of the cluster and hostile-client claims
-// C1–C4 (issue #16), in order. Setup and Published are the issue's text,
+// C1–C4, in order. Setup and Published are the claim's published text,
 // verbatim, split at the claim's subject. Their scenarios run the Node
 // cluster target (target.program cluster), so Go is not applicable (Plan).
 func clusterClaims() []Claim {

@@ -2,10 +2,10 @@ package reproduce
 
 // JobsSource is where J1–J5 were published (docs/claims.md, "J1–J5").
 const JobsSource = "a published article on Kubernetes graceful shutdown (in Portuguese) showing a 4-minute " +
-	"reconciliation batch cut mid-way by SIGKILL (issue #14); it gives mechanisms (30 s grace periods), not a rig or figures"
+	"reconciliation batch cut mid-way by SIGKILL; it gives mechanisms (30 s grace periods), not a rig or figures"
 
-// jobsClaims returns the table of the background-job claims J1–J5 (issue
-// #14), in order. Setup and Published are the issue's text, split at the
+// jobsClaims returns the table of the background-job claims J1–J5, in
+// order. Setup and Published are the claim's published text, split at the
 // claim's subject. Their scenarios run the Go target's queue worker
 // (load.kind jobs), so Node is not applicable (Plan).
 func jobsClaims() []Claim {

@@ -1,11 +1,11 @@
 package reproduce
 
 // WSSource is where W1–W6 were published (docs/claims.md, "W1–W6").
-const WSSource = "a published article on WebSocket retirement in Node with `ws` (issue #13); " +
+const WSSource = "a published article on WebSocket retirement in Node with `ws`; " +
 	"the article gives contracts and shapes, not a rig or figures"
 
-// wsClaims returns the table of the WebSocket claims W1–W6 (issue #13),
-// in order. Setup and Published are the issue's text, verbatim, split at
+// wsClaims returns the table of the WebSocket claims W1–W6, in order.
+// Setup and Published are the claim's published text, verbatim, split at
 // the claim's subject.
 func wsClaims() []Claim {
 	return []Claim{
