@@ -45,7 +45,7 @@ gate: ## the project's own shutdown gate: short runs that must hold (CI runs it 
 	  --expect 'failed == 0' --junit results/runs/gate/junit-caddy-retry.xml
 
 test-unit: ## tests that need only Go: no Docker, no node, no host packages
-	SHUTDOWNLAB_SKIP_DOCKER=1 SHUTDOWNLAB_SKIP_NODE=1 SHUTDOWNLAB_SKIP_STOCK=1 $(GO) test -count=1 ./...
+	SHUTDOWNLAB_SKIP_DOCKER=1 SHUTDOWNLAB_SKIP_NODE=1 SHUTDOWNLAB_SKIP_HOST_PACKAGES=1 $(GO) test -count=1 ./...
 
 bench: ## load-client hot path benchmarks
 	$(GO) test -run '^$$' -bench . -benchmem ./loadgen/

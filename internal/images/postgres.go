@@ -100,7 +100,7 @@ if [ -z "${` + PostgresPasswordEnv + `:-}" ]; then
 fi
 if [ ! -s "$data/PG_VERSION" ]; then
   echo "shutdownlab-postgres: initialising $data" >&2
-  pw=/tmp/shutdownlab-pwfile
+  pw="$data.pwfile"
   (umask 077 && printf '%s\n' "$` + PostgresPasswordEnv + `" > "$pw")
   "$bin/initdb" -D "$data" -U ` + PostgresUser + ` -E UTF8 --locale=C --auth-local=trust --auth-host=scram-sha-256 \
     --pwfile="$pw" --no-sync >&2

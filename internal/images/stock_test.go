@@ -17,17 +17,25 @@ import (
 )
 
 // requireStock fails when this host lacks a fixture's Debian packages (the
-// image is built from them), naming the apt-get command, unless
-// SHUTDOWNLAB_SKIP_STOCK=1 (or, for nginx, the older
-// SHUTDOWNLAB_SKIP_NGINX=1).
+// image is built from them), naming the apt-get command, unless the unit
+// tier skips host packages (requireHostPackage).
 func requireStock(t *testing.T, s images.StockServer) {
 	t.Helper()
-	if err := s.CheckHost(); err != nil {
-		if os.Getenv("SHUTDOWNLAB_SKIP_STOCK") == "1" || (s.Name == "nginx" && os.Getenv("SHUTDOWNLAB_SKIP_NGINX") == "1") {
-			t.Skipf("%v (SHUTDOWNLAB_SKIP_STOCK=1)", err)
-		}
-		t.Fatal(err)
+	requireHostPackage(t, s.CheckHost())
+}
+
+// requireHostPackage fails the test with err, a missing host package named
+// with the command that installs it, unless SHUTDOWNLAB_SKIP_HOST_PACKAGES=1
+// (make test-unit: a machine with Go only) skips it. nil: the host has it.
+func requireHostPackage(t *testing.T, err error) {
+	t.Helper()
+	if err == nil {
+		return
 	}
+	if os.Getenv("SHUTDOWNLAB_SKIP_HOST_PACKAGES") == "1" {
+		t.Skipf("%v (SHUTDOWNLAB_SKIP_HOST_PACKAGES=1: make test runs this)", err)
+	}
+	t.Fatal(err)
 }
 
 // contextFiles returns the Dockerfile and the rootfs.tar of a build context.
