@@ -46,7 +46,6 @@ func deref[T any](p *T) any {
 // 100 ms), rolling a replica that has no SIGTERM handler at all fails no GET
 // (P11).
 func TestCaddyRetryNoneZeroFailedGETs(t *testing.T) {
-	t.Parallel() // at most -parallel at once (GOMAXPROCS: two in CI); see TestStockZoo
 	res := runCaddy(t, "caddy-retry", "target.mode=none", "load.duration=4s", "action.at=2s", "observe.window=5s")
 	m := res.Variants[0].Runs[0].Metrics
 	t.Logf("requests=%d failed=%d p99=%v exit=%v", m.Requests, m.Failed, deref(m.P99Ms), deref(m.ExitCode))
@@ -62,7 +61,6 @@ func TestCaddyRetryNoneZeroFailedGETs(t *testing.T) {
 // rig: none or close show ghost writes or failures; full shows zero
 // failures and zero ghost writes; no mode loses a write (P12).
 func TestCaddyPostGhostWrites(t *testing.T) {
-	t.Parallel() // at most -parallel at once (GOMAXPROCS: two in CI); see TestStockZoo
 	res := runCaddy(t, "caddy-post", "baseline=false", "load.duration=4s", "action.at=2s", "observe.window=5s")
 	broken := 0
 	for _, v := range res.Variants {
@@ -100,7 +98,6 @@ func TestCaddyPostGhostWrites(t *testing.T) {
 // readiness first, so the clients see the errors full avoids. The test
 // asserts that, as measured, rather than the Node figure.
 func TestRollBehindCaddy(t *testing.T) {
-	t.Parallel() // at most -parallel at once (GOMAXPROCS: two in CI); see TestStockZoo
 	// P4 as published (Node): close never exits while Caddy keeps its
 	// keep-alive connections busy; full exits within pre-stop + drain.
 	const prestop, drainMax = 2000.0, 10000.0 // roll-behind-caddy's PRESTOP_MS, DRAIN_MS

@@ -47,7 +47,6 @@ func forksBefore(evs []record.Event) (n int, refork []string) {
 // -t 10 at 3 s. The crash is re-forked exactly once, within milliseconds;
 // the SIGTERM forks nothing and the primary ends itself with exit 0.
 func TestClusterGatedCrashThenStop(t *testing.T) {
-	t.Parallel() // at most -parallel at once (GOMAXPROCS: two in CI); see TestStockZoo
 	run, c := clusterRun(t, "cluster-gated")
 	a := run.Meta.Action
 	if len(a.Before) != 1 || a.Before[0].Kind != record.StepCrash || a.Before[0].SentNs == 0 || a.Before[0].SentNs >= a.SentNs {
@@ -88,7 +87,6 @@ func TestClusterGatedCrashThenStop(t *testing.T) {
 // gone, the primary forks their replacements, and only the grace period's
 // SIGKILL ends it: exit 137, about 8 s after the stop.
 func TestClusterBlindStop(t *testing.T) {
-	t.Parallel() // at most -parallel at once (GOMAXPROCS: two in CI); see TestStockZoo
 	run, c := clusterRun(t, "cluster-blind", "load.duration=5s")
 	if c.ForksAfterSignal == nil || *c.ForksAfterSignal == 0 {
 		t.Errorf("forks_after_signal %v: want > 0 (blind)", ip(c.ForksAfterSignal))
@@ -122,7 +120,6 @@ func TestClusterBlindStop(t *testing.T) {
 // the grace period's SIGKILL, so the workers never get idle and the kill
 // cuts the requests they hold.
 func TestClusterBlindSeveredAtKill(t *testing.T) {
-	t.Parallel() // at most -parallel at once (GOMAXPROCS: two in CI); see TestStockZoo
 	run, c := clusterRun(t, "cluster-blind", "load.duration=14s")
 	m := run.Metrics
 	if m.ExitCode == nil || *m.ExitCode != 137 || c.EndedByEngineKill == nil || !*c.EndedByEngineKill {
@@ -140,7 +137,6 @@ func TestClusterBlindSeveredAtKill(t *testing.T) {
 // makes the primary force the exit ~4 s after the signal, exit 1, cutting
 // the trickling attempt.
 func TestClusterTeardownForcedExit(t *testing.T) {
-	t.Parallel() // at most -parallel at once (GOMAXPROCS: two in CI); see TestStockZoo
 	run, c := clusterRun(t, "cluster-teardown", "target.env.TEARDOWN_MS=4000")
 	m := run.Metrics
 	if !c.ForcedExit || c.ForcedExitMs == nil || *c.ForcedExitMs < 4000 || *c.ForcedExitMs >= 5000 {
@@ -162,7 +158,6 @@ func TestClusterTeardownForcedExit(t *testing.T) {
 // TestClusterTrickleHoldsClose is C3 without the timeout: nothing but the
 // grace period's SIGKILL ends the wait (docker stop -t 8).
 func TestClusterTrickleHoldsClose(t *testing.T) {
-	t.Parallel() // at most -parallel at once (GOMAXPROCS: two in CI); see TestStockZoo
 	run, c := clusterRun(t, "cluster-teardown", "target.env.TEARDOWN_MS=0")
 	m := run.Metrics
 	if m.ExitCode == nil || *m.ExitCode != 137 || c.EndedByEngineKill == nil || !*c.EndedByEngineKill || c.ForcedExit {
@@ -181,7 +176,6 @@ func TestClusterTrickleHoldsClose(t *testing.T) {
 // sampler can read them) and the clean shutdown needs the teardown
 // timeout; pipeline leaks none and exits 0.
 func TestClusterProxyPipeLeak(t *testing.T) {
-	t.Parallel() // at most -parallel at once (GOMAXPROCS: two in CI); see TestStockZoo
 	for _, impl := range []string{"pipe", "pipeline"} {
 		t.Run(impl, func(t *testing.T) {
 			run, c := clusterRun(t, "cluster-proxy", "target.env.PROXY_IMPL="+impl, "load.hostile.path=/proxy?ms=60000")

@@ -21,7 +21,6 @@ import (
 //     and Shutdown waits for it: only the grace period's SIGKILL ends the
 //     target (137, 8 s after the stop), the client still trickling.
 func TestHostileSlowClientsHoldClose(t *testing.T) {
-	t.Parallel() // at most -parallel at once (GOMAXPROCS: two in CI); see TestStockZoo
 	r := newRunner(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
@@ -89,7 +88,6 @@ func TestHostileSlowClientsHoldClose(t *testing.T) {
 // moments, at most 2 (load.hostile.clients) each: |fd_growth_per_abort|
 // <= 2/40. (Measured: 0.025 and 0, one attempt in flight at one end.)
 func TestHostileAbortNoFDGrowth(t *testing.T) {
-	t.Parallel() // at most -parallel at once (GOMAXPROCS: two in CI); see TestStockZoo
 	r := newRunner(t)
 	run := runOne(t, r, "testdata/hostile/abort.yaml")
 	m := run.Metrics

@@ -55,7 +55,6 @@ func find(t *testing.T, name string) *scenarios.Scenario {
 // load and asserts the shape of the published P2/P3 result: none drops the
 // requests in flight at the signal, close and full drop none and exit 0.
 func TestDirectInflightShape(t *testing.T) {
-	t.Parallel() // at most -parallel at once (GOMAXPROCS: two in CI); see TestStockZoo
 	r := newRunner(t, "runs=1", "load.duration=4s", "action.at=2s", "observe.window=5s")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -107,7 +106,6 @@ func TestDirectInflightShape(t *testing.T) {
 // env value) makes the run invalid with a reason naming what happened,
 // never a pass, and still leaves nothing behind.
 func TestTargetNeverReadyIsInvalid(t *testing.T) {
-	t.Parallel() // at most -parallel at once (GOMAXPROCS: two in CI); see TestStockZoo
 	r := newRunner(t, "runs=1", "target.mode=full", "target.env.SWEEP_MS=0", "load.duration=2s", "action.at=1s")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -147,7 +145,6 @@ func (p cancelAfterLoad) Load(elapsed time.Duration, _ runner.LoadCount) {
 // what was measured (records with the agent's summary), marks the run
 // incomplete and removes every container and network.
 func TestInterruptLeavesIncompleteRun(t *testing.T) {
-	t.Parallel() // at most -parallel at once (GOMAXPROCS: two in CI); see TestStockZoo
 	dockertest.RequireDocker(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

@@ -41,7 +41,6 @@ observe:
 // The ledger accounts for all 6 jobs (classes adding up, nothing missing),
 // every job settled, and the stop for the ledger left no trace on replica 1.
 func TestJobsEndToEnd(t *testing.T) {
-	t.Parallel() // at most -parallel at once (GOMAXPROCS: two in CI); see TestStockZoo
 	r := newRunner(t)
 	p := filepath.Join(t.TempDir(), "jobs-integration.yaml")
 	if err := os.WriteFile(p, []byte(jobsScenario), 0o644); err != nil {
@@ -137,7 +136,6 @@ func checkJobsReplicas(t *testing.T, m record.Meta) {
 // request lines are the agent's, so the run is valid only when they
 // account for themselves, and the ledger still adds up.
 func TestJobsWithDBRequests(t *testing.T) {
-	t.Parallel() // at most -parallel at once (GOMAXPROCS: two in CI); see TestStockZoo
 	r := newRunner(t, "load.jobs.http_clients=2", "load.jobs.http_ms=100", "load.duration=6s")
 	p := filepath.Join(t.TempDir(), "jobs-integration.yaml")
 	if err := os.WriteFile(p, []byte(jobsScenario), 0o644); err != nil {

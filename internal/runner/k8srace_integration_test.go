@@ -16,7 +16,6 @@ import (
 // runs record the deregistration, sent 1500 ms after the signal and
 // acknowledged by Caddy.
 func TestK8sRaceShape(t *testing.T) {
-	t.Parallel() // at most -parallel at once (GOMAXPROCS: two in CI); see TestStockZoo
 	res := runCaddy(t, filepath.Join("testdata", "k8srace", "short.yaml"))
 	if len(res.Variants) != 2 {
 		t.Fatalf("%d variants, want 2", len(res.Variants))

@@ -48,7 +48,6 @@ func runOneIn(t *testing.T, r *runner.Runner, name string) (report.Run, string) 
 // sweeps idle sockets once, so the server ends the socket shortly after
 // the signal.
 func TestProbeIdleSocketNode(t *testing.T) {
-	t.Parallel() // at most -parallel at once (GOMAXPROCS: two in CI); see TestStockZoo
 	r := newRunner(t, "runs=1", "target.runtime=node")
 	run := runOne(t, r, "p5-idle-socket")
 	m := run.Metrics
@@ -70,7 +69,6 @@ func TestProbeIdleSocketNode(t *testing.T) {
 // the shell gets the SIGTERM and does not forward it, so the app (mode full,
 // which logs a signal event when it gets one) never sees it.
 func TestShellFormSignalNotHandled(t *testing.T) {
-	t.Parallel() // at most -parallel at once (GOMAXPROCS: two in CI); see TestStockZoo
 	r := newRunner(t, "runs=1", "target.entrypoint=shell", "target.init=false", "load.duration=3s", "observe.window=3s")
 	run := runOne(t, r, "signal-delivery")
 	m := run.Metrics
@@ -90,7 +88,6 @@ func TestShellFormSignalNotHandled(t *testing.T) {
 // built Go target given as a user image (--image = --set target.image), so
 // the path that measures any image works end to end.
 func TestImageFlagDirectInflight(t *testing.T) {
-	t.Parallel() // at most -parallel at once (GOMAXPROCS: two in CI); see TestStockZoo
 	r := newRunner(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

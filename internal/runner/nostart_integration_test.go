@@ -15,7 +15,6 @@ import (
 // directory, no scenario.yaml, Outcome.Dir empty. It used to leave a result
 // directory with nothing measured in it.
 func TestMissingImageWritesNothing(t *testing.T) {
-	t.Parallel() // at most -parallel at once (GOMAXPROCS: two in CI); see TestStockZoo
 	newRunner(t) // builds the images, checks nothing is left behind
 	out := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

@@ -57,7 +57,6 @@ func removeImage(t *testing.T, eng *docker.Engine, ref string) {
 // code and the image's last lines in the reason. The run also records the
 // other shutdownlab session whose container was running meanwhile.
 func TestBrokenImageExitsAtOnce(t *testing.T) {
-	t.Parallel() // at most -parallel at once (GOMAXPROCS: two in CI); see TestStockZoo
 	eng := dockertest.RequireDocker(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -126,7 +125,6 @@ func contains(list []string, s string) bool {
 // (docker run would exit 127) fails at container start; the run is invalid
 // at once with the engine's words.
 func TestImageWithoutEntrypoint(t *testing.T) {
-	t.Parallel() // at most -parallel at once (GOMAXPROCS: two in CI); see TestStockZoo
 	eng := dockertest.RequireDocker(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -149,7 +147,6 @@ func TestImageWithoutEntrypoint(t *testing.T) {
 // target.ready_timeout 3s the run is invalid after about 3 s, and the
 // reason says what the ready path answered.
 func TestReadyPathNeverOK(t *testing.T) {
-	t.Parallel() // at most -parallel at once (GOMAXPROCS: two in CI); see TestStockZoo
 	r := newRunner(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -174,7 +171,6 @@ func TestReadyPathNeverOK(t *testing.T) {
 // the error of the events.json it could not write. It hung for good
 // before: the records consumer stopped reading and the log stream blocked.
 func TestFullDiskDoesNotHang(t *testing.T) {
-	t.Parallel() // at most -parallel at once (GOMAXPROCS: two in CI); see TestStockZoo
 	dockertest.RequireDocker(t)
 	out := t.TempDir()
 	if err := exec.Command("mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", out).Run(); err != nil {

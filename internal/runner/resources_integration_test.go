@@ -17,7 +17,6 @@ import (
 // tree's fd total in the last sample before the signal (fds_at_signal)
 // differs between the variants by exactly the 6 clients.
 func TestResourcesCountConnections(t *testing.T) {
-	t.Parallel() // at most -parallel at once (GOMAXPROCS: two in CI); see TestStockZoo
 	r := newRunner(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()

@@ -47,7 +47,6 @@ func swarmState(t *testing.T, eng *docker.Engine) string {
 // no container, network or service of the session, and the swarm is in
 // the state it was found in.
 func TestSwarmRolloutShape(t *testing.T) {
-	t.Parallel() // at most -parallel at once (GOMAXPROCS: two in CI); see TestStockZoo
 	r := newRunner(t, "runs=1", "topology=direct", "load.duration=14s", "target.env.PRESTOP_MS=1000")
 	before := swarmState(t, r.Engine())
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)

@@ -32,7 +32,6 @@ func wsRun(t *testing.T, name string, clients int, sets ...string) report.Run {
 // sends 1001 to every client spread over CLOSE_SPREAD_MS (1 s), terminates
 // the raw peers at the close deadline and exits 0.
 func TestWSRetire(t *testing.T) {
-	t.Parallel() // at most -parallel at once (GOMAXPROCS: two in CI); see TestStockZoo
 	const clients, raw = 50, 3
 	for _, tt := range []struct {
 		runtime, mode string
@@ -79,7 +78,6 @@ func TestWSRetire(t *testing.T) {
 // draining flag refuses new upgrades with 503; without it (the
 // readiness-only server) they are accepted.
 func TestWSAdmission(t *testing.T) {
-	t.Parallel() // at most -parallel at once (GOMAXPROCS: two in CI); see TestStockZoo
 	for _, runtime := range []string{"go", "node"} {
 		for _, admit := range []string{"refuse", "accept"} {
 			t.Run(runtime+"-"+admit, func(t *testing.T) {
@@ -103,7 +101,6 @@ func TestWSAdmission(t *testing.T) {
 // missed and the overlap is rejected as duplicates; without one the missed
 // events are reported as unknown, never as zero loss.
 func TestWSReplay(t *testing.T) {
-	t.Parallel() // at most -parallel at once (GOMAXPROCS: two in CI); see TestStockZoo
 	for _, replay := range []string{"1000", "0"} {
 		t.Run("replay-"+replay, func(t *testing.T) {
 			run := wsRun(t, "ws-replay", 50, "target.runtime=go", "target.env.EVENTS_REPLAY="+replay)
@@ -125,7 +122,6 @@ func TestWSReplay(t *testing.T) {
 // budget): docker stop -t 5 kills the process before it is done, -t 10
 // lets it exit by itself.
 func TestWSBudget(t *testing.T) {
-	t.Parallel() // at most -parallel at once (GOMAXPROCS: two in CI); see TestStockZoo
 	for _, tt := range []struct {
 		timeout string
 		exit    int
@@ -148,7 +144,6 @@ func TestWSBudget(t *testing.T) {
 // streams at once): clients that retry immediately hit the survivor with
 // a burst well above its capacity; full jitter spreads them.
 func TestWSStorm(t *testing.T) {
-	t.Parallel() // at most -parallel at once (GOMAXPROCS: two in CI); see TestStockZoo
 	peak := map[string]int{}
 	for _, policy := range []string{"immediate", "full-jitter"} {
 		run := wsRun(t, "ws-storm", 400, "target.runtime=go", "load.ws.policy.kind="+policy, "load.ws.policy.double_schedule=false")
