@@ -93,6 +93,13 @@ type serviceDriver interface {
 	afterLoad(ctx context.Context, x *run) error
 }
 
+// variantAnnouncer is implemented by a driver that says something before
+// a variant's runs (the jobs load: whether its shutdown budget fits the
+// grace period; the report says after whether it did).
+type variantAnnouncer interface {
+	announce(p Progress, v scenarios.Variant)
+}
+
 // progressCounter is implemented by a driver whose load is not counted in
 // requests: progress says what it counted so far (it may be called while
 // the stream is being observed, so it must be safe for that).

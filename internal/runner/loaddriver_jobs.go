@@ -275,6 +275,9 @@ func (d *jobsDriver) startServices(ctx context.Context, x *run) error {
 	return nil
 }
 
+// announce prints the budget audit of v before its runs.
+func (*jobsDriver) announce(p Progress, v scenarios.Variant) { LogBudget(p, v.Label, &v.Spec) }
+
 // replicaEnv makes every replica a queue worker on the run's database.
 func (d *jobsDriver) replicaEnv() []string {
 	return []string{"WORKER=on", "DATABASE_URL=" + service.DSN(postgresAlias, d.password)}

@@ -163,9 +163,11 @@ func (r *Runner) RunScenario(ctx context.Context, sc *scenarios.Scenario) (Outco
 	}
 	fp := r.fingerprint()
 	for _, v := range variants {
-		// A jobs load says before its runs whether the shutdown fits the
-		// grace period (the report says after whether it did).
-		LogBudget(r.opts.Progress, v.Label, &v.Spec)
+		if d, err := newLoadDriver(v.Spec.Load.Kind); err == nil {
+			if a, ok := d.(variantAnnouncer); ok {
+				a.announce(r.opts.Progress, v)
+			}
+		}
 		for i := 1; i <= v.Spec.Runs; i++ {
 			if ctx.Err() != nil {
 				return out, nil
