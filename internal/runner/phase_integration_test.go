@@ -27,7 +27,6 @@ func TestVerdictDoesNotMoveWithPhase(t *testing.T) {
 		for k := range 6 {
 			at := 1500*time.Millisecond + time.Duration(k)*50*time.Millisecond
 			t.Run(fmt.Sprintf("%s/at=%s", mode, at), func(t *testing.T) {
-				t.Parallel() // two at once (-parallel = GOMAXPROCS); see TestStockZoo
 				r := newRunner(t, "runs=1", "target.mode="+mode, "load.duration=3s", "action.at="+at.String(), "observe.window=4s")
 				run, reqs := runWithRecords(t, r, "direct-inflight")
 				m := run.Metrics

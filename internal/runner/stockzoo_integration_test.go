@@ -3,11 +3,9 @@ package runner_test
 import (
 	"bytes"
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -130,25 +128,10 @@ func (c zooCase) actionYAML() string {
 // the action finish, a documented fast one loses at least half the clients'
 // in-flight requests, and both end the server by itself with the table's
 // exit code. Select a server with -run 'TestStockZoo/apache'.
-//
-// The fixtures are built first; then the cases run in parallel, at most
-// -parallel at once (GOMAXPROCS: two on the CI machine), each on its own
-// runner session. Each run is judged on its own records, and a
-// measurement that slow signal delivery under that load could bend is
-// reported inconclusive by the harness (report.judgeInconclusive), which
-// fails the case rather than passing it: the verdicts held at two at once
-// in 5 runs in a row (zoo, phase and stock-server checks together).
 func TestStockZoo(t *testing.T) {
 	refs := map[string]string{}
-	builder := newRunner(t)
-	for _, c := range zooCases {
-		if refs[c.server] == "" && zooSelected(c) {
-			refs[c.server] = stockRef(t, builder, c.server)
-		}
-	}
 	for _, c := range zooCases {
 		t.Run(c.server+"/"+c.label(), func(t *testing.T) {
-			t.Parallel()
 			s, err := images.LookupStockServer(c.server)
 			if err != nil {
 				t.Fatal(err)
@@ -165,6 +148,9 @@ func TestStockZoo(t *testing.T) {
 				exit = s.Stop.GracefulExit
 			}
 			r := newRunner(t)
+			if refs[c.server] == "" {
+				refs[c.server] = stockRef(t, r, c.server)
+			}
 			for _, p := range runZoo(t, r, c, refs[c.server]) {
 				name := c.server + " " + c.label()
 				checkZooCommon(t, name, p, exit)
@@ -176,21 +162,6 @@ func TestStockZoo(t *testing.T) {
 			}
 		})
 	}
-}
-
-// zooSelected reports whether -run selects case c (so that selecting one
-// server builds only its fixture).
-func zooSelected(c zooCase) bool {
-	f := flag.Lookup("test.run")
-	if f == nil || f.Value.String() == "" {
-		return true
-	}
-	parts := strings.Split(f.Value.String(), "/")
-	if len(parts) < 2 {
-		return true
-	}
-	re, err := regexp.Compile(parts[1])
-	return err != nil || re.MatchString(c.server)
 }
 
 // zooPhase is one measured run of a zoo case.
