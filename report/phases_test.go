@@ -235,12 +235,23 @@ func TestFailedWhileRunning(t *testing.T) {
 	}
 }
 
+// held is n ok requests written before T0 (1000 ms) that ended after a
+// 1964 ms T1: work held across the whole delivery window, and answered.
+func held(n int) []record.Request {
+	var out []record.Request
+	for i := range n {
+		out = append(out, rq(record.ClassOK, 900+float64(i), 900+float64(i), 1970))
+	}
+	return out
+}
+
 // TestInconclusiveSplit: when docker kill took longer than a third of a
 // request (measured: 964 ms on a loaded engine), a server that drops every
 // in-flight request shows its drops in the delivery window, none before
 // T0. dropped_inflight must not read 0 then: it is null ("inconclusive"),
 // so dropped_inflight == 0 cannot pass. A narrow window, drops before T0,
-// or only refused connects in the window keep the split conclusive.
+// only refused connects in the window, or three requests held across the
+// whole window and answered keep the split conclusive.
 func TestInconclusiveSplit(t *testing.T) {
 	steady := []record.Request{rq(record.ClassOK, 100, 100, 400), rq(record.ClassOK, 400, 400, 700), rq(record.ClassOK, 600, 600, 900)}
 	tests := []struct {
@@ -254,6 +265,17 @@ func TestInconclusiveSplit(t *testing.T) {
 		{"drops before T0 too", 1964, []record.Request{rq(record.ClassReset, 900, 900, 1964), rq(record.ClassReset, 1500, 1500, 1964)}, false},
 		{"only refused in window", 1964, []record.Request{rq(record.ClassRefused, 1500, 0, 1501)}, false},
 		{"nothing failed", 1964, nil, false},
+		// A graceful server on a busy engine: the window is long, but three
+		// requests written before T0 were answered after T1, which a server
+		// that drops its in-flight work cannot do.
+		{"slow kill, held requests answered", 1964, append(held(3), rq(record.ClassEOF, 1500, 1500, 1510)), false},
+		// Two could be responses finished just before the signal and read
+		// late by a busy client: not enough.
+		{"slow kill, two held answered", 1964, append(held(2), rq(record.ClassEOF, 1500, 1500, 1510)), true},
+		// Answered before T1: the server may have finished them before the
+		// signal arrived; no evidence.
+		{"slow kill, held answered inside the window", 1964, append([]record.Request{rq(record.ClassOK, 900, 900, 1900), rq(record.ClassOK, 910, 910, 1900), rq(record.ClassOK, 920, 920, 1900)},
+			rq(record.ClassEOF, 1500, 1500, 1510)), true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
