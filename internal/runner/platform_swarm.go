@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -43,8 +42,9 @@ const (
 	swarmAlias = "replica-0"
 )
 
-// swarmRun is one run of platform swarm: a run plus its service.
-type swarmRun struct {
+// swarmPlatform is one run of platform swarm: a run plus its service.
+// It embeds the run for its fields; every platform method is its own.
+type swarmPlatform struct {
 	*run
 	sw        *swarm.Engine
 	lease     *swarm.Lease
@@ -56,125 +56,44 @@ type swarmRun struct {
 	forceUpdate uint64
 }
 
-// runSwarm is runOnce for platform swarm: same phases, same invalid-run
-// rules, with a Swarm service in place of the replica containers.
-func (r *Runner) runSwarm(ctx context.Context, v scenarios.Variant, i int, dir string) record.Meta {
-	r.seq++
-	x := &run{
-		r: r, v: v, spec: v.Spec, dir: dir,
-		name:   fmt.Sprintf("shutdownlab-%s-%d", r.eng.Session(), r.seq),
-		stream: newAgentStream(),
-		meta: record.Meta{
-			Scenario: v.Spec.Name, Variant: v.Label, Params: v.Params, Run: i, Valid: true,
-			Baseline: v.Baseline,
-		},
-	}
-	load, err := newLoadDriver(v.Spec.Load.Kind)
-	if err == nil && r.dock == nil {
-		err = errors.New("platform swarm needs a Docker engine (not a fake)")
-	}
-	if err != nil {
-		x.judge(ctx, err)
-		return x.meta
-	}
-	x.load, x.stream.other = load, load.observe
-	s := &swarmRun{run: x, sw: swarm.New(r.dock), rec: &record.Rollout{}}
-	overlap := startOverlapWatch(ctx, r.overlap, r.eng.Session())
-	t0 := time.Now()
-	err = os.MkdirAll(dir, 0o755)
-	if err == nil {
-		err = s.execute(ctx, t0)
-	}
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout+s.grace())
-	defer cancel()
-	tEnd := time.Now()
-	x.meta.OverlappedWith = x.overlapped(cctx, overlap)
-	if cerr := s.collect(cctx); cerr != nil && err == nil {
-		err = cerr
-	}
-	if terr := s.teardown(cctx); terr != nil {
-		r.opts.Progress.Logf("cleanup: %v (run `shutdownlab clean` to sweep)", terr)
-		if err == nil {
-			err = terr
-		}
-	}
-	x.meta.TeardownMs = ms(time.Since(tEnd))
-	if x.spec.Action.Kind == scenarios.ActionRollout || s.serviceID != "" {
-		x.meta.Rollout = s.rec
-	}
-	x.judge(ctx, err)
-	return x.meta
+// newSwarmPlatform is the swarm platform of run x.
+func newSwarmPlatform(x *run) *swarmPlatform {
+	return &swarmPlatform{run: x, sw: swarm.New(x.r.dock), rec: &record.Rollout{}}
 }
 
 // grace is the tasks' stop grace period (Swarm's 10 s without a rollout
 // block).
-func (s *swarmRun) grace() time.Duration {
+func (s *swarmPlatform) grace() time.Duration {
 	if r := s.spec.Action.Rollout; r != nil {
 		return r.StopGracePeriod.D()
 	}
 	return 10 * time.Second
 }
 
-// execute sets up, loads, rolls and waits for the load, like run.execute.
-func (s *swarmRun) execute(ctx context.Context, t0 time.Time) (retErr error) {
-	x := s.run
-	if err := s.setUp(ctx); err != nil {
-		return err
-	}
-	fol, err := x.followAgent(ctx)
-	if err != nil {
-		return err
-	}
-	x.follow = fol
-	rctx, cancelRun := context.WithCancel(ctx)
-	defer cancelRun()
-	go func() {
-		select {
-		case <-x.stream.outputFailed:
-			cancelRun()
-		case <-rctx.Done():
-		}
-	}()
-	defer func() {
-		if retErr != nil {
-			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), agentStopBound)
-			x.stopAgent(sctx)
-			cancel()
-		}
-		x.endFollow()
-	}()
-	sw := &startWait{eng: x.r.eng, agent: x.agent, loadName: x.load.name(),
-		timeout: x.startBound(), stream: x.stream, streamEnded: fol.done, progress: x.r.opts.Progress}
-	if err := sw.wait(rctx); err != nil {
-		return err
-	}
-	loadStart := time.Unix(0, x.stream.LoadStart())
-	x.meta.LoadStartNs = loadStart.UnixNano()
-	x.meta.SetupMs = ms(loadStart.Sub(t0))
-	stopTicker := x.tickProgress(loadStart)
-	defer stopTicker()
-	if err := s.rollout(rctx, loadStart); err != nil {
-		return err
-	}
-	return x.awaitAgent(rctx, loadStart)
+func (s *swarmPlatform) setUpParts() string { return "swarm, network, service, containers, readiness" }
+
+// act is the rollout (rollout.go): the one action of platform swarm.
+func (s *swarmPlatform) act(ctx context.Context, loadStart time.Time) error {
+	return s.rollout(ctx, loadStart)
 }
 
-// setUp takes the swarm lease, creates the overlay network and the
-// service, waits for its tasks, then starts the proxy and the agent,
-// within the same bound as run.setUp.
-func (s *swarmRun) setUp(ctx context.Context) error {
-	bound := max(s.readyTimeout(), proxyReadyTimeout) + setupSlack
-	sctx, cancel := context.WithTimeout(ctx, bound)
-	defer cancel()
-	err := s.startAll(sctx)
-	if err != nil && ctx.Err() == nil && errors.Is(sctx.Err(), context.DeadlineExceeded) {
-		return invalidf("set-up (swarm, network, service, containers, readiness) took longer than %s: %v", bound, err)
+// afterLoad has nothing to do: a Swarm run has no resource sampling and
+// no load services.
+func (s *swarmPlatform) afterLoad(_ context.Context, err error) error { return err }
+
+// cleanupSlack lets the service's tasks drain within their grace period
+// before the cleanup bound.
+func (s *swarmPlatform) cleanupSlack() time.Duration { return s.grace() }
+
+// finish records the service and its rollout.
+func (s *swarmPlatform) finish(meta *record.Meta) {
+	if s.spec.Action.Kind == scenarios.ActionRollout || s.serviceID != "" {
+		meta.Rollout = s.rec
 	}
-	return err
 }
 
 // startAll is setUp without its bound.
-func (s *swarmRun) startAll(ctx context.Context) error {
+func (s *swarmPlatform) startAll(ctx context.Context) error {
 	x := s.run
 	lease, err := s.sw.Acquire(ctx)
 	if err != nil {
@@ -212,7 +131,7 @@ func (s *swarmRun) startAll(ctx context.Context) error {
 
 // checkAgentNode refuses a scenario whose agent must run on another node
 // than the engine's: ordinary containers start where the harness talks.
-func (s *swarmRun) checkAgentNode(ctx context.Context) error {
+func (s *swarmPlatform) checkAgentNode(ctx context.Context) error {
 	want := s.spec.Swarm.AgentNode
 	if want == "" || want == "local" {
 		return nil
@@ -230,7 +149,7 @@ func (s *swarmRun) checkAgentNode(ctx context.Context) error {
 
 // createService creates the target service from the scenario and starts
 // following its containers' engine events.
-func (s *swarmRun) createService(ctx context.Context) error {
+func (s *swarmPlatform) createService(ctx context.Context) error {
 	x, sp := s.run, s.spec
 	ro := sp.Action.Rollout
 	if ro == nil {
@@ -264,7 +183,7 @@ func (s *swarmRun) createService(ctx context.Context) error {
 }
 
 // fillRecord records the service and its rollout settings as sent.
-func (s *swarmRun) fillRecord(cfg swarm.ServiceConfig, ro *scenarios.Rollout) {
+func (s *swarmPlatform) fillRecord(cfg swarm.ServiceConfig, ro *scenarios.Rollout) {
 	r := s.rec
 	r.Service, r.EndpointMode = cfg.Name, cfg.EndpointMode
 	r.Parallelism, r.DelayMs, r.Order, r.FailureAction = ro.Parallelism, ms(ro.Delay.D()), ro.Order, ro.FailureAction
@@ -276,7 +195,7 @@ func (s *swarmRun) fillRecord(cfg swarm.ServiceConfig, ro *scenarios.Rollout) {
 }
 
 // healthPath is the path the health check GETs for probe ("" for none).
-func (s *swarmRun) healthPath(probe string) string {
+func (s *swarmPlatform) healthPath(probe string) string {
 	switch probe {
 	case scenarios.ProbeReadiness:
 		return s.spec.Target.Protocol.ReadyPath
@@ -288,7 +207,7 @@ func (s *swarmRun) healthPath(probe string) string {
 
 // serviceEnv is targetEnv for a task: INSTANCE names the task by its slot
 // (a Swarm template), the rest as for a replica.
-func (s *swarmRun) serviceEnv() []string {
+func (s *swarmPlatform) serviceEnv() []string {
 	env := s.targetEnv(0)
 	for i, kv := range env {
 		if strings.HasPrefix(kv, "INSTANCE=") {
@@ -317,7 +236,7 @@ func taskStates(tasks []swarm.Task) string {
 // teardown removes the service (its tasks drain within their grace
 // period), the proxy, the agent and the network, then releases the lease;
 // every step runs whatever the others did.
-func (s *swarmRun) teardown(ctx context.Context) error {
+func (s *swarmPlatform) teardown(ctx context.Context) error {
 	var errs []error
 	if s.serviceID != "" {
 		errs = append(errs, s.sw.RemoveService(ctx, s.serviceID, s.grace()+swarmServiceSlack))

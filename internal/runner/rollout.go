@@ -22,7 +22,7 @@ import (
 // upstreams are the A records of tasks.<service>, re-resolved every
 // swarm.dns_refresh, with the scenario's health checks (proxy.json in the
 // run directory, as for topology caddy).
-func (s *swarmRun) startDNSProxy(ctx context.Context, labels map[string]string) error {
+func (s *swarmPlatform) startDNSProxy(ctx context.Context, labels map[string]string) error {
 	x := s.run
 	if x.spec.Topology != scenarios.TopologyCaddy {
 		return nil
@@ -68,7 +68,7 @@ func (s *swarmRun) startDNSProxy(ctx context.Context, labels map[string]string) 
 // ended. A rollout that does not converge (paused by its failure action,
 // still updating at the bound) is an observation, recorded; an engine
 // that refuses the update makes the run invalid.
-func (s *swarmRun) rollout(ctx context.Context, loadStart time.Time) error {
+func (s *swarmPlatform) rollout(ctx context.Context, loadStart time.Time) error {
 	a := s.spec.Action
 	if a.Kind != scenarios.ActionRollout {
 		return nil
@@ -99,7 +99,7 @@ func (s *swarmRun) rollout(ctx context.Context, loadStart time.Time) error {
 
 // collect reads back the load's records, the service's tasks with their
 // containers' state, engine events and lifecycle logs, and the proxy log.
-func (s *swarmRun) collect(ctx context.Context) error {
+func (s *swarmPlatform) collect(ctx context.Context) error {
 	x := s.run
 	x.load.collect(&x.meta, x.stream)
 	var errs []error
@@ -129,7 +129,7 @@ func (s *swarmRun) collect(ctx context.Context) error {
 // collectTask builds one task's record: the engine's task, its
 // container's inspect data and lifecycle log (saved as
 // app-task-<slot>-<gen>-<id>.log), and its engine events.
-func (s *swarmRun) collectTask(ctx context.Context, t swarm.Task) (record.SwarmTask, error) {
+func (s *swarmPlatform) collectTask(ctx context.Context, t swarm.Task) (record.SwarmTask, error) {
 	rt := record.SwarmTask{ID: t.ID, Slot: t.Slot, Generation: record.GenerationNew, DesiredState: t.DesiredState,
 		State: t.State, Message: t.Message, Err: t.Err, CreatedNs: nanos(t.CreatedAt), StatusNs: nanos(t.StatusAt),
 		ContainerID: t.ContainerID, ExitCode: t.ExitCode}

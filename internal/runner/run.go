@@ -76,13 +76,12 @@ type run struct {
 	mu        sync.Mutex // guards replicas, agent and sampler while set-up runs in parallel
 }
 
-// runOnce performs one repetition of a variant and returns its Meta. It
-// never returns an error: harness failures make the run invalid, with the
-// reason in the Meta, and everything created is removed on every path.
+// runOnce performs one repetition of a variant and returns its Meta, on
+// whichever platform the scenario names (platform.go): one lifecycle for
+// all. It never returns an error: harness failures make the run invalid,
+// with the reason in the Meta, and everything created is removed on every
+// path.
 func (r *Runner) runOnce(ctx context.Context, v scenarios.Variant, i int, dir string) record.Meta {
-	if v.Spec.Platform == scenarios.PlatformSwarm { // a Swarm service (platform_swarm.go)
-		return r.runSwarm(ctx, v, i, dir)
-	}
 	r.seq++
 	x := &run{
 		r: r, v: v, spec: v.Spec, dir: dir,
@@ -99,38 +98,37 @@ func (r *Runner) runOnce(ctx context.Context, v scenarios.Variant, i int, dir st
 		return x.meta
 	}
 	x.load, x.stream.other = load, load.observe
+	p, err := newPlatform(x)
+	if err != nil {
+		x.judge(ctx, err)
+		return x.meta
+	}
 	// Other sessions' containers are looked for from before this run's
 	// start to after its end.
 	overlap := startOverlapWatch(ctx, r.overlap, r.eng.Session())
 	t0 := time.Now()
 	err = os.MkdirAll(dir, 0o755)
 	if err == nil {
-		err = x.execute(ctx, t0)
+		err = x.execute(ctx, p, t0)
 	}
 	// Collect and tear down with a context of their own: after Ctrl-C the
 	// containers must still be read and removed.
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout+p.cleanupSlack())
 	defer cancel()
 	tEnd := time.Now()
 	x.meta.OverlappedWith = x.overlapped(cctx, overlap)
-	if serr := x.endSampling(); serr != nil && err == nil {
-		err = serr
-	}
-	// The load's own after-work (the jobs ledger), for a run that got
-	// through: it bounds and interrupts with ctx itself.
-	if s, ok := x.load.(serviceDriver); ok && err == nil && ctx.Err() == nil {
-		err = s.afterLoad(ctx, x)
-	}
-	if cerr := x.collect(cctx); cerr != nil && err == nil {
+	err = p.afterLoad(ctx, err)
+	if cerr := p.collect(cctx); cerr != nil && err == nil {
 		err = cerr
 	}
-	if terr := x.teardown(cctx); terr != nil {
+	if terr := p.teardown(cctx); terr != nil {
 		r.opts.Progress.Logf("cleanup: %v (run `shutdownlab clean` to sweep)", terr)
 		if err == nil {
 			err = terr
 		}
 	}
 	x.meta.TeardownMs = ms(time.Since(tEnd))
+	p.finish(&x.meta)
 	x.judge(ctx, err)
 	return x.meta
 }
@@ -182,11 +180,11 @@ func (x *run) overlapped(ctx context.Context, w *overlapWatch) []string {
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
-// execute sets up, loads, acts and observes. Containers it creates are
-// recorded in x before any error check so teardown always finds them.
-// Every wait in it is bounded and ends on Ctrl-C (ctx) too.
-func (x *run) execute(ctx context.Context, t0 time.Time) (retErr error) {
-	if err := x.setUp(ctx); err != nil {
+// execute sets up, loads, acts and observes, on platform p. Containers
+// it creates are recorded before any error check so teardown always finds
+// them. Every wait in it is bounded and ends on Ctrl-C (ctx) too.
+func (x *run) execute(ctx context.Context, p platform, t0 time.Time) (retErr error) {
+	if err := x.setUp(ctx, p); err != nil {
 		return err
 	}
 	// Stream the agent's records to disk while it runs.
@@ -229,7 +227,7 @@ func (x *run) execute(ctx context.Context, t0 time.Time) (retErr error) {
 	stopTicker := x.tickProgress(loadStart)
 	defer stopTicker()
 
-	if err := x.act(rctx, loadStart); err != nil {
+	if err := p.act(rctx, loadStart); err != nil {
 		return err
 	}
 	return x.awaitAgent(rctx, loadStart)

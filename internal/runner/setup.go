@@ -10,20 +10,20 @@ import (
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
-// setUp creates the run's network and starts the replicas, the proxy and
-// the agent, within a bound: the ready wait plus setupSlack.
-func (x *run) setUp(ctx context.Context) error {
+// setUp has platform p create the run's network and start the replicas,
+// the proxy and the agent, within a bound: the ready wait plus setupSlack.
+func (x *run) setUp(ctx context.Context, p platform) error {
 	bound := max(x.readyTimeout(), proxyReadyTimeout) + setupSlack
 	sctx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
-	err := x.startAll(sctx)
+	err := p.startAll(sctx)
 	if err != nil && ctx.Err() == nil && errors.Is(sctx.Err(), context.DeadlineExceeded) {
-		return invalidf("set-up (network, containers, readiness) took longer than %s: %v", bound, err)
+		return invalidf("set-up (%s) took longer than %s: %v", p.setUpParts(), bound, err)
 	}
 	return err
 }
 
-// startAll is setUp without its bound.
+// startAll is the Docker platform's set-up, without its bound.
 func (x *run) startAll(ctx context.Context) error {
 	eng := x.r.eng
 	labels := map[string]string{"shutdownlab.run": x.name, "shutdownlab.scenario": x.spec.Name}
