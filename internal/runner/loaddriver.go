@@ -26,10 +26,10 @@ type loadDriver interface {
 	// image returns the image the load's container runs, built (or found
 	// by content hash) on first use.
 	image(ctx context.Context, imgs imageSource) (string, error)
-	// args are the container's arguments for run x: where to send the
-	// load (x.agentTarget()), the ready wait (x.readyTimeout()), and the
-	// kind's own settings in x.spec.Load.
-	args(x *run) []string
+	// args are the container's arguments for the run v: where to send the
+	// load (v.agentTarget()), the ready wait (v.readyTimeout()), and the
+	// kind's own settings in v.scenario().Load.
+	args(v loadView) []string
 	// bound is how long after its start line the load may run before it
 	// should have ended by itself; past it (plus agentExitSlack) the run
 	// is invalid.
@@ -74,6 +74,22 @@ func newLoadDriver(kind scenarios.LoadKind) (loadDriver, error) {
 	return mk(), nil
 }
 
+// loadView is what a load driver sees of its run when it builds its
+// container's arguments: not the whole run.
+type loadView interface {
+	// scenario is the variant's scenario.
+	scenario() *scenarios.Spec
+	// agentTarget is where the load goes: the first replica, or the proxy.
+	agentTarget() string
+	// readyTimeout is how long the target may take to be ready.
+	readyTimeout() time.Duration
+	// runSeq numbers the run within the session (unique request ids).
+	runSeq() int
+}
+
+func (x *run) scenario() *scenarios.Spec { return &x.spec }
+func (x *run) runSeq() int               { return x.r.seq }
+
 // serviceDriver is implemented by a load kind that needs more than the
 // replicas and its own container: services started before the replicas
 // (the jobs load's PostgreSQL), environment for every replica, and work
@@ -101,17 +117,18 @@ type variantAnnouncer interface {
 }
 
 // progressCounter is implemented by a driver whose load is not counted in
-// requests: progress says what it counted so far (it may be called while
-// the stream is being observed, so it must be safe for that).
+// requests: progress says what it counted so far, with s the run's output
+// stream (it may be called while the stream is being observed, so it must
+// be safe for that).
 type progressCounter interface {
-	progress() LoadCount
+	progress(s *agentStream) LoadCount
 }
 
 // loadCount is the run's load progress: the driver's own count, or the
 // requests the agent stream counted.
 func (x *run) loadCount() LoadCount {
 	if c, ok := x.load.(progressCounter); ok {
-		return c.progress()
+		return c.progress(x.stream)
 	}
 	return LoadCount{Done: x.stream.requests.Load(), Failed: x.stream.failed.Load(), Unit: "requests"}
 }

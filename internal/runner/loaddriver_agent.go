@@ -27,10 +27,10 @@ func (agentDriver) image(ctx context.Context, imgs imageSource) (string, error) 
 }
 
 // args are the load agent's flags for the scenario's load.
-func (agentDriver) args(x *run) []string {
-	l := x.spec.Load
+func (agentDriver) args(v loadView) []string {
+	l := v.scenario().Load
 	args := []string{
-		"-target", x.agentTarget(),
+		"-target", v.agentTarget(),
 		"-shape", string(l.Shape),
 		"-clients", strconv.Itoa(l.Clients),
 		"-duration", l.Duration.String(),
@@ -39,10 +39,10 @@ func (agentDriver) args(x *run) []string {
 		"-drain", agentDrain.String(),
 		"-fail-pause", l.FailPause.String(),
 		"-stagger", l.StaggerSpan().String(),
-		"-wait-ready", x.spec.Target.Protocol.ReadyPath,
-		"-wait-timeout", x.readyTimeout().String(),
+		"-wait-ready", v.scenario().Target.Protocol.ReadyPath,
+		"-wait-timeout", v.readyTimeout().String(),
 		"-mix", mixFlag(l.Mix),
-		"-id-prefix", fmt.Sprintf("r%d", x.r.seq),
+		"-id-prefix", fmt.Sprintf("r%d", v.runSeq()),
 	}
 	if j := l.Job; j != nil {
 		// The agent sends the job request itself at load start + at, so

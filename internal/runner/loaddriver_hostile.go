@@ -21,11 +21,11 @@ func (hostileDriver) name() string { return "hostile clients" }
 // args are the agent's flags for load.hostile: load.duration is how long
 // attempts start, load.timeout bounds each, the agent's drain cuts the
 // last ones off.
-func (hostileDriver) args(x *run) []string {
-	l := x.spec.Load
+func (hostileDriver) args(v loadView) []string {
+	l := v.scenario().Load
 	h := l.Hostile
 	args := []string{
-		"-target", x.agentTarget(),
+		"-target", v.agentTarget(),
 		"-hostile", h.Kind,
 		"-hostile-method", h.Method,
 		"-hostile-path", h.Path,
@@ -36,9 +36,9 @@ func (hostileDriver) args(x *run) []string {
 		"-max-requests", strconv.Itoa(h.MaxAttempts),
 		"-timeout", l.Timeout.String(),
 		"-drain", agentDrain.String(),
-		"-wait-ready", x.spec.Target.Protocol.ReadyPath,
-		"-wait-timeout", x.readyTimeout().String(),
-		"-id-prefix", fmt.Sprintf("r%d-h", x.r.seq),
+		"-wait-ready", v.scenario().Target.Protocol.ReadyPath,
+		"-wait-timeout", v.readyTimeout().String(),
+		"-id-prefix", fmt.Sprintf("r%d-h", v.runSeq()),
 	}
 	if h.Kind == scenarios.HostileAbort {
 		return append(args, "-hostile-abort-after", strconv.Itoa(h.AbortBytes()),

@@ -41,10 +41,6 @@ type jobsDriver struct {
 	// drawn by startServices): replicas and the producer connect with it.
 	password string
 
-	// stream is the run's output stream (set by args), whose request
-	// counters the progress shows beside the jobs.
-	stream *agentStream
-
 	mu        sync.Mutex
 	lines     int
 	line      *record.JobsLine
@@ -54,14 +50,14 @@ type jobsDriver struct {
 
 // progress is the latest jobs_progress line: jobs finished of those
 // inserted, and with the /db load its requests and failures.
-func (d *jobsDriver) progress() LoadCount {
+func (d *jobsDriver) progress(s *agentStream) LoadCount {
 	d.mu.Lock()
 	p := d.progLine
 	d.mu.Unlock()
 	c := LoadCount{Done: int64(p.Finished), Unit: fmt.Sprintf("of %d jobs finished", p.Inserted)}
-	if d.http && d.stream != nil {
-		c.Unit += fmt.Sprintf(", %d /db requests", d.stream.requests.Load())
-		c.Failed = d.stream.failed.Load()
+	if d.http && s != nil {
+		c.Unit += fmt.Sprintf(", %d /db requests", s.requests.Load())
+		c.Failed = s.failed.Load()
 	}
 	return c
 }
@@ -79,11 +75,10 @@ func (*jobsDriver) image(ctx context.Context, imgs imageSource) (string, error) 
 // args are cmd/jobagent's flags for load.jobs: the database by its alias
 // on the run network, the ready wait and the /db load on the agent's
 // target.
-func (d *jobsDriver) args(x *run) []string {
-	l := x.spec.Load
+func (d *jobsDriver) args(v loadView) []string {
+	l := v.scenario().Load
 	j := l.Jobs
 	d.http = j.HTTPClients > 0
-	d.stream = x.stream
 	args := []string{
 		"-dsn", service.DSN(postgresAlias, d.password),
 		"-count", strconv.Itoa(j.Count),
@@ -92,17 +87,17 @@ func (d *jobsDriver) args(x *run) []string {
 		"-step-ms", strconv.Itoa(j.StepMS),
 		"-idempotent=" + strconv.FormatBool(j.Idempotent),
 		"-duration", l.Duration.String(),
-		"-http-target", x.agentTarget(),
+		"-http-target", v.agentTarget(),
 		"-http-clients", strconv.Itoa(j.HTTPClients),
-		"-wait-ready", x.spec.Target.Protocol.ReadyPath,
-		"-wait-timeout", x.readyTimeout().String(),
+		"-wait-ready", v.scenario().Target.Protocol.ReadyPath,
+		"-wait-timeout", v.readyTimeout().String(),
 	}
 	if j.Quiet != nil {
 		args = append(args, "-quiet", j.Quiet.String())
 	}
 	if d.http {
 		args = append(args, "-http-ms", strconv.Itoa(j.HTTPMS), "-http-timeout", l.Timeout.String(),
-			"-drain", agentDrain.String(), "-id-prefix", fmt.Sprintf("r%d", x.r.seq))
+			"-drain", agentDrain.String(), "-id-prefix", fmt.Sprintf("r%d", v.runSeq()))
 	}
 	return args
 }

@@ -285,19 +285,19 @@ func lastIndexOf(calls []string, prefix string) int {
 // progress line makes the run's output malformed.
 func TestJobsProgress(t *testing.T) {
 	d := &jobsDriver{}
-	if got := d.progress(); got.Done != 0 || got.Unit != "of 0 jobs finished" {
+	if got := d.progress(nil); got.Done != 0 || got.Unit != "of 0 jobs finished" {
 		t.Errorf("before any line: %+v", got)
 	}
 	d.observe(record.TypeJobsProgress, []byte(`{"type":"jobs_progress","ts_ns":1,"finished":1,"inserted":4}`))
 	d.observe(record.TypeJobsProgress, []byte(`{"type":"jobs_progress","ts_ns":2,"finished":3,"inserted":4}`))
-	if got := d.progress(); got.Done != 3 || got.Unit != "of 4 jobs finished" || got.Failed != 0 {
+	if got := d.progress(nil); got.Done != 3 || got.Unit != "of 4 jobs finished" || got.Failed != 0 {
 		t.Errorf("after two lines: %+v", got)
 	}
 	s := newAgentStream()
 	s.requests.Store(30)
 	s.failed.Store(5)
-	d.http, d.stream = true, s
-	if got := d.progress(); got.Done != 3 || got.Unit != "of 4 jobs finished, 30 /db requests" || got.Failed != 5 {
+	d.http = true
+	if got := d.progress(s); got.Done != 3 || got.Unit != "of 4 jobs finished, 30 /db requests" || got.Failed != 5 {
 		t.Errorf("with the /db load: %+v", got)
 	}
 	d.observe(record.TypeJobsProgress, []byte(`{"type":"jobs_progress","finished":"x"}`))

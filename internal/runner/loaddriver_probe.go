@@ -30,17 +30,17 @@ func (probeDriver) image(ctx context.Context, imgs imageSource) (string, error) 
 // args are cmd/probe's flags for the scenario's probe: one raw connection
 // to replica 0, after the target's ready path answered 200 (on other
 // connections). load.timeout bounds the response.
-func (probeDriver) args(x *run) []string {
-	p := x.spec.Load.Probe
+func (probeDriver) args(v loadView) []string {
+	p := v.scenario().Load.Probe
 	return []string{
 		"-kind", string(p.Kind),
-		"-target", x.agentTarget(),
+		"-target", v.agentTarget(),
 		"-ms", strconv.Itoa(p.RequestMs()),
 		"-max-wait", p.MaxWait.String(),
-		"-timeout", x.spec.Load.Timeout.String(),
-		"-wait-ready", x.spec.Target.Protocol.ReadyPath,
-		"-wait-timeout", x.readyTimeout().String(),
-		"-id", fmt.Sprintf("r%d-probe", x.r.seq),
+		"-timeout", v.scenario().Load.Timeout.String(),
+		"-wait-ready", v.scenario().Target.Protocol.ReadyPath,
+		"-wait-timeout", v.readyTimeout().String(),
+		"-id", fmt.Sprintf("r%d-probe", v.runSeq()),
 	}
 }
 

@@ -38,25 +38,25 @@ func (*wsDriver) image(ctx context.Context, imgs imageSource) (string, error) {
 	return ref, nil
 }
 
-// wsSeed is the seed of run x's client delays: load.ws.seed, or one
+// wsSeed is the seed of run v's client delays: load.ws.seed, or one
 // derived from the run's sequence number (recorded in the agent's
 // arguments, so a run can be repeated).
-func wsSeed(x *run) uint64 {
-	if s := x.spec.Load.WS.Seed; s != 0 {
+func wsSeed(v loadView) uint64 {
+	if s := v.scenario().Load.WS.Seed; s != 0 {
 		return s
 	}
-	return uint64(x.r.seq) + 1
+	return uint64(v.runSeq()) + 1
 }
 
 // args are cmd/wsagent's flags for the scenario's ws block; it keeps the
 // client count for check.
-func (d *wsDriver) args(x *run) []string {
-	l := x.spec.Load
+func (d *wsDriver) args(v loadView) []string {
+	l := v.scenario().Load
 	w := l.WS
 	d.clients = w.Clients
 	p := w.Policy
 	args := []string{
-		"-target", x.agentTarget(),
+		"-target", v.agentTarget(),
 		"-path", w.Path,
 		"-clients", strconv.Itoa(w.Clients),
 		"-policy", p.Kind,
@@ -68,9 +68,9 @@ func (d *wsDriver) args(x *run) []string {
 		"-ramp", w.RampSpan(l.Duration.D()).String(),
 		"-handshake-timeout", w.HandshakeTimeout.String(),
 		"-close-timeout", w.CloseTimeout.String(),
-		"-seed", strconv.FormatUint(wsSeed(x), 10),
-		"-wait-ready", x.spec.Target.Protocol.ReadyPath,
-		"-wait-timeout", x.readyTimeout().String(),
+		"-seed", strconv.FormatUint(wsSeed(v), 10),
+		"-wait-ready", v.scenario().Target.Protocol.ReadyPath,
+		"-wait-timeout", v.readyTimeout().String(),
 	}
 	if p.Kind != scenarios.WSImmediate {
 		args = append(args, "-base", p.Base.String(), "-cap", p.Cap.String())
@@ -122,7 +122,7 @@ func (d *wsDriver) observe(typ string, line []byte) {
 }
 
 // progress counts connection attempts.
-func (d *wsDriver) progress() LoadCount {
+func (d *wsDriver) progress(*agentStream) LoadCount {
 	return LoadCount{Done: d.attempts.Load(), Failed: d.failed.Load(), Unit: "connection attempts"}
 }
 
