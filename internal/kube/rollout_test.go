@@ -12,11 +12,11 @@ func TestResolveFenceposts(t *testing.T) {
 	pct := func(s string) *intstr.IntOrString { v := intstr.FromString(s); return &v }
 	n := func(i int) *intstr.IntOrString { v := intstr.FromInt32(int32(i)); return &v }
 	tests := []struct {
-		rule                  string
-		surge, unavailable    *intstr.IntOrString
-		replicas              int
+		rule                   string
+		surge, unavailable     *intstr.IntOrString
+		replicas               int
 		wantSurge, wantUnavail int
-		wantErr               bool
+		wantErr                bool
 	}{
 		{"defaults 25%/25% of 4: 1 and 1", nil, nil, 4, 1, 1, false},
 		{"a surge percentage rounds up: 25% of 3 is 1", nil, pct("0%"), 3, 1, 0, false},

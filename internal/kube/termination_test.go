@@ -12,12 +12,12 @@ import (
 func TestSchedule(t *testing.T) {
 	s := time.Second
 	tests := []struct {
-		rule                string
-		grace               time.Duration
-		hook                bool
-		took                time.Duration
+		rule                  string
+		grace                 time.Duration
+		hook                  bool
+		took                  time.Duration
 		hookEnd, signal, kill time.Duration
-		extended            bool
+		extended              bool
 	}{
 		{"no hook: the stop signal at once, SIGKILL after the grace period", 30 * s, false, 0, 0, 0, 30 * s, false},
 		{"the hook runs first; the signal follows it; the grace period counts from T0, hook included", 30 * s, true, 5 * s, 5 * s, 5 * s, 30 * s, false},
