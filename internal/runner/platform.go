@@ -48,8 +48,8 @@ func newPlatform(x *run) (platform, error) {
 	if x.spec.Platform != scenarios.PlatformSwarm {
 		return dockerPlatform{x}, nil
 	}
-	if x.r.dock == nil {
-		return nil, errors.New("platform swarm needs a Docker engine (not a fake)")
+	if x.r.swarm == nil {
+		return nil, errors.New("platform swarm needs a Docker engine that can host a swarm service (this runner has none)")
 	}
 	return newSwarmPlatform(x), nil
 }

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/moby/moby/client"
-
 	"github.com/shutdownlab/shutdownlab/internal/swarm"
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/scenarios"
@@ -46,11 +44,11 @@ const (
 // It embeds the run for its fields; every platform method is its own.
 type swarmPlatform struct {
 	*run
-	sw        *swarm.Engine
-	lease     *swarm.Lease
+	sw        orchestrator
+	lease     swarmLease
 	netID     string
 	serviceID string
-	watch     *swarm.Watch
+	watch     serviceWatch
 	rec       *record.Rollout
 	// forceUpdate is the new tasks' generation once the update was sent.
 	forceUpdate uint64
@@ -58,7 +56,7 @@ type swarmPlatform struct {
 
 // newSwarmPlatform is the swarm platform of run x.
 func newSwarmPlatform(x *run) *swarmPlatform {
-	return &swarmPlatform{run: x, sw: swarm.New(x.r.dock), rec: &record.Rollout{}}
+	return &swarmPlatform{run: x, sw: x.r.swarm, rec: &record.Rollout{}}
 }
 
 // grace is the tasks' stop grace period (Swarm's 10 s without a rollout
@@ -95,11 +93,11 @@ func (s *swarmPlatform) finish(meta *record.Meta) {
 // startAll is setUp without its bound.
 func (s *swarmPlatform) startAll(ctx context.Context) error {
 	x := s.run
-	lease, err := s.sw.Acquire(ctx)
+	lease, created, err := s.sw.Acquire(ctx)
 	if err != nil {
 		return err
 	}
-	s.lease, s.rec.SwarmCreated = lease, lease.Created
+	s.lease, s.rec.SwarmCreated = lease, created
 	if err := s.checkAgentNode(ctx); err != nil {
 		return err
 	}
@@ -136,13 +134,13 @@ func (s *swarmPlatform) checkAgentNode(ctx context.Context) error {
 	if want == "" || want == "local" {
 		return nil
 	}
-	info, err := s.sw.Docker().Client().Info(ctx, client.InfoOptions{})
+	node, err := s.sw.NodeName(ctx)
 	if err != nil {
-		return fmt.Errorf("docker info: %w", err)
+		return err
 	}
-	if info.Info.Name != want {
+	if node != want {
 		return invalidf("swarm.agent_node %q: the load agent runs on the engine shutdownlab talks to, node %q; point DOCKER_HOST at %q",
-			want, info.Info.Name, want)
+			want, node, want)
 	}
 	return nil
 }

@@ -2,9 +2,15 @@ package runner
 
 import (
 	"context"
+	"errors"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/shutdownlab/shutdownlab/record"
+	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
 // TestPlatformChoice: the scenario's platform picks the implementation of
@@ -19,10 +25,102 @@ func TestPlatformChoice(t *testing.T) {
 	}
 	sw := fakeVariant(t, "swarm-rollout", time.Second)
 	m := r.runOnce(context.Background(), sw, 1, t.TempDir())
-	if m.Valid || !strings.Contains(m.InvalidReason, "platform swarm needs a Docker engine") {
+	if m.Valid || !strings.Contains(m.InvalidReason, "platform swarm needs a Docker engine that can host") {
 		t.Fatalf("swarm on a fake engine: valid %v, reason %q", m.Valid, m.InvalidReason)
 	}
 	if calls := f.Calls(); len(calls) != 0 {
 		t.Errorf("engine calls for a run that could not begin: %q", calls)
+	}
+}
+
+// TestSwarmLifecycle runs platform swarm's whole lifecycle on fakes: the
+// lease, the overlay, the service and its tasks, the proxy and the agent
+// on the shared start wait, the rollout at action.at, then collect (every
+// task, old and new, with its generation), teardown (service, sweep,
+// lease) and the rollout record — the same lifecycle as Docker's.
+func TestSwarmLifecycle(t *testing.T) {
+	f := newFakeEngine(map[string]fakeScript{"agent": fakeAgent(3, 3, 0), "proxy": {stdout: []string{caddyReadyLine}},
+		"task-1-0": happyReplica(), "task-2-0": happyReplica(), "task-1-1": happyReplica(), "task-2-1": happyReplica()})
+	r := newFakeRunner(t, f)
+	sw := newFakeSwarm(f)
+	r.swarm = sw
+	v := fakeVariant(t, "swarm-rollout", time.Second)
+	v.Spec.Action.At = scenarios.Duration(20 * time.Millisecond)
+	m := r.runOnce(context.Background(), v, 1, filepath.Join(t.TempDir(), "run-001"))
+	if !m.Valid {
+		t.Fatalf("invalid: %s (engine calls %q, swarm calls %q)", m.InvalidReason, f.Calls(), sw.Calls())
+	}
+	ro := m.Rollout
+	if ro == nil || !ro.Converged || ro.ServiceID != "svc-1" || !ro.SwarmCreated || ro.ForceUpdate != 1 {
+		t.Fatalf("rollout record %+v", ro)
+	}
+	gens := map[string]int{}
+	for _, tk := range ro.Tasks {
+		gens[tk.Generation]++
+	}
+	if gens[record.GenerationOld] != 2 || gens[record.GenerationNew] != 2 {
+		t.Errorf("task generations %v, want 2 old and 2 new", gens)
+	}
+	want := []string{"Acquire", "CreateOverlay", "CreateService", "WatchService", "WaitConverged", "Update", "WaitConverged", "Tasks", "RemoveService", "Release"}
+	if got := sw.Calls(); !slices.Equal(got, want) {
+		t.Errorf("swarm calls %q, want %q", got, want)
+	}
+	if live := f.live(); len(live) != 0 {
+		t.Errorf("left running after teardown: %q", live)
+	}
+}
+
+// TestSwarmAgentNode: a scenario whose agent must run on another node is
+// refused with the node to point DOCKER_HOST at, and nothing is left.
+func TestSwarmAgentNode(t *testing.T) {
+	f := newFakeEngine(nil)
+	r := newFakeRunner(t, f)
+	sw := newFakeSwarm(f)
+	r.swarm = sw
+	v := fakeVariant(t, "swarm-rollout", time.Second)
+	v.Spec.Swarm.AgentNode = "worker-2"
+	m := r.runOnce(context.Background(), v, 1, t.TempDir())
+	if m.Valid || !strings.Contains(m.InvalidReason, `swarm.agent_node "worker-2"`) || !strings.Contains(m.InvalidReason, `node "fake-node"`) {
+		t.Errorf("valid %v reason %q", m.Valid, m.InvalidReason)
+	}
+	if c := sw.Calls(); c[len(c)-1] != "Release" {
+		t.Errorf("lease not released: %q", c)
+	}
+}
+
+// TestSwarmFaults: an orchestrator that refuses a step makes the run
+// invalid with its reason, and teardown still removes what was created
+// and gives the lease back.
+func TestSwarmFaults(t *testing.T) {
+	tests := []struct {
+		fail, reason string
+		removed      bool // the service existed, so teardown removes it
+	}{
+		{"CreateService", "create refused", false},
+		{"Update", "action rollout: update refused", true},
+		{"Tasks", "tasks refused", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.fail, func(t *testing.T) {
+			f := newFakeEngine(map[string]fakeScript{"agent": fakeAgent(3, 3, 0), "proxy": {stdout: []string{caddyReadyLine}},
+				"task-1-0": happyReplica(), "task-2-0": happyReplica()})
+			r := newFakeRunner(t, f)
+			sw := newFakeSwarm(f)
+			sw.fail[tt.fail] = errors.New(strings.TrimPrefix(tt.reason, "action rollout: "))
+			r.swarm = sw
+			v := fakeVariant(t, "swarm-rollout", time.Second)
+			v.Spec.Action.At = scenarios.Duration(20 * time.Millisecond)
+			m := r.runOnce(context.Background(), v, 1, t.TempDir())
+			if m.Valid || !strings.Contains(m.InvalidReason, tt.reason) {
+				t.Errorf("valid %v reason %q, want %q", m.Valid, m.InvalidReason, tt.reason)
+			}
+			calls := sw.Calls()
+			if slices.Contains(calls, "RemoveService") != tt.removed || calls[len(calls)-1] != "Release" {
+				t.Errorf("swarm calls %q: service removed want %v, lease released last", calls, tt.removed)
+			}
+			if live := f.live(); len(live) != 0 {
+				t.Errorf("left running: %q", live)
+			}
+		})
 	}
 }

@@ -40,6 +40,9 @@ type Runner struct {
 	eng engine
 	// dock is the Docker engine (nil under a fake): Engine, Close.
 	dock *docker.Engine
+	// swarm orchestrates platform swarm's services (nil: this runner
+	// cannot host one).
+	swarm orchestrator
 	// overlap lists other sessions' containers (dock's client).
 	overlap overlapLister
 	info    docker.Info
@@ -70,7 +73,7 @@ func New(ctx context.Context, opts Options) (*Runner, error) {
 		return nil, err
 	}
 	cache := images.NewCache(eng, opts.ModuleDir, progressWriter{opts.Progress})
-	r := &Runner{opts: opts, eng: eng, dock: eng, overlap: eng.Client(), imgs: cache,
+	r := &Runner{opts: opts, eng: eng, dock: eng, swarm: newSwarmEngine(eng), overlap: eng.Client(), imgs: cache,
 		db: &dockerJobsDB{eng: eng, log: progressWriter{opts.Progress}}}
 	if r.info, err = eng.Info(ctx); err != nil {
 		eng.Close()
