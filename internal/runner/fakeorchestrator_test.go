@@ -31,7 +31,9 @@ type fakeSwarm struct {
 
 var _ orchestrator = (*fakeSwarm)(nil)
 
-func newFakeSwarm(eng *fakeEngine) *fakeSwarm { return &fakeSwarm{eng: eng, fail: map[string]error{}, node: "fake-node"} }
+func newFakeSwarm(eng *fakeEngine) *fakeSwarm {
+	return &fakeSwarm{eng: eng, fail: map[string]error{}, node: "fake-node"}
+}
 
 func (s *fakeSwarm) call(what string) error {
 	s.mu.Lock()
