@@ -8,6 +8,7 @@ import (
 
 	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 	"github.com/shutdownlab/shutdownlab/record"
+	"github.com/shutdownlab/shutdownlab/report/plotkit"
 )
 
 // MaxLatencyPoints bounds the points of one latency plot; above it the ok
@@ -128,34 +129,20 @@ func seriesKey(r *record.Request) string {
 	return seriesUnknown
 }
 
-// LatencyPoint is one request on a latency plot.
-type LatencyPoint struct {
-	// X is the start in seconds after load start; Y the latency in ms.
-	X, Y float64
-}
-
 // latencySeries is the kept points of one series.
 type latencySeries struct {
-	Key    string
-	Points []LatencyPoint
+	Key string
+	// Points are the requests: X the start in seconds after load start,
+	// Y the latency in ms.
+	Points []plotkit.Point
 	// Total counts the series' requests before subsampling.
 	Total int
-}
-
-// latencyMarker is one vertical line of a latency plot.
-type latencyMarker struct {
-	// Name is the marker's kind: "t0", "t", or a Phase name.
-	Name string
-	// Label is the legend text, with the time after t₀.
-	Label string
-	// X is seconds after load start.
-	X float64
 }
 
 // latencyData is everything a latency plot shows, before drawing.
 type latencyData struct {
 	Series  []latencySeries
-	Markers []latencyMarker
+	Markers []plotkit.Marker
 	// Total counts plotted-class requests; Kept how many are drawn.
 	Total, Kept int
 	// NotSent counts the not_sent requests left out.
@@ -241,7 +228,7 @@ func (lb *latencyBuilder) finish(maxPoints int) latencyData {
 				continue
 			}
 		}
-		s.Points = append(s.Points, LatencyPoint{X: float64(p.start-base) / 1e9, Y: float64(p.lat) / 1e6})
+		s.Points = append(s.Points, plotkit.Point{X: float64(p.start-base) / 1e9, Y: float64(p.lat) / 1e6})
 		d.Kept++
 	}
 	for i, s := range series {
@@ -285,19 +272,19 @@ func loadStart(meta record.Meta, pts []rawPoint) int64 {
 // replica's ready_false, listener_closed, drained, deadline and engine exit,
 // and the proxy's acknowledgement of a deregistration. None without an
 // action.
-func latencyMarkers(meta record.Meta, base int64) []latencyMarker {
+func latencyMarkers(meta record.Meta, base int64) []plotkit.Marker {
 	tl := RunTimeline(meta)
 	if tl.T0 == 0 {
 		return nil
 	}
-	var out []latencyMarker
+	var out []plotkit.Marker
 	mk := func(name, label string, at int64) {
-		out = append(out, latencyMarker{Name: name, X: float64(at-base) / 1e9,
+		out = append(out, plotkit.Marker{Name: name, X: float64(at-base) / 1e9,
 			Label: fmt.Sprintf("%s %s ms", label, signedMs(float64(at-tl.T0)/1e6))})
 	}
-	mk("t0", "t0 action sent", tl.T0)
+	mk(plotkit.MarkerAction, "t0 action sent", tl.T0)
 	if t, ref := SignalTime(meta); t != tl.T0 {
-		mk("t", "t signal ("+ref+")", t)
+		mk(plotkit.MarkerSignal, "t signal ("+ref+")", t)
 	}
 	for _, p := range []string{PhaseReadyFalse, PhaseListenerClosed, PhaseDrained, PhaseDeadline, PhaseExit, PhaseDeregAcked} {
 		if at := tl.At[p]; at != 0 {

@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/shutdownlab/shutdownlab/internal/resultdir"
+	"github.com/shutdownlab/shutdownlab/report/plotkit"
 )
 
 // DeregPlotFile is the deregistration curve plot, once per result whose
@@ -75,7 +76,7 @@ func renderDereg(lines []deregLine, scenario string) ([]byte, error) {
 	if len(lines) == 0 {
 		return nil, fmt.Errorf("no variant with valid runs")
 	}
-	p, leg := newPlot(scenario + " · failed requests vs deregistration delay\nmean over valid runs; one line per PRESTOP_MS")
+	p, leg := plotkit.NewPlot(scenario + " · failed requests vs deregistration delay\nmean over valid runs; one line per PRESTOP_MS")
 	p.X.Label.Text, p.Y.Label.Text = "deregister_after (ms after the stop signal)", "failed requests"
 	xmax, ymax := 0.0, 0.0
 	for i, l := range lines {
@@ -83,8 +84,8 @@ func renderDereg(lines []deregLine, scenario string) ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("PRESTOP_MS %s: %w", l.PreStop, err)
 		}
-		line.LineStyle = variantLineStyle(i)
-		pts.GlyphStyle = draw.GlyphStyle{Color: variantColors[i%len(variantColors)], Radius: vg.Points(3), Shape: draw.CircleGlyph{}}
+		line.LineStyle = plotkit.VariantLineStyle(i)
+		pts.GlyphStyle = draw.GlyphStyle{Color: plotkit.VariantColors[i%len(plotkit.VariantColors)], Radius: vg.Points(3), Shape: draw.CircleGlyph{}}
 		p.Add(line, pts)
 		name := "PRESTOP_MS unset"
 		if l.PreStop != "" {
@@ -97,11 +98,11 @@ func renderDereg(lines []deregLine, scenario string) ([]byte, error) {
 	}
 	p.X.Min, p.X.Max = 0, math.Max(xmax*1.05, 1)
 	p.Y.Min, p.Y.Max = 0, math.Max(ymax*1.08, 1)
-	w := latencyW
-	return renderPNG(w, latencyH, func(c draw.Canvas) error {
-		p.Draw(draw.Crop(c, 0, -legendW, 0, 0))
+	w := plotkit.Width
+	return plotkit.RenderPNG(w, plotkit.Height, func(c draw.Canvas) error {
+		p.Draw(draw.Crop(c, 0, -plotkit.LegendWidth, 0, 0))
 		leg.YOffs = -vg.Points(40)
-		leg.Draw(draw.Crop(c, w-legendW+vg.Points(10), 0, 0, 0))
+		leg.Draw(draw.Crop(c, w-plotkit.LegendWidth+vg.Points(10), 0, 0, 0))
 		return nil
 	})
 }

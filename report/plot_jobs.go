@@ -8,6 +8,7 @@ import (
 
 	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 	"github.com/shutdownlab/shutdownlab/record"
+	"github.com/shutdownlab/shutdownlab/report/plotkit"
 )
 
 // JobsPlotFile is the per-job timeline of one run of each variant with a
@@ -60,7 +61,7 @@ type jobsPlotData struct {
 	Acted    int
 	// Markers are vertical lines: the action, the signal, the signal
 	// again, the end of the grace period, the acted-on replica's exit.
-	Markers []latencyMarker
+	Markers []plotkit.Marker
 	// Total counts the jobs the acted-on replica ran (Rows holds the
 	// first maxJobRows of them).
 	Total int
@@ -170,19 +171,19 @@ func jobsRow(meta record.Meta, e record.JobEntry, sec func(int64) float64, end i
 // jobsMarkers are the job timeline's vertical lines: the action sent,
 // the signal (as the app logged it, when it differs), the signal again,
 // the end of a stop's grace period, the acted-on replica's exit.
-func jobsMarkers(meta record.Meta, origin int64, acted int) []latencyMarker {
+func jobsMarkers(meta record.Meta, origin int64, acted int) []plotkit.Marker {
 	a := meta.Action
 	if a == nil || a.SentNs == 0 {
 		return nil
 	}
-	var out []latencyMarker
+	var out []plotkit.Marker
 	mk := func(name, label string, at int64) {
-		out = append(out, latencyMarker{Name: name, X: float64(at-origin) / 1e9,
+		out = append(out, plotkit.Marker{Name: name, X: float64(at-origin) / 1e9,
 			Label: fmt.Sprintf("%s %s ms", label, signedMs(float64(at-a.SentNs)/1e6))})
 	}
-	mk("t0", "t0 action sent", a.SentNs)
+	mk(plotkit.MarkerAction, "t0 action sent", a.SentNs)
 	if t, ref := SignalTime(meta); t != a.SentNs {
-		mk("t", "t signal ("+ref+")", t)
+		mk(plotkit.MarkerSignal, "t signal ("+ref+")", t)
 	}
 	if g := a.Again; g != nil && g.SentNs > 0 {
 		mk(jobsMarkAgain, "signal again", g.SentNs)

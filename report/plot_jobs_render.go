@@ -9,36 +9,38 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/shutdownlab/shutdownlab/report/plotkit"
 )
 
 // jobsMarkerStyles are the job timeline's own vertical lines (the others
 // are markerStyles').
 var jobsMarkerStyles = map[string]draw.LineStyle{
-	jobsMarkAgain: {Color: rgb(0xD55E00), Width: vg.Points(1.5), Dashes: []vg.Length{vg.Points(2), vg.Points(2)}},
-	jobsMarkGrace: {Color: rgb(0x7F0000), Width: vg.Points(1.5), Dashes: []vg.Length{vg.Points(8), vg.Points(3)}},
+	jobsMarkAgain: {Color: plotkit.RGB(0xD55E00), Width: vg.Points(1.5), Dashes: []vg.Length{vg.Points(2), vg.Points(2)}},
+	jobsMarkGrace: {Color: plotkit.RGB(0x7F0000), Width: vg.Points(1.5), Dashes: []vg.Length{vg.Points(8), vg.Points(3)}},
 }
 
 // The job timeline's outcome glyphs.
 var (
-	jobsStoppedGlyph   = draw.GlyphStyle{Color: rgb(0xE69F00), Radius: vg.Points(5), Shape: draw.PyramidGlyph{}}
-	jobsCompletedGlyph = draw.GlyphStyle{Color: rgb(0x000000), Radius: vg.Points(4), Shape: draw.CircleGlyph{}}
-	jobsFailedGlyph    = draw.GlyphStyle{Color: rgb(0xD55E00), Radius: vg.Points(4), Shape: draw.CrossGlyph{}}
-	jobsResumedGlyph   = draw.GlyphStyle{Color: rgb(0x009E73), Radius: vg.Points(4), Shape: draw.BoxGlyph{}}
-	jobsStepStyle      = draw.LineStyle{Color: rgb(0x000000), Width: vg.Points(1)}
-	jobsAgainStyle     = draw.LineStyle{Color: rgb(0xCC79A7), Width: vg.Points(2.5)}
+	jobsStoppedGlyph   = draw.GlyphStyle{Color: plotkit.RGB(0xE69F00), Radius: vg.Points(5), Shape: draw.PyramidGlyph{}}
+	jobsCompletedGlyph = draw.GlyphStyle{Color: plotkit.RGB(0x000000), Radius: vg.Points(4), Shape: draw.CircleGlyph{}}
+	jobsFailedGlyph    = draw.GlyphStyle{Color: plotkit.RGB(0xD55E00), Radius: vg.Points(4), Shape: draw.CrossGlyph{}}
+	jobsResumedGlyph   = draw.GlyphStyle{Color: plotkit.RGB(0x009E73), Radius: vg.Points(4), Shape: draw.BoxGlyph{}}
+	jobsStepStyle      = draw.LineStyle{Color: plotkit.RGB(0x000000), Width: vg.Points(1)}
+	jobsAgainStyle     = draw.LineStyle{Color: plotkit.RGB(0xCC79A7), Width: vg.Points(2.5)}
 )
 
 // jobsReplicaColor is replica i's bar colour (the ws plots' palette;
 // grey for an unknown replica).
 func jobsReplicaColor(i int) color.Color {
 	if i < 0 {
-		return rgb(0x999999)
+		return plotkit.RGB(0x999999)
 	}
-	return variantColors[i%len(variantColors)]
+	return plotkit.VariantColors[i%len(plotkit.VariantColors)]
 }
 
 // jobsOpenColor is the bar colour of a run that never ended.
-var jobsOpenColor = rgb(0xCCCCCC)
+var jobsOpenColor = plotkit.RGB(0xCCCCCC)
 
 // jobBar is one run's bar on row Y.
 type jobBar struct {
@@ -163,7 +165,7 @@ func renderJobs(d jobsPlotData, title string) ([]byte, error) {
 	if len(d.Rows) == 0 {
 		return nil, fmt.Errorf("no job to draw")
 	}
-	p, leg := newPlot(jobsTitle(d, title))
+	p, leg := plotkit.NewPlot(jobsTitle(d, title))
 	p.X.Label.Text = d.Origin
 	l := layJobs(d)
 	for i := -1; i < len(d.Replicas); i++ {
@@ -214,7 +216,7 @@ func renderJobs(d jobsPlotData, title string) ([]byte, error) {
 		if !ok {
 			style = markerStyles[m.Name]
 		}
-		vl := &vline{X: m.X, Style: style}
+		vl := &plotkit.VLine{X: m.X, Style: style}
 		p.Add(vl)
 		leg.Add(m.Label, vl)
 		l.xmin, l.xmax = math.Min(l.xmin, m.X), math.Max(l.xmax, m.X)
@@ -226,10 +228,10 @@ func renderJobs(d jobsPlotData, title string) ([]byte, error) {
 	p.NominalY(names...)
 	p.Y.Min, p.Y.Max = -0.6, float64(len(d.Rows))-0.4
 	p.X.Min, p.X.Max = l.xmin-math.Max(0.02*(l.xmax-l.xmin), 0.01), l.xmax+math.Max(0.02*(l.xmax-l.xmin), 0.01)
-	h := min(max(latencyH, vg.Length(len(d.Rows))*0.24*vg.Inch+1.8*vg.Inch), 14*vg.Inch)
-	legW := legendW + 0.3*vg.Inch // fits "stopped at a checkpoint, handed back"
-	w := latencyW - legendW + legW
-	return renderPNG(w, h, func(c draw.Canvas) error {
+	h := min(max(plotkit.Height, vg.Length(len(d.Rows))*0.24*vg.Inch+1.8*vg.Inch), 14*vg.Inch)
+	legW := plotkit.LegendWidth + 0.3*vg.Inch // fits "stopped at a checkpoint, handed back"
+	w := plotkit.Width - plotkit.LegendWidth + legW
+	return plotkit.RenderPNG(w, h, func(c draw.Canvas) error {
 		p.Draw(draw.Crop(c, vg.Points(6), -legW, 0, 0)) // room for the row labels
 		leg.YOffs = -vg.Points(40)
 		leg.Draw(draw.Crop(c, w-legW+vg.Points(10), 0, 0, 0))

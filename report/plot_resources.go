@@ -12,13 +12,14 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/shutdownlab/shutdownlab/record"
+	"github.com/shutdownlab/shutdownlab/report/plotkit"
 )
 
 // fdSeries is one replica's open-fd total over time on a latency plot: X
 // seconds after the load start, Y the process tree's fds at that tick.
 type fdSeries struct {
 	Replica string
-	Points  []LatencyPoint
+	Points  []plotkit.Point
 }
 
 // fdSeriesOf turns a run's resource samples into one fd series per
@@ -36,7 +37,7 @@ func fdSeriesOf(samples []record.ResourceSample, base int64) []fdSeries {
 	for _, name := range names {
 		fs := fdSeries{Replica: name}
 		for _, k := range Ticks(samples, name) {
-			fs.Points = append(fs.Points, LatencyPoint{X: float64(k.TimeNs-base) / 1e9, Y: float64(k.FDs)})
+			fs.Points = append(fs.Points, plotkit.Point{X: float64(k.TimeNs-base) / 1e9, Y: float64(k.FDs)})
 		}
 		out = append(out, fs)
 	}
@@ -47,7 +48,7 @@ func fdSeriesOf(samples []record.ResourceSample, base int64) []fdSeries {
 var fdPanelH = 2.4 * vg.Inch
 
 // fdColors are the replicas' line colours (Okabe–Ito), by position.
-var fdColors = []color.RGBA{rgb(0x0072B2), rgb(0xE69F00), rgb(0x009E73), rgb(0xCC79A7), rgb(0x56B4E9), rgb(0xD55E00)}
+var fdColors = []color.RGBA{plotkit.RGB(0x0072B2), plotkit.RGB(0xE69F00), plotkit.RGB(0x009E73), plotkit.RGB(0xCC79A7), plotkit.RGB(0x56B4E9), plotkit.RGB(0xD55E00)}
 
 // fdRange widens [xmin, xmax] to the fd series' times.
 func fdRange(fds []fdSeries, xmin, xmax float64) (float64, float64) {
@@ -62,12 +63,12 @@ func fdRange(fds []fdSeries, xmin, xmax float64) (float64, float64) {
 // fdPlot is the fd panel: one line per replica, the latency plot's
 // markers (action, signal, exit) as vertical lines, the same x range.
 func fdPlot(d latencyData, xmin, xmax float64) (*plot.Plot, *plot.Legend, error) {
-	p, leg := newPlot("")
+	p, leg := plotkit.NewPlot("")
 	p.X.Label.Text = "time (s after load start)"
 	p.Y.Label.Text = "open fds (process tree)"
 	ymax := 0.0
 	for i, s := range d.FDs {
-		l, err := plotter.NewLine(latencyXYs(s.Points))
+		l, err := plotter.NewLine(plotkit.Points(s.Points))
 		if err != nil {
 			return nil, nil, fmt.Errorf("fd series %s: %w", s.Replica, err)
 		}
@@ -79,7 +80,7 @@ func fdPlot(d latencyData, xmin, xmax float64) (*plot.Plot, *plot.Legend, error)
 		}
 	}
 	for _, m := range d.Markers {
-		p.Add(&vline{X: m.X, Style: markerStyles[m.Name]})
+		p.Add(&plotkit.VLine{X: m.X, Style: markerStyles[m.Name]})
 	}
 	p.X.Min, p.X.Max = xmin, xmax
 	p.Y.Min, p.Y.Max = 0, math.Max(ymax*1.1, 1)
@@ -93,9 +94,9 @@ func renderWithFDs(p *plot.Plot, leg *plot.Legend, d latencyData) ([]byte, error
 	if err != nil {
 		return nil, err
 	}
-	h := latencyH + fdPanelH
-	return renderPNG(latencyW, h, func(c draw.Canvas) error {
-		area := draw.Crop(c, 0, -legendW, 0, 0)
+	h := plotkit.Height + fdPanelH
+	return plotkit.RenderPNG(plotkit.Width, h, func(c draw.Canvas) error {
+		area := draw.Crop(c, 0, -plotkit.LegendWidth, 0, 0)
 		// Align gives both plots the same data-area columns; its rows are
 		// equal, so only its x extents are used.
 		cs := plot.Align([][]*plot.Plot{{p}, {fp}}, draw.Tiles{Rows: 2, Cols: 1}, area)
@@ -106,7 +107,7 @@ func renderWithFDs(p *plot.Plot, leg *plot.Legend, d latencyData) ([]byte, error
 		bottom.Min.X, bottom.Max.X = cs[1][0].Min.X, cs[1][0].Max.X
 		p.Draw(top)
 		fp.Draw(bottom)
-		legendX := latencyW - legendW + vg.Points(10)
+		legendX := plotkit.Width - plotkit.LegendWidth + vg.Points(10)
 		leg.YOffs = -vg.Points(40)
 		leg.Draw(draw.Crop(c, legendX, 0, fdPanelH, 0))
 		fleg.YOffs = -vg.Points(10)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 	"github.com/shutdownlab/shutdownlab/record"
+	"github.com/shutdownlab/shutdownlab/report/plotkit"
 )
 
 // RolloutPlotFile is the old-vs-new plot of a run that rolled a Swarm
@@ -158,7 +159,7 @@ func renderRollout(s rolloutSeries, meta record.Meta, title string) ([]byte, err
 	if len(s.Old) == 0 {
 		return nil, fmt.Errorf("no request")
 	}
-	p, leg := newPlot(title + "\nrequests started per 250 ms, by the task generation that served them")
+	p, leg := plotkit.NewPlot(title + "\nrequests started per 250 ms, by the task generation that served them")
 	p.X.Label.Text, p.Y.Label.Text = "seconds since the service update was sent", "requests"
 	ymax := 1.0
 	for k, xy := range []plotter.XYs{s.Old, s.New, s.Failed} {
@@ -166,7 +167,7 @@ func renderRollout(s rolloutSeries, meta record.Meta, title string) ([]byte, err
 		if err != nil {
 			return nil, err
 		}
-		l.LineStyle = variantLineStyle(k)
+		l.LineStyle = plotkit.VariantLineStyle(k)
 		p.Add(l)
 		leg.Add([]string{"served by old tasks", "served by new tasks", "failed"}[k], l)
 		for _, pt := range xy {
@@ -198,11 +199,11 @@ func renderRollout(s rolloutSeries, meta record.Meta, title string) ([]byte, err
 		}
 	}
 	p.Y.Min, p.Y.Max = 0, ymax
-	w := latencyW
-	return renderPNG(w, latencyH, func(c draw.Canvas) error {
-		p.Draw(draw.Crop(c, 0, -legendW, 0, 0))
+	w := plotkit.Width
+	return plotkit.RenderPNG(w, plotkit.Height, func(c draw.Canvas) error {
+		p.Draw(draw.Crop(c, 0, -plotkit.LegendWidth, 0, 0))
 		leg.YOffs = -vg.Points(40)
-		leg.Draw(draw.Crop(c, w-legendW+vg.Points(10), 0, 0, 0))
+		leg.Draw(draw.Crop(c, w-plotkit.LegendWidth+vg.Points(10), 0, 0, 0))
 		return nil
 	})
 }

@@ -187,18 +187,6 @@ func TestFailureBars(t *testing.T) {
 	}
 }
 
-func TestNiceTicks(t *testing.T) {
-	var labels []string
-	for _, tk := range (niceTicks{}).Ticks(0, 6.2) {
-		if tk.Label != "" {
-			labels = append(labels, tk.Label)
-		}
-	}
-	if want := []string{"0", "1", "2", "3", "4", "5", "6"}; !slices.Equal(labels, want) {
-		t.Errorf("labels = %v, want %v", labels, want)
-	}
-}
-
 // TestWritePlots writes the fixture's reports: every plot is a valid PNG,
 // report.md links each one by a path that resolves from the result
 // directory, and a second rendering gives the same bytes.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 	"github.com/shutdownlab/shutdownlab/record"
+	"github.com/shutdownlab/shutdownlab/report/plotkit"
 )
 
 // The WebSocket plots of a result with ws runs (load.kind ws), one file each
@@ -30,7 +31,7 @@ type wsSeries struct {
 	Label string
 	// Points are X (s after t0 for handshakes, ms after t0 for closes) and
 	// Y (handshakes in the bucket, closes so far).
-	Points []LatencyPoint
+	Points []plotkit.Point
 }
 
 // wsPlotData is what one ws plot draws.
@@ -74,7 +75,7 @@ func wsOrigin(meta record.Meta, ws *WSLines) (int64, bool) {
 // wsHandshakeSeries counts every attempt the clients started (any outcome)
 // per 100 ms bucket from origin, from the first bucket to the last with
 // the empty ones as 0, as a step line (x: bucket start, s after origin).
-func wsHandshakeSeries(ws *WSLines, origin int64) []LatencyPoint {
+func wsHandshakeSeries(ws *WSLines, origin int64) []plotkit.Point {
 	if len(ws.Attempts) == 0 {
 		return nil
 	}
@@ -90,9 +91,9 @@ func wsHandshakeSeries(ws *WSLines, origin int64) []LatencyPoint {
 			hi = b
 		}
 	}
-	out := make([]LatencyPoint, 0, hi-lo+2)
+	out := make([]plotkit.Point, 0, hi-lo+2)
 	for b := lo; b <= hi+1; b++ {
-		out = append(out, LatencyPoint{X: float64(b*wsBucketNs) / 1e9, Y: float64(counts[b])})
+		out = append(out, plotkit.Point{X: float64(b*wsBucketNs) / 1e9, Y: float64(counts[b])})
 	}
 	return out
 }
@@ -111,15 +112,15 @@ func floorDiv(a, b int64) int64 {
 // step line from (0, 0) (x: ms after t0). Behind a proxy with opened
 // handshakes no replica can be named for (wsUnattributed), it counts the
 // closes of every replica, and every is true.
-func wsCloseSeries(meta record.Meta, ws *WSLines, t0 int64) (pts []LatencyPoint, every bool) {
+func wsCloseSeries(meta record.Meta, ws *WSLines, t0 int64) (pts []plotkit.Point, every bool) {
 	acted := wsActedUpstream(meta)
 	if wsUnattributed(meta, ws.Attempts) > 0 {
 		acted, every = func(string) bool { return true }, true
 	}
 	times := wsCloseTimes(ws, t0, acted)
-	out := []LatencyPoint{{X: 0, Y: 0}}
+	out := []plotkit.Point{{X: 0, Y: 0}}
 	for i, ms := range times {
-		out = append(out, LatencyPoint{X: ms, Y: float64(i + 1)})
+		out = append(out, plotkit.Point{X: ms, Y: float64(i + 1)})
 	}
 	return out, every
 }

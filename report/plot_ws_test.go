@@ -12,6 +12,7 @@ import (
 
 	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 	"github.com/shutdownlab/shutdownlab/record"
+	"github.com/shutdownlab/shutdownlab/report/plotkit"
 )
 
 func TestFloorDiv(t *testing.T) {
@@ -26,14 +27,14 @@ func TestWSHandshakeSeries(t *testing.T) {
 	tests := []struct {
 		name     string
 		attempts []record.WSAttempt
-		want     []LatencyPoint
+		want     []plotkit.Point
 	}{
 		{"no attempt", nil, nil},
 		{"every outcome counts; empty buckets are 0; one step past the last", []record.WSAttempt{
 			opened(0, 1, 1, -150, -149, ""), // bucket -2
 			opened(1, 2, 2, 10, 11, ""), refused(2, 2, 20, 0, "", "", record.ClassRefused), refused(3, 2, 99, 503, record.RefusalCapacity, "", record.ClassHTTPError),
 			opened(4, 2, 3, 250, 251, ""),
-		}, []LatencyPoint{{-0.2, 1}, {-0.1, 0}, {0, 3}, {0.1, 0}, {0.2, 1}, {0.3, 0}}},
+		}, []plotkit.Point{{X: -0.2, Y: 1}, {X: -0.1, Y: 0}, {X: 0, Y: 3}, {X: 0.1, Y: 0}, {X: 0.2, Y: 1}, {X: 0.3, Y: 0}}},
 	}
 	for _, tt := range tests {
 		got := wsHandshakeSeries(&WSLines{Attempts: tt.attempts}, wsT0)
@@ -60,14 +61,14 @@ func TestWSCloseSeries(t *testing.T) {
 		closed(3, 1, 4, 50, 1000, record.WSClosedByClient),
 	}}
 	got, every := wsCloseSeries(record.Meta{}, ws, wsT0)
-	if want := []LatencyPoint{{0, 0}, {100, 1}, {300, 2}}; !reflect.DeepEqual(got, want) || every {
+	if want := []plotkit.Point{{X: 0, Y: 0}, {X: 100, Y: 1}, {X: 300, Y: 2}}; !reflect.DeepEqual(got, want) || every {
 		t.Errorf("%v (every replica %v), want %v", got, every, want)
 	}
 	// Behind the proxy: replica-0's closes only, unless a connection's
 	// replica is unknown; then every replica's, said so.
 	ws.Attempts = []record.WSAttempt{opened(0, 1, 1, -900, -899, "replica-1:8080"), opened(2, 1, 3, -900, -899, "replica-0:8080")}
 	meta := record.Meta{Topology: record.TopologyCaddy, Replicas: []record.Replica{{Name: "replica-0"}, {Name: "replica-1"}}}
-	if got, every := wsCloseSeries(meta, ws, wsT0); !reflect.DeepEqual(got, []LatencyPoint{{0, 0}, {100, 1}}) || every {
+	if got, every := wsCloseSeries(meta, ws, wsT0); !reflect.DeepEqual(got, []plotkit.Point{{X: 0, Y: 0}, {X: 100, Y: 1}}) || every {
 		t.Errorf("behind the proxy: %v (every %v), want replica-0's close only", got, every)
 	}
 	ws.Attempts = append(ws.Attempts, opened(5, 1, 9, -900, -899, ""))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 	"github.com/shutdownlab/shutdownlab/record"
+	"github.com/shutdownlab/shutdownlab/report/plotkit"
 )
 
 // tick returns the samples of one tick of a replica: one process per fds
@@ -147,8 +148,8 @@ func TestFDSeriesOf(t *testing.T) {
 	samples := cat(tick("replica-1", 2e9, 4), tick("replica-0", 1e9, 3, 2), tick("replica-0", 3e9, 6))
 	got := fdSeriesOf(samples, 1e9)
 	want := []fdSeries{
-		{Replica: "replica-0", Points: []LatencyPoint{{X: 0, Y: 5}, {X: 2, Y: 6}}},
-		{Replica: "replica-1", Points: []LatencyPoint{{X: 1, Y: 4}}},
+		{Replica: "replica-0", Points: []plotkit.Point{{X: 0, Y: 5}, {X: 2, Y: 6}}},
+		{Replica: "replica-1", Points: []plotkit.Point{{X: 1, Y: 4}}},
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("fdSeriesOf = %v, want %v", got, want)
@@ -158,8 +159,8 @@ func TestFDSeriesOf(t *testing.T) {
 // With fd series the latency plot grows an fd panel underneath: a taller
 // PNG than without.
 func TestRenderLatencyWithFDs(t *testing.T) {
-	d := latencyData{Series: []latencySeries{{Key: seriesOK, Points: []LatencyPoint{{X: 0.5, Y: 10}}, Total: 1}},
-		Markers: []latencyMarker{{Name: "t0", Label: "t0 action sent +0 ms", X: 1}}}
+	d := latencyData{Series: []latencySeries{{Key: seriesOK, Points: []plotkit.Point{{X: 0.5, Y: 10}}, Total: 1}},
+		Markers: []plotkit.Marker{{Name: "t0", Label: "t0 action sent +0 ms", X: 1}}}
 	height := func(d latencyData) int {
 		b, err := renderLatency(d, "test")
 		if err != nil {
@@ -172,7 +173,7 @@ func TestRenderLatencyWithFDs(t *testing.T) {
 		return img.Bounds().Dy()
 	}
 	plain := height(d)
-	d.FDs = []fdSeries{{Replica: "replica-0", Points: []LatencyPoint{{X: -0.5, Y: 7}, {X: 2, Y: 12}}}}
+	d.FDs = []fdSeries{{Replica: "replica-0", Points: []plotkit.Point{{X: -0.5, Y: 7}, {X: 2, Y: 12}}}}
 	if withFDs := height(d); withFDs <= plain {
 		t.Errorf("height with an fd panel %d, without %d: want taller", withFDs, plain)
 	}
