@@ -138,12 +138,19 @@ func SmallestZeroPreStop(rows []DeregRow) (delays []float64, preStop []string) {
 	return delays, preStop
 }
 
-// writeDeregSection writes report.md's "Deregistration race" section when
-// the result's rolls deregistered the replica from the proxy: per variant
-// the delay, the pre-stop, the failed requests and when the proxy was
-// asked and answered; then the smallest zero-failure pre-stop per delay,
-// and the curve plot when drawn.
-func writeDeregSection(b *strings.Builder, res *Result, plots *PlotSet) {
+// deregSection is the deregistration race of a report whose rolls
+// deregistered the replica from the proxy (proxy.deregister_after).
+type deregSection struct {
+	// plot is the curve plot drawn ("" when not drawn).
+	plot string
+}
+
+// Markdown writes report.md's "Deregistration race" section when the
+// result's rolls deregistered the replica from the proxy: per variant the
+// delay, the pre-stop, the failed requests and when the proxy was asked
+// and answered; then the smallest zero-failure pre-stop per delay, and the
+// curve plot when drawn.
+func (s *deregSection) Markdown(b *strings.Builder, res *Result) {
 	rows := DeregRows(res)
 	if len(rows) == 0 {
 		return
@@ -173,8 +180,8 @@ func writeDeregSection(b *strings.Builder, res *Result, plots *PlotSet) {
 		}
 		fmt.Fprintf(b, "| %s | %s |\n", strconv.FormatFloat(d, 'f', -1, 64), MarkdownCell(p))
 	}
-	if plots != nil && plots.Deregistration != "" {
-		b.WriteString("\n![failures vs deregistration delay](" + plots.Deregistration + ")\n")
+	if s.plot != "" {
+		b.WriteString("\n![failures vs deregistration delay](" + s.plot + ")\n")
 	}
 }
 

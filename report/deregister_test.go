@@ -83,7 +83,7 @@ func TestDeregRowsAndSmallestPreStop(t *testing.T) {
 func TestDeregSectionAndTimeline(t *testing.T) {
 	res := &Result{Variants: []Variant{{Label: "d=1500,p=0", Runs: []Run{deregRun(1500, "0", 7, true)}}}}
 	var b strings.Builder
-	writeDeregSection(&b, res, &PlotSet{Deregistration: DeregPlotFile})
+	(&deregSection{plot: DeregPlotFile}).Markdown(&b, res)
 	writeTimeline(&b, res, nil)
 	out := b.String()
 	for _, want := range []string{
@@ -100,7 +100,7 @@ func TestDeregSectionAndTimeline(t *testing.T) {
 	}
 	b.Reset()
 	plain := &Result{Variants: []Variant{{Label: "x", Runs: []Run{{Valid: true, Meta: record.Meta{Action: &record.Action{SentNs: 1}}}}}}}
-	writeDeregSection(&b, plain, nil)
+	(&deregSection{}).Markdown(&b, plain)
 	writeTimeline(&b, plain, nil)
 	if strings.Contains(b.String(), "eregist") {
 		t.Errorf("a result without deregistration mentions it:\n%s", b.String())

@@ -26,12 +26,18 @@ func hasJobs(res *Result) bool {
 	return false
 }
 
-// writeJobsSection writes report.md's "Jobs" section when some run has a
-// job ledger: the ledger table (min / median / max over valid runs) and
+// jobsSection is the Jobs section of a report with a job ledger.
+type jobsSection struct {
+	// plots are the job timelines drawn, one per variant.
+	plots []JobsPlotLink
+}
+
+// Markdown writes report.md's "Jobs" section when some run has a job
+// ledger: the ledger table (min / median / max over valid runs) and
 // whether the classes add up, the acted-on replica's end per run, the
 // budget before (the audit) and after (what the run did), and the
 // per-job timeline plots when drawn.
-func writeJobsSection(b *strings.Builder, res *Result, plots *PlotSet) {
+func (s *jobsSection) Markdown(b *strings.Builder, res *Result) {
 	if !hasJobs(res) {
 		return
 	}
@@ -49,10 +55,8 @@ func writeJobsSection(b *strings.Builder, res *Result, plots *PlotSet) {
 	b.WriteString("\n" + jobsAddUp(res) + "\n")
 	writeJobsReplicaTable(b, res)
 	writeJobsBudgetTable(b, res)
-	if plots != nil {
-		for _, p := range plots.Jobs {
-			fmt.Fprintf(b, "\n![jobs of the acted-on replica, %s run %d](%s)\n", MarkdownCell(p.Label), p.Run, p.Path)
-		}
+	for _, p := range s.plots {
+		fmt.Fprintf(b, "\n![jobs of the acted-on replica, %s run %d](%s)\n", MarkdownCell(p.Label), p.Run, p.Path)
 	}
 }
 

@@ -15,12 +15,16 @@ const MetricsDocURL = "https://github.com/shutdownlab/shutdownlab/blob/main/docs
 
 // WriteMarkdown writes report.md: the scenario, the machine fingerprint, one
 // table with a row per metric and a column per variant (spread over valid
-// runs), the runs that do not count with their reasons, run notes, and per
-// variant the phase timeline of each run. It links no plots (see Write).
-func WriteMarkdown(w io.Writer, res *Result) error { return writeMarkdown(w, res, nil) }
+// runs), the capabilities' sections, the runs that do not count with their
+// reasons, run notes, and per variant the phase timeline of each run. It
+// links no plots (see Write).
+func WriteMarkdown(w io.Writer, res *Result) error {
+	return writeMarkdown(w, res, nil, capabilitySections())
+}
 
-// writeMarkdown is WriteMarkdown, linking the plots of plots when not nil.
-func writeMarkdown(w io.Writer, res *Result, plots *PlotSet) error {
+// writeMarkdown is WriteMarkdown with the given sections, linking the
+// plots of plots when not nil.
+func writeMarkdown(w io.Writer, res *Result, plots *PlotSet, sections []Section) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# shutdownlab report: %s\n\n", MarkdownCell(res.Scenario))
 	fmt.Fprintf(&b, "Generated %s.\n\n", res.GeneratedAt.UTC().Format(time.RFC3339))
@@ -57,10 +61,9 @@ func writeMarkdown(w io.Writer, res *Result, plots *PlotSet) error {
 	if plots != nil && plots.Failures != "" {
 		b.WriteString("\n![failures per variant](" + plots.Failures + ")\n")
 	}
-	writeWSPlotLinks(&b, plots)
-	writeDeregSection(&b, res, plots)
-	writeRolloutSection(&b, res, plots)
-	writeJobsSection(&b, res, plots)
+	for _, s := range sections {
+		s.Markdown(&b, res)
+	}
 
 	var bad []string
 	var notes []string

@@ -16,25 +16,16 @@ import (
 // request is kept.
 const MaxLatencyPoints = 20000
 
-// PlotSet is what WritePlots produced, for report.md to link: paths are
-// slash-separated and relative to the result directory.
+// PlotSet is what the core plots of WritePlots produced, for report.md to
+// link: paths are slash-separated and relative to the result directory.
+// Each Section keeps the links of its own plots.
 type PlotSet struct {
 	// Failures is the failures-per-variant plot ("" when not drawn).
 	Failures string
 	// Latency maps RunPath(variant, run) to that run's latency plot.
 	Latency map[string]string
-	// WS are the WebSocket plots of a result with ws runs (plot_ws.go).
-	WS []WSPlot
-	// Deregistration is the failures-vs-deregistration-delay plot
-	// (plot_deregister.go; "" when not drawn).
-	Deregistration string
-	// Jobs are the per-job timelines of results with a job ledger, one
-	// per variant (plot_jobs.go).
-	Jobs []JobsPlotLink
-	// Rollout are the Swarm rollouts' plots and per-task counts
-	// (rollout_plot.go), one per variant that rolled a service.
-	Rollout []RolloutRun
-	// Notes say which plots could not be drawn and why.
+	// Notes say which plots could not be drawn and why: the core plots'
+	// first, then each section's, in section order.
 	Notes []string
 }
 
@@ -42,11 +33,11 @@ type PlotSet struct {
 // forward slashes ("mode-full/run-001"): the form report.md links use.
 func RunPath(v *Variant, r *Run) string { return path.Join(v.Slug, r.Name) }
 
-// WritePlots draws failures.png (and, for ws runs, the WebSocket plots)
-// into dir and latency.png into every run directory, reading each run's
-// records again, one run at a time. It never fails: a plot that cannot be
+// WritePlots draws failures.png into dir and latency.png into every run
+// directory, reading each run's records again, one run at a time, then
+// each section's plots, in order. It never fails: a plot that cannot be
 // drawn or written is left out and a note says why.
-func WritePlots(dir string, res *Result) *PlotSet {
+func WritePlots(dir string, res *Result, sections []Section) *PlotSet {
 	ps := &PlotSet{Latency: map[string]string{}}
 	if b, err := renderFailures(res); err != nil {
 		ps.Notes = append(ps.Notes, fmt.Sprintf("%s not drawn: %v", resultdir.FailuresPlotFile, err))
@@ -67,10 +58,9 @@ func WritePlots(dir string, res *Result) *PlotSet {
 			ps.Latency[RunPath(v, r)] = rel
 		}
 	}
-	writeWSPlots(dir, res, ps)
-	writeDeregPlot(dir, res, ps)
-	writeRolloutPlots(dir, res, ps)
-	writeJobsPlots(dir, res, ps)
+	for _, s := range sections {
+		ps.Notes = append(ps.Notes, s.Plots(dir, res)...)
+	}
 	return ps
 }
 

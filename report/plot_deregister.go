@@ -52,22 +52,22 @@ func deregLines(rows []DeregRow) []deregLine {
 	return lines
 }
 
-// writeDeregPlot draws DeregPlotFile into dir when the result has
-// deregistration rows; a failure becomes a note, as for every plot.
-func writeDeregPlot(dir string, res *Result, ps *PlotSet) {
+// Plots draws DeregPlotFile into dir when the result has deregistration
+// rows; a failure becomes a note, as for every plot.
+func (s *deregSection) Plots(dir string, res *Result) []string {
 	rows := DeregRows(res)
 	if len(rows) == 0 {
-		return
+		return nil
 	}
 	b, err := renderDereg(deregLines(rows), res.Scenario)
 	if err == nil {
 		err = resultdir.WriteFileAtomic(filepath.Join(dir, DeregPlotFile), b)
 	}
 	if err != nil {
-		ps.Notes = append(ps.Notes, fmt.Sprintf("%s not drawn: %v", DeregPlotFile, err))
-		return
+		return []string{fmt.Sprintf("%s not drawn: %v", DeregPlotFile, err)}
 	}
-	ps.Deregistration = DeregPlotFile
+	s.plot = DeregPlotFile
+	return nil
 }
 
 // renderDereg draws failed requests (mean over valid runs) against the

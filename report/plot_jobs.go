@@ -222,9 +222,10 @@ func jobsPlotRunOf(v *Variant) *Run {
 	return first
 }
 
-// writeJobsPlots draws JobsPlotFile into one run directory per variant
-// with a job ledger; a plot that cannot be drawn becomes a note.
-func writeJobsPlots(dir string, res *Result, ps *PlotSet) {
+// Plots draws JobsPlotFile into one run directory per variant with a job
+// ledger; a plot that cannot be drawn becomes a note.
+func (s *jobsSection) Plots(dir string, res *Result) []string {
+	var notes []string
 	for i := range res.Variants {
 		v := &res.Variants[i]
 		r := jobsPlotRunOf(v)
@@ -241,11 +242,12 @@ func writeJobsPlots(dir string, res *Result, ps *PlotSet) {
 			err = resultdir.WriteFileAtomic(filepath.Join(dir, filepath.FromSlash(rel)), b)
 		}
 		if err != nil {
-			ps.Notes = append(ps.Notes, fmt.Sprintf("%s run %d: %s not drawn: %v", v.Label, r.Meta.Run, JobsPlotFile, err))
+			notes = append(notes, fmt.Sprintf("%s run %d: %s not drawn: %v", v.Label, r.Meta.Run, JobsPlotFile, err))
 			continue
 		}
-		ps.Jobs = append(ps.Jobs, JobsPlotLink{Label: v.Label, Run: r.Meta.Run, Path: rel})
+		s.plots = append(s.plots, JobsPlotLink{Label: v.Label, Run: r.Meta.Run, Path: rel})
 	}
+	return notes
 }
 
 // isStopped reports whether a run's outcome says it stopped at a

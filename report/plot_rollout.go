@@ -96,10 +96,12 @@ func tally(meta record.Meta, reqs func(func(*record.Request))) (RolloutRun, roll
 	return out, s
 }
 
-// writeRolloutPlots draws RolloutPlotFile for each variant's first valid
-// run (else its first run) that rolled a Swarm service, and keeps the
-// per-task counts for the report's Rollout section.
-func writeRolloutPlots(dir string, res *Result, ps *PlotSet) {
+// Plots draws RolloutPlotFile for each variant's first valid run (else
+// its first run) that rolled a Swarm service, and keeps the per-task
+// counts for the section.
+func (s *rolloutSection) Plots(dir string, res *Result) []string {
+	s.plotted = true
+	var notes []string
 	for i := range res.Variants {
 		v := &res.Variants[i]
 		r := rolloutRunOf(v)
@@ -112,7 +114,7 @@ func writeRolloutPlots(dir string, res *Result, ps *PlotSet) {
 			all = append(all, *q)
 			return nil
 		}, nil)
-		rr, s := tally(r.Meta, func(f func(*record.Request)) {
+		rr, series := tally(r.Meta, func(f func(*record.Request)) {
 			for j := range all {
 				f(&all[j])
 			}
@@ -120,17 +122,18 @@ func writeRolloutPlots(dir string, res *Result, ps *PlotSet) {
 		rr.Variant, rr.Run = v.Label, r.Meta.Run
 		if err == nil {
 			var b []byte
-			if b, err = renderRollout(s, r.Meta, res.Scenario+" · "+v.Label); err == nil {
+			if b, err = renderRollout(series, r.Meta, res.Scenario+" · "+v.Label); err == nil {
 				err = resultdir.WriteFileAtomic(filepath.Join(rd, RolloutPlotFile), b)
 			}
 		}
 		if err != nil {
-			ps.Notes = append(ps.Notes, fmt.Sprintf("%s run %d: %s not drawn: %v", v.Label, r.Meta.Run, RolloutPlotFile, err))
+			notes = append(notes, fmt.Sprintf("%s run %d: %s not drawn: %v", v.Label, r.Meta.Run, RolloutPlotFile, err))
 		} else {
 			rr.Plot = path.Join(RunPath(v, r), RolloutPlotFile)
 		}
-		ps.Rollout = append(ps.Rollout, rr)
+		s.runs = append(s.runs, rr)
 	}
+	return notes
 }
 
 // rolloutRunOf is a variant's first valid run with a sent rollout, else

@@ -211,13 +211,18 @@ func capacityLine(caps [][2]string) (float64, []string) {
 	return float64(n) / 10, []string{fmt.Sprintf("dashed: one instance's capacity, UPGRADES_PER_S %d / 10", n)}
 }
 
-// writeWSPlots draws the ws plots of res into dir when some run is a ws
-// run, recording them (or why not) in ps.
-func writeWSPlots(dir string, res *Result, ps *PlotSet) {
+// wsSection is the WebSocket section of a report: its two plots,
+// linked right after the failures plot, without a heading.
+type wsSection struct {
+	// plots are the plots drawn.
+	plots []WSPlot
+}
+
+// Plots draws the ws plots of res into dir when some run is a ws run.
+func (s *wsSection) Plots(dir string, res *Result) []string {
 	hs, cl, notes, ok := wsPlots(dir, res)
-	ps.Notes = append(ps.Notes, notes...)
 	if !ok {
-		return
+		return notes
 	}
 	for _, p := range []struct {
 		file, alt string
@@ -231,19 +236,17 @@ func writeWSPlots(dir string, res *Result, ps *PlotSet) {
 			err = resultdir.WriteFileAtomic(filepath.Join(dir, p.file), b)
 		}
 		if err != nil {
-			ps.Notes = append(ps.Notes, fmt.Sprintf("%s not drawn: %v", p.file, err))
+			notes = append(notes, fmt.Sprintf("%s not drawn: %v", p.file, err))
 			continue
 		}
-		ps.WS = append(ps.WS, WSPlot{Alt: p.alt, Path: p.file})
+		s.plots = append(s.plots, WSPlot{Alt: p.alt, Path: p.file})
 	}
+	return notes
 }
 
-// writeWSPlotLinks links the ws plots in report.md.
-func writeWSPlotLinks(b *strings.Builder, plots *PlotSet) {
-	if plots == nil {
-		return
-	}
-	for _, p := range plots.WS {
+// Markdown links the ws plots drawn.
+func (s *wsSection) Markdown(b *strings.Builder, _ *Result) {
+	for _, p := range s.plots {
 		fmt.Fprintf(b, "\n![%s](%s)\n", p.Alt, p.Path)
 	}
 }

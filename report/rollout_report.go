@@ -6,15 +6,24 @@ import (
 	"strings"
 )
 
-// writeRolloutSection writes report.md's "Rollout" section for a result
-// whose runs rolled a Swarm service: per variant (its first valid run) the
-// update as sent, each task as the engine reported it with the requests it
-// served and failed, and the old-vs-new plot. Without plots (the per-task
-// counts come from the plot pass) the task table has no request counts.
-func writeRolloutSection(b *strings.Builder, res *Result, plots *PlotSet) {
+// rolloutSection is the Rollout section of a report whose runs rolled a
+// Swarm service.
+type rolloutSection struct {
+	// plotted is set by Plots; runs are then the rollouts it drew, with
+	// their per-task counts.
+	plotted bool
+	runs    []RolloutRun
+}
+
+// Markdown writes report.md's "Rollout" section for a result whose runs
+// rolled a Swarm service: per variant (its first valid run) the update as
+// sent, each task as the engine reported it with the requests it served
+// and failed, and the old-vs-new plot. Without Plots (the per-task counts
+// come from the plot pass) the task table has no request counts.
+func (s *rolloutSection) Markdown(b *strings.Builder, res *Result) {
 	var runs []RolloutRun
-	if plots != nil {
-		runs = plots.Rollout
+	if s.plotted {
+		runs = s.runs
 	} else {
 		for i := range res.Variants {
 			if r := rolloutRunOf(&res.Variants[i]); r != nil {
@@ -32,7 +41,7 @@ func writeRolloutSection(b *strings.Builder, res *Result, plots *PlotSet) {
 		"task's address (topology caddy). Swarm removes a task from its DNS records, then waits 2 s, then sends the " +
 		"stop signal (moby's executor: `deactivateServiceBinding`, `defaultGossipConvergeDelay`).\n")
 	for _, rr := range runs {
-		writeRolloutRun(b, rr, plots != nil)
+		writeRolloutRun(b, rr, s.plotted)
 	}
 }
 

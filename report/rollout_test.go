@@ -91,7 +91,7 @@ func TestTallyAndSection(t *testing.T) {
 	}
 	rr.Variant, rr.Run = "mode=full", 1
 	var b strings.Builder
-	writeRolloutSection(&b, &Result{}, &PlotSet{Rollout: []RolloutRun{rr}})
+	(&rolloutSection{plotted: true, runs: []RolloutRun{rr}}).Markdown(&b, &Result{})
 	for _, want := range []string{"## Rollout", "### mode=full (run 1)", "| 2 | old | o2 | 10.0.0.2:8080 |", "| 137 | true |"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("section lacks %q:\n%s", want, b.String())

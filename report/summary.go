@@ -92,13 +92,14 @@ func Write(dir string, res *Result) error {
 	if res.GeneratedAt.IsZero() {
 		res.GeneratedAt = time.Now().UTC()
 	}
-	plots := WritePlots(dir, res)
+	sections := capabilitySections()
+	plots := WritePlots(dir, res, sections)
 	outs := []struct {
 		name  string
 		write func(io.Writer, *Result) error
 	}{
 		{resultdir.SummaryFile, WriteSummary},
-		{resultdir.MarkdownFile, func(w io.Writer, r *Result) error { return writeMarkdown(w, r, plots) }},
+		{resultdir.MarkdownFile, func(w io.Writer, r *Result) error { return writeMarkdown(w, r, plots, sections) }},
 		{resultdir.CSVFile, WriteCSV},
 		{resultdir.SpreadCSVFile, WriteSpreadCSV},
 	}
