@@ -2,8 +2,10 @@
 // scenario result directory (Load), computes each run's metrics as pure
 // functions of its record.Meta and request records (Compute), summarises
 // them across the valid runs of each variant as min / median / max (Spreads),
-// and writes summary.json, report.md, report.csv and spread.csv (Write).
-// Rebuild does all of it from disk, without Docker.
+// and writes summary.json, report.md, report.csv and spread.csv (Write),
+// with the capabilities' sections it is given (Section). report/document
+// assembles a whole report, every section included, and rebuilds it from
+// disk without Docker.
 //
 // The metric names, kinds and exact definitions are listed by Defs and
 // documented for users in docs/metrics.md.

@@ -143,7 +143,7 @@ func TestScenarioInReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b strings.Builder
-	if err := WriteMarkdown(&b, res); err != nil {
+	if err := WriteMarkdown(&b, res, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), "## Scenario\n") || !strings.Contains(b.String(), "name: fixture-roll\nruns: 3\n```") {

@@ -15,16 +15,12 @@ const MetricsDocURL = "https://github.com/shutdownlab/shutdownlab/blob/main/docs
 
 // WriteMarkdown writes report.md: the scenario, the machine fingerprint, one
 // table with a row per metric and a column per variant (spread over valid
-// runs), the capabilities' sections, the runs that do not count with their
-// reasons, run notes, and per variant the phase timeline of each run. It
-// links no plots (see Write).
-func WriteMarkdown(w io.Writer, res *Result) error {
-	return writeMarkdown(w, res, nil, capabilitySections())
-}
-
-// writeMarkdown is WriteMarkdown with the given sections, linking the
-// plots of plots when not nil.
-func writeMarkdown(w io.Writer, res *Result, plots *PlotSet, sections []Section) error {
+// runs), the failures plot, the given sections in order, the runs that do
+// not count with their reasons, run notes, and per variant the phase
+// timeline of each run with its latency plot. It links the core plots of
+// plots (none when nil) and each section the plots it drew.
+// report/document writes it with every capability's section.
+func WriteMarkdown(w io.Writer, res *Result, plots *PlotSet, sections []Section) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# shutdownlab report: %s\n\n", MarkdownCell(res.Scenario))
 	fmt.Fprintf(&b, "Generated %s.\n\n", res.GeneratedAt.UTC().Format(time.RFC3339))

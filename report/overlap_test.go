@@ -17,7 +17,7 @@ func TestMarkdownOverlapNote(t *testing.T) {
 		{Name: "run-002", Meta: record.Meta{Run: 2, Valid: true, OverlappedWith: []string{"abc123", "def456"}}, Valid: true},
 	}}}}
 	var b strings.Builder
-	if err := WriteMarkdown(&b, res); err != nil {
+	if err := WriteMarkdown(&b, res, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	md := b.String()

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/shutdownlab/shutdownlab/record"
+	"github.com/shutdownlab/shutdownlab/report/internal/fixture"
 )
 
 // TestJobsTimeline: the rows are the acted-on replica's jobs; a run that
@@ -12,7 +13,7 @@ import (
 // it is a resumption; a step applied a second time is "again"; the
 // markers are the action, the signal, the grace's end and the exit.
 func TestJobsTimeline(t *testing.T) {
-	m := jobsFixMeta("close", 2)
+	m := fixture.JobsMeta("close", 2)
 	d, err := jobsTimeline(m, maxJobRows)
 	if err != nil {
 		t.Fatal(err)
@@ -38,7 +39,7 @@ func TestJobsTimeline(t *testing.T) {
 		t.Errorf("grace marker %+v", mk)
 	}
 
-	full, _ := jobsTimeline(jobsFixMeta("full", 1), maxJobRows)
+	full, _ := jobsTimeline(fixture.JobsMeta("full", 1), maxJobRows)
 	if r := full.Rows[1].Runs[0]; r.Open || !isStopped(r.Outcome) || len(r.Steps) != 4 {
 		t.Errorf("a handed-back run: %+v", r)
 	}
@@ -58,7 +59,7 @@ func TestJobsTimeline(t *testing.T) {
 }
 
 func TestJobsTimelineErrors(t *testing.T) {
-	only1 := jobsFixMeta("full", 1)
+	only1 := fixture.JobsMeta("full", 1)
 	only1.Jobs.Entries = only1.Jobs.Entries[2:] // replica-1's jobs only
 	for name, m := range map[string]record.Meta{
 		"no ledger":            {Replicas: []record.Replica{{Name: "replica-0"}}},

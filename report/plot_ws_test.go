@@ -1,17 +1,12 @@
 package report
 
 import (
-	"bytes"
-	"image/png"
-	"os"
-	"path/filepath"
 	"reflect"
-	"regexp"
 	"strings"
 	"testing"
 
-	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 	"github.com/shutdownlab/shutdownlab/record"
+	"github.com/shutdownlab/shutdownlab/report/internal/fixture"
 	"github.com/shutdownlab/shutdownlab/report/plotkit"
 )
 
@@ -113,58 +108,11 @@ func TestWSPlotRun(t *testing.T) {
 	}
 }
 
-// TestWritePlotsWS writes the ws fixture's reports: both ws plots are
-// valid PNGs linked from report.md, and a second rendering gives the same
-// bytes; a result without ws runs gets neither (TestWritePlots counts its
-// links).
-func TestWritePlotsWS(t *testing.T) {
-	dir := t.TempDir()
-	if err := writeWSFixture(dir); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Rebuild(dir); err != nil {
-		t.Fatal(err)
-	}
-	md, err := os.ReadFile(filepath.Join(dir, resultdir.MarkdownFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	first := map[string][]byte{}
-	for _, name := range []string{resultdir.WSHandshakesPlotFile, resultdir.WSClosesPlotFile} {
-		if !regexp.MustCompile(`!\[[^]]*\]\(` + regexp.QuoteMeta(name) + `\)`).Match(md) {
-			t.Errorf("report.md does not link %s", name)
-		}
-		b, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		img, err := png.Decode(bytes.NewReader(b))
-		if err != nil {
-			t.Fatalf("%s: not a PNG: %v", name, err)
-		}
-		if r := img.Bounds(); r.Dx() < 600 || r.Dy() < 300 {
-			t.Errorf("%s: %v, too small", name, r)
-		}
-		first[name] = b
-	}
-	if strings.Contains(string(md), "ws plots not drawn") {
-		t.Errorf("a ws plot note in report.md:\n%s", md)
-	}
-	if _, err := Rebuild(dir); err != nil {
-		t.Fatal(err)
-	}
-	for name, b := range first {
-		if again, _ := os.ReadFile(filepath.Join(dir, name)); !bytes.Equal(again, b) {
-			t.Errorf("%s differs between two renderings", name)
-		}
-	}
-}
-
 // TestWSPlotsData: one series per variant, the storm above the capacity
 // line under immediate and not under full jitter, every close drawn.
 func TestWSPlotsData(t *testing.T) {
 	dir := t.TempDir()
-	if err := writeWSFixture(dir); err != nil {
+	if err := fixture.WriteWS(dir); err != nil {
 		t.Fatal(err)
 	}
 	res, err := Load(dir)
@@ -188,8 +136,8 @@ func TestWSPlotsData(t *testing.T) {
 		t.Errorf("peaks %g (immediate), %g (full jitter) against capacity %g", peak(hs.Series[0]), peak(hs.Series[1]), hs.Capacity)
 	}
 	for _, s := range cl.Series {
-		if n := len(s.Points) - 1; n != wsFixClients || !strings.HasSuffix(s.Label, ": 20") {
-			t.Errorf("%s: %d closes drawn, want %d", s.Label, n, wsFixClients)
+		if n := len(s.Points) - 1; n != fixture.WSClients || !strings.HasSuffix(s.Label, ": 20") {
+			t.Errorf("%s: %d closes drawn, want %d", s.Label, n, fixture.WSClients)
 		}
 	}
 	if _, _, _, ok := wsPlots(dir, &Result{Variants: []Variant{{Runs: []Run{{Valid: true}}}}}); ok {

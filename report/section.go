@@ -19,9 +19,10 @@ type Section interface {
 	Markdown(b *strings.Builder, res *Result)
 }
 
-// capabilitySections are the capabilities' sections, fresh, in report
-// order: the WebSocket plots, the deregistration race, the rollout, the
-// jobs.
-func capabilitySections() []Section {
+// CapabilitySections returns the capability sections still in package
+// report, fresh, in report order: the WebSocket plots, the deregistration
+// race, the rollout, the jobs. Each moves to a package of its own, and
+// report/document lists them there.
+func CapabilitySections() []Section {
 	return []Section{&wsSection{}, &deregSection{}, &rolloutSection{}, &jobsSection{}}
 }

@@ -84,22 +84,21 @@ func WriteSummary(w io.Writer, res *Result) error {
 	return enc.Encode(Summarize(res))
 }
 
-// Write writes summary.json, report.md, report.csv and spread.csv into dir,
-// and the plots (see WritePlots), which report.md links; a plot that cannot
-// be drawn is noted in report.md and does not fail Write. A zero
-// res.GeneratedAt is set to the current UTC time first.
-func Write(dir string, res *Result) error {
+// Write writes summary.json, report.md, report.csv and spread.csv into dir;
+// report.md has the given sections and links the plots already drawn
+// (plots, and the sections' own; see WriteMarkdown), and notes the ones
+// that could not be. A zero res.GeneratedAt is set to the current UTC time
+// first. report/document writes a result's report with every section.
+func Write(dir string, res *Result, plots *PlotSet, sections []Section) error {
 	if res.GeneratedAt.IsZero() {
 		res.GeneratedAt = time.Now().UTC()
 	}
-	sections := capabilitySections()
-	plots := WritePlots(dir, res, sections)
 	outs := []struct {
 		name  string
 		write func(io.Writer, *Result) error
 	}{
 		{resultdir.SummaryFile, WriteSummary},
-		{resultdir.MarkdownFile, func(w io.Writer, r *Result) error { return writeMarkdown(w, r, plots, sections) }},
+		{resultdir.MarkdownFile, func(w io.Writer, r *Result) error { return WriteMarkdown(w, r, plots, sections) }},
 		{resultdir.CSVFile, WriteCSV},
 		{resultdir.SpreadCSVFile, WriteSpreadCSV},
 	}
@@ -113,14 +112,4 @@ func Write(dir string, res *Result) error {
 		}
 	}
 	return nil
-}
-
-// Rebuild re-reads a result directory and rewrites its reports; it needs no
-// Docker (used by "shutdownlab report DIR").
-func Rebuild(dir string) (*Result, error) {
-	res, err := Load(dir)
-	if err != nil {
-		return nil, err
-	}
-	return res, Write(dir, res)
 }

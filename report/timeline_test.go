@@ -81,7 +81,7 @@ func TestTimelineGolden(t *testing.T) {
 	}
 	// The report carries the same section.
 	var md bytes.Buffer
-	if err := WriteMarkdown(&md, res); err != nil {
+	if err := WriteMarkdown(&md, res, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(md.String(), b.String()) {

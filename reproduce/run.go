@@ -14,6 +14,7 @@ import (
 	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report"
+	"github.com/shutdownlab/shutdownlab/report/document"
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
@@ -204,7 +205,7 @@ func runJob(ctx context.Context, r ScenarioRunner, j *Job, dir string) ([]Scenar
 		}
 		return fail(err.Error()), true
 	}
-	res, rerr := report.Rebuild(oc.Dir)
+	res, rerr := document.Rebuild(oc.Dir)
 	if rerr != nil {
 		return fail(fmt.Sprintf("report %s: %v", oc.Dir, rerr)), true
 	}

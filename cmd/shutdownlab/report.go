@@ -9,6 +9,7 @@ import (
 	"github.com/shutdownlab/shutdownlab/gate"
 	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 	"github.com/shutdownlab/shutdownlab/report"
+	"github.com/shutdownlab/shutdownlab/report/document"
 )
 
 const reportUsage = `Usage: shutdownlab report DIR [--expect EXPR]... [--junit FILE]
@@ -43,7 +44,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) (int, error) {
 	if err := checkWritableFile("--junit", exp.junit); exp.junit != "" && err != nil {
 		return exitUsage, err
 	}
-	res, err := report.Rebuild(dir)
+	res, err := document.Rebuild(dir)
 	if err != nil {
 		return exitInvalid, err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 	"github.com/shutdownlab/shutdownlab/internal/runner"
 	"github.com/shutdownlab/shutdownlab/report"
+	"github.com/shutdownlab/shutdownlab/report/document"
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
@@ -92,7 +93,7 @@ func (p *runPlan) execute(ctx context.Context, stdout, stderr io.Writer) (int, e
 // reportScenario writes one scenario's report and judges its
 // expectations, returning the exit code they give.
 func (p *runPlan) reportScenario(sc *scenarios.Scenario, oc runner.Outcome, failed bool, stdout, stderr io.Writer) int {
-	res, err := report.Rebuild(oc.Dir)
+	res, err := document.Rebuild(oc.Dir)
 	if err != nil {
 		fmt.Fprintf(stderr, "shutdownlab: report %s: %v\n", oc.Dir, err)
 		return exitInvalid

@@ -7,7 +7,7 @@
 // A scenario run is one result directory, <root>/<timestamp>-<scenario>/:
 //
 //	scenario.yaml  variants.json  effective.json      (how it ran)
-//	summary.json  report.md  report.csv  spread.csv   (report.Write)
+//	summary.json  report.md  report.csv  spread.csv   (report/document.Write)
 //	failures.png  verdict.txt (check only)
 //	<variant-slug>/run-NNN/                            (one per repetition)
 //	    events.json  records.jsonl[.gz]  agent.log

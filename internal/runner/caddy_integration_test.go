@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/shutdownlab/shutdownlab/report"
+	"github.com/shutdownlab/shutdownlab/report/document"
 )
 
 // runCaddy runs a catalog scenario behind Caddy once per variant with a
@@ -25,7 +26,7 @@ func runCaddy(t *testing.T, name string, sets ...string) *report.Result {
 	if oc.Invalid != 0 || oc.Incomplete != 0 || oc.Runs == 0 {
 		t.Fatalf("outcome %+v, want only valid runs", oc)
 	}
-	res, err := report.Rebuild(oc.Dir)
+	res, err := document.Rebuild(oc.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}

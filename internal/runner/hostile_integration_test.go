@@ -8,6 +8,7 @@ import (
 
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report"
+	"github.com/shutdownlab/shutdownlab/report/document"
 )
 
 // TestHostileSlowClientsHoldClose is C3 on the Go target in close mode:
@@ -28,7 +29,7 @@ func TestHostileSlowClientsHoldClose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := report.Rebuild(oc.Dir)
+	res, err := document.Rebuild(oc.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/shutdownlab/shutdownlab/internal/docker/dockertest"
 	"github.com/shutdownlab/shutdownlab/internal/runner"
 	"github.com/shutdownlab/shutdownlab/report"
+	"github.com/shutdownlab/shutdownlab/report/document"
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
@@ -65,7 +66,7 @@ func TestDirectInflightShape(t *testing.T) {
 	if oc.Runs != 3 || oc.Invalid != 0 || oc.Incomplete != 0 {
 		t.Fatalf("outcome %+v, want 3 valid runs", oc)
 	}
-	res, err := report.Rebuild(oc.Dir)
+	res, err := document.Rebuild(oc.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/shutdownlab/shutdownlab/record"
-	"github.com/shutdownlab/shutdownlab/report"
+	"github.com/shutdownlab/shutdownlab/report/document"
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
@@ -56,7 +56,7 @@ func TestJobsEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := report.Rebuild(oc.Dir)
+	res, err := document.Rebuild(oc.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestJobsWithDBRequests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := report.Rebuild(oc.Dir)
+	res, err := document.Rebuild(oc.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/shutdownlab/shutdownlab/internal/runner"
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report"
+	"github.com/shutdownlab/shutdownlab/report/document"
 )
 
 // runOne runs a catalog scenario with sets and returns its only run,
@@ -29,7 +30,7 @@ func runOneIn(t *testing.T, r *runner.Runner, name string) (report.Run, string) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := report.Rebuild(oc.Dir)
+	res, err := document.Rebuild(oc.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}

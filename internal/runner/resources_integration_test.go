@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/shutdownlab/shutdownlab/report"
+	"github.com/shutdownlab/shutdownlab/report/document"
 )
 
 // TestResourcesCountConnections samples the Go target (behind
@@ -24,7 +25,7 @@ func TestResourcesCountConnections(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := report.Rebuild(oc.Dir)
+	res, err := document.Rebuild(oc.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
