@@ -103,8 +103,8 @@ const (
 // and CLOSE_SPREAD_MS default to 0.
 const defaultCloseDeadlineMs = 2000
 
-// wsBucketNs is the width of a handshake-rate bucket: 100 ms.
-const wsBucketNs = int64(100e6)
+// WSBucketNs is the width of a handshake-rate bucket: 100 ms.
+const WSBucketNs = int64(100e6)
 
 // computeWS fills the WebSocket metrics of a ws run.
 func computeWS(m *Metrics, meta record.Meta, ws *WSLines) {
@@ -116,25 +116,25 @@ func computeWS(m *Metrics, meta record.Meta, ws *WSLines) {
 	}
 	w := &WSMetrics{WSClients: len(ws.Clients), WSAttempts: len(ws.Attempts)}
 	m.WSMetrics = w
-	acted := wsActedUpstream(meta)
+	acted := WSActedUpstream(meta)
 	w.WSClose1001, w.WSClose1006, w.WSCloseOther = wsCloseCodes(ws.Closes)
 	w.WSRestoreP50Ms, w.WSRestoreP99Ms, w.WSRestoreMaxMs, w.WSUnrestored = wsRestore(ws)
 	w.WSAttemptsPerClientMax, w.WSAttemptsPerClientMean = wsAttemptsPerClient(ws)
 	wsEventTotals(w, ws.Clients)
 	attributed := true
-	if n := wsUnattributed(meta, ws.Attempts); n > 0 {
+	if n := WSUnattributed(meta, ws.Attempts); n > 0 {
 		attributed = false
 		m.Notes = append(m.Notes, fmt.Sprintf("ws: %d opened handshakes carry no %s, so behind the proxy their replica is unknown: "+
 			"ws_close_after_signal_*, ws_peak_handshakes_per_100ms and ws_upgrades_accepted_after_ready_false are null", n, record.UpstreamHeader))
 	}
 	if win, ok := DeliveryWindow(meta); ok && attributed {
-		after := wsCloseTimes(ws, win.T0, acted)
+		after := WSCloseTimes(ws, win.T0, acted)
 		w.WSCloseAfterSignalP50Ms, w.WSCloseAfterSignalP95Ms, w.WSCloseAfterSignalMaxMs = quantiles(after, 0.5, 0.95)
 	}
-	if peak, at := wsPeakHandshakes(ws.Attempts, wsPeakBase(meta, ws), meta.Topology != ""); attributed {
+	if peak, at := wsPeakHandshakes(ws.Attempts, WSPeakBase(meta, ws), meta.Topology != ""); attributed {
 		w.WSPeakHandshakes = &peak
 		if peak > 0 {
-			m.Notes = append(m.Notes, fmt.Sprintf("ws handshake peak: %d in the 100 ms bucket from %s ms after t0 at %s", peak, signedMs(float64(at.bucket*wsBucketNs)/1e6), at.instance))
+			m.Notes = append(m.Notes, fmt.Sprintf("ws handshake peak: %d in the 100 ms bucket from %s ms after t0 at %s", peak, signedMs(float64(at.bucket*WSBucketNs)/1e6), at.instance))
 		}
 	}
 	i := ActedReplica(meta)
@@ -162,10 +162,10 @@ func computeWS(m *Metrics, meta record.Meta, ws *WSLines) {
 	m.Notes = append(m.Notes, env.notes...)
 }
 
-// wsActedUpstream returns the test "this handshake's upstream is the
+// WSActedUpstream returns the test "this handshake's upstream is the
 // acted-on replica": always true on a direct topology; behind a proxy, the
 // upstream header names the replica ("name:port").
-func wsActedUpstream(meta record.Meta) func(string) bool {
+func WSActedUpstream(meta record.Meta) func(string) bool {
 	if meta.Topology == "" {
 		return func(string) bool { return true }
 	}
@@ -177,10 +177,10 @@ func wsActedUpstream(meta record.Meta) func(string) bool {
 	return func(up string) bool { return strings.HasPrefix(up, prefix) }
 }
 
-// wsUnattributed counts, behind a proxy, the opened handshakes (101)
+// WSUnattributed counts, behind a proxy, the opened handshakes (101)
 // without an upstream header: connections no replica can be named for.
 // Always 0 on a direct topology.
-func wsUnattributed(meta record.Meta, attempts []record.WSAttempt) int {
+func WSUnattributed(meta record.Meta, attempts []record.WSAttempt) int {
 	if meta.Topology == "" {
 		return 0
 	}
@@ -213,10 +213,10 @@ func wsCloseCodes(closes []record.WSClose) (c1001, c1006, other int) {
 	return c1001, c1006, other
 }
 
-// wsCloseTimes returns, in ms after t0 and sorted, the close times of the
+// WSCloseTimes returns, in ms after t0 and sorted, the close times of the
 // closes the client did not start that ended at or after t0 on a
 // connection whose handshake upstream passes acted.
-func wsCloseTimes(ws *WSLines, t0 int64, acted func(string) bool) []float64 {
+func WSCloseTimes(ws *WSLines, t0 int64, acted func(string) bool) []float64 {
 	up := map[uint64]string{}
 	for _, a := range ws.Attempts {
 		if a.Conn != 0 {

@@ -7,32 +7,18 @@ import (
 	"testing"
 
 	"github.com/shutdownlab/shutdownlab/record"
+	"github.com/shutdownlab/shutdownlab/report/internal/fixture"
 )
 
-// wsT0 is the t0 of the hand-made ws records, Unix ns.
-const wsT0 int64 = 1_900_000_000_000_000_000
+// The hand-made ws records (report/internal/fixture).
+const wsT0 = fixture.WST0
 
-// wsAt is wsT0 + n ms.
-func wsAt(n float64) int64 { return wsT0 + int64(math.Round(n*1e6)) }
-
-// opened is an attempt of client c (attempt n, connection conn) that
-// opened: started at startMs, 101 at endMs, through upstream up.
-func opened(c, n int, conn uint64, startMs, endMs float64, up string) record.WSAttempt {
-	return record.WSAttempt{Type: record.TypeWSAttempt, Client: c, Attempt: n, Conn: conn, Cause: "close",
-		Start: wsAt(startMs), End: wsAt(endMs), Status: 101, Upstream: up, Class: record.ClassOK}
-}
-
-// refused is a failed attempt: status (0: none), refusal header, class.
-func refused(c, n int, startMs float64, status int, refusal, up string, class record.Class) record.WSAttempt {
-	return record.WSAttempt{Type: record.TypeWSAttempt, Client: c, Attempt: n, Cause: "error",
-		Start: wsAt(startMs), End: wsAt(startMs + 2), Status: status, Refusal: refusal, Upstream: up, Class: class}
-}
-
-// closed is how connection conn of client c (attempt n) ended.
-func closed(c, n int, conn uint64, closedMs float64, code int, by string) record.WSClose {
-	return record.WSClose{Type: record.TypeWSClose, Client: c, Attempt: n, Conn: conn, Opened: wsAt(-1000),
-		Closed: wsAt(closedMs), Code: code, ClosedBy: by}
-}
+var (
+	wsAt    = fixture.WSAt
+	opened  = fixture.WSOpened
+	refused = fixture.WSRefused
+	closed  = fixture.WSClosed
+)
 
 func fp(f float64) *float64 { return &f }
 
@@ -83,12 +69,12 @@ func TestWSCloseTimes(t *testing.T) {
 		},
 	}
 	all := func(string) bool { return true }
-	if got := wsCloseTimes(ws, wsT0, all); !reflect.DeepEqual(got, []float64{300, 700}) {
+	if got := WSCloseTimes(ws, wsT0, all); !reflect.DeepEqual(got, []float64{300, 700}) {
 		t.Errorf("direct: %v, want [300 700]", got)
 	}
 	meta := record.Meta{Topology: record.TopologyCaddy, Replicas: []record.Replica{{Name: "replica-0"}, {Name: "replica-1"}},
 		Action: &record.Action{Replica: 0, SentNs: wsT0}}
-	if got := wsCloseTimes(ws, wsT0, wsActedUpstream(meta)); !reflect.DeepEqual(got, []float64{700}) {
+	if got := WSCloseTimes(ws, wsT0, WSActedUpstream(meta)); !reflect.DeepEqual(got, []float64{700}) {
 		t.Errorf("behind caddy, replica-0 acted on: %v, want [700]", got)
 	}
 }

@@ -119,8 +119,8 @@ func readRecordsFileWS(rd string, onReq func(*record.Request) error, onSum func(
 	return readRecords(r, name, onReq, onSum, ws)
 }
 
-// readWSLines reads only the ws lines of run directory rd.
-func readWSLines(rd string) (*WSLines, error) {
+// ReadWSLines reads only the ws lines of run directory rd.
+func ReadWSLines(rd string) (*WSLines, error) {
 	ws := &WSLines{}
 	err := readRecordsFileWS(rd, func(*record.Request) error { return nil }, nil, ws)
 	return ws, err

@@ -16,10 +16,10 @@ type wsPeakAt struct {
 	instance string
 }
 
-// wsPeakBase is the origin of the handshake buckets: T0 when an action
+// WSPeakBase is the origin of the handshake buckets: T0 when an action
 // fired (the storm follows it; the first connections before it are not
 // counted), else the load start, else the first attempt's start.
-func wsPeakBase(meta record.Meta, ws *WSLines) int64 {
+func WSPeakBase(meta record.Meta, ws *WSLines) int64 {
 	if w, ok := DeliveryWindow(meta); ok {
 		return w.T0
 	}
@@ -62,7 +62,7 @@ func wsPeakHandshakes(attempts []record.WSAttempt, base int64, proxied bool) (in
 			}
 			inst = a.Upstream
 		}
-		counts[wsPeakAt{bucket: (a.Start - base) / wsBucketNs, instance: inst}]++
+		counts[wsPeakAt{bucket: (a.Start - base) / WSBucketNs, instance: inst}]++
 	}
 	var peak int
 	var at wsPeakAt

@@ -9,13 +9,14 @@ import (
 	"io"
 
 	"github.com/shutdownlab/shutdownlab/report"
+	"github.com/shutdownlab/shutdownlab/report/sections/websockets"
 )
 
 // Sections returns a fresh value of every capability's section, in the
 // order report.md shows them after the table of all metrics: the
 // WebSocket plots, the deregistration race, the rollout, the jobs.
 func Sections() []report.Section {
-	return report.CapabilitySections()
+	return append([]report.Section{&websockets.Section{}}, report.CapabilitySections()...)
 }
 
 // WriteMarkdown writes report.md of res with every section, linking no

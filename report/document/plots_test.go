@@ -90,53 +90,6 @@ func TestWritePlotsMissingRecords(t *testing.T) {
 	}
 }
 
-// TestWritePlotsWS writes the ws fixture's reports: both ws plots are
-// valid PNGs linked from report.md, and a second rendering gives the same
-// bytes; a result without ws runs gets neither (TestWritePlots counts its
-// links).
-func TestWritePlotsWS(t *testing.T) {
-	dir := t.TempDir()
-	if err := fixture.WriteWS(dir); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Rebuild(dir); err != nil {
-		t.Fatal(err)
-	}
-	md, err := os.ReadFile(filepath.Join(dir, resultdir.MarkdownFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	first := map[string][]byte{}
-	for _, name := range []string{resultdir.WSHandshakesPlotFile, resultdir.WSClosesPlotFile} {
-		if !regexp.MustCompile(`!\[[^]]*\]\(` + regexp.QuoteMeta(name) + `\)`).Match(md) {
-			t.Errorf("report.md does not link %s", name)
-		}
-		b, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		img, err := png.Decode(bytes.NewReader(b))
-		if err != nil {
-			t.Fatalf("%s: not a PNG: %v", name, err)
-		}
-		if r := img.Bounds(); r.Dx() < 600 || r.Dy() < 300 {
-			t.Errorf("%s: %v, too small", name, r)
-		}
-		first[name] = b
-	}
-	if strings.Contains(string(md), "ws plots not drawn") {
-		t.Errorf("a ws plot note in report.md:\n%s", md)
-	}
-	if _, err := Rebuild(dir); err != nil {
-		t.Fatal(err)
-	}
-	for name, b := range first {
-		if again, _ := os.ReadFile(filepath.Join(dir, name)); !bytes.Equal(again, b) {
-			t.Errorf("%s differs between two renderings", name)
-		}
-	}
-}
-
 // TestJobsSection: the jobs fixture's report.md has the Jobs section and
 // says what its runs did (report's TestJobsFixtureShape checks the
 // metrics).

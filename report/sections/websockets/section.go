@@ -1,4 +1,10 @@
-package report
+// Package websockets is the WebSocket section of a report (load.kind ws):
+// two plots per result, one series per variant so reconnect policies and
+// modes can be compared: the handshakes the clients started per 100 ms
+// over time ("the storm, seen") and the cumulative close times after t0
+// ("the spread, seen"), linked from report.md right after the failures
+// plot, without a heading. Data here, drawing in render.go.
+package websockets
 
 import (
 	"fmt"
@@ -9,17 +15,53 @@ import (
 
 	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 	"github.com/shutdownlab/shutdownlab/record"
+	"github.com/shutdownlab/shutdownlab/report"
 	"github.com/shutdownlab/shutdownlab/report/plotkit"
 )
 
-// The WebSocket plots of a result with ws runs (load.kind ws), one file each
-// per result, one series per variant so reconnect policies and modes can
-// be compared: the handshakes per 100 ms over time ("the storm, seen") and
-// the cumulative close times after t0 ("the spread, seen"). Data here,
-// drawing in plot_ws_render.go.
+// Section is the WebSocket section of a report: its two plots, linked
+// right after the failures plot, without a heading. The zero value is
+// ready to use; use a fresh one per report.
+type Section struct {
+	// plots are the plots drawn.
+	plots []plotLink
+}
 
-// WSPlot is one WebSocket plot report.md links.
-type WSPlot struct {
+// Plots draws the ws plots of res into dir when some run is a ws run.
+func (s *Section) Plots(dir string, res *report.Result) []string {
+	hs, cl, notes, ok := wsPlots(dir, res)
+	if !ok {
+		return notes
+	}
+	for _, p := range []struct {
+		file, alt string
+		render    func() ([]byte, error)
+	}{
+		{resultdir.WSHandshakesPlotFile, "handshakes per 100 ms", func() ([]byte, error) { return renderWSHandshakes(hs, res.Scenario) }},
+		{resultdir.WSClosesPlotFile, "close times after the signal", func() ([]byte, error) { return renderWSCloses(cl, res.Scenario) }},
+	} {
+		b, err := p.render()
+		if err == nil {
+			err = resultdir.WriteFileAtomic(filepath.Join(dir, p.file), b)
+		}
+		if err != nil {
+			notes = append(notes, fmt.Sprintf("%s not drawn: %v", p.file, err))
+			continue
+		}
+		s.plots = append(s.plots, plotLink{Alt: p.alt, Path: p.file})
+	}
+	return notes
+}
+
+// Markdown links the ws plots drawn.
+func (s *Section) Markdown(b *strings.Builder, _ *report.Result) {
+	for _, p := range s.plots {
+		fmt.Fprintf(b, "\n![%s](%s)\n", p.Alt, p.Path)
+	}
+}
+
+// plotLink is one WebSocket plot report.md links.
+type plotLink struct {
 	// Alt is the image's alt text; Path its slash path relative to the
 	// result directory.
 	Alt, Path string
@@ -47,8 +89,8 @@ type wsPlotData struct {
 
 // wsPlotRun is the run a variant's ws plots draw: its first valid ws run,
 // else its first ws run (labelled "not counted"); nil without a ws run.
-func wsPlotRun(v *Variant) *Run {
-	var first *Run
+func wsPlotRun(v *report.Variant) *report.Run {
+	var first *report.Run
 	for i := range v.Runs {
 		r := &v.Runs[i]
 		if r.Metrics.WSMetrics == nil {
@@ -65,24 +107,24 @@ func wsPlotRun(v *Variant) *Run {
 }
 
 // wsOrigin is the x origin of a run's ws plots: T0, else the load start.
-func wsOrigin(meta record.Meta, ws *WSLines) (int64, bool) {
-	if w, ok := DeliveryWindow(meta); ok {
+func wsOrigin(meta record.Meta, ws *report.WSLines) (int64, bool) {
+	if w, ok := report.DeliveryWindow(meta); ok {
 		return w.T0, true
 	}
-	return wsPeakBase(meta, ws), false
+	return report.WSPeakBase(meta, ws), false
 }
 
 // wsHandshakeSeries counts every attempt the clients started (any outcome)
 // per 100 ms bucket from origin, from the first bucket to the last with
 // the empty ones as 0, as a step line (x: bucket start, s after origin).
-func wsHandshakeSeries(ws *WSLines, origin int64) []plotkit.Point {
+func wsHandshakeSeries(ws *report.WSLines, origin int64) []plotkit.Point {
 	if len(ws.Attempts) == 0 {
 		return nil
 	}
 	counts := map[int64]int{}
 	lo, hi := int64(0), int64(0)
 	for i, a := range ws.Attempts {
-		b := floorDiv(a.Start-origin, wsBucketNs)
+		b := floorDiv(a.Start-origin, report.WSBucketNs)
 		counts[b]++
 		if i == 0 || b < lo {
 			lo = b
@@ -93,7 +135,7 @@ func wsHandshakeSeries(ws *WSLines, origin int64) []plotkit.Point {
 	}
 	out := make([]plotkit.Point, 0, hi-lo+2)
 	for b := lo; b <= hi+1; b++ {
-		out = append(out, plotkit.Point{X: float64(b*wsBucketNs) / 1e9, Y: float64(counts[b])})
+		out = append(out, plotkit.Point{X: float64(b*report.WSBucketNs) / 1e9, Y: float64(counts[b])})
 	}
 	return out
 }
@@ -110,14 +152,14 @@ func floorDiv(a, b int64) int64 {
 // wsCloseSeries is the cumulative count of the closes the client did not
 // start at or after t0 (the population of ws_close_after_signal_*), as a
 // step line from (0, 0) (x: ms after t0). Behind a proxy with opened
-// handshakes no replica can be named for (wsUnattributed), it counts the
+// handshakes no replica can be named for (report.WSUnattributed), it counts the
 // closes of every replica, and every is true.
-func wsCloseSeries(meta record.Meta, ws *WSLines, t0 int64) (pts []plotkit.Point, every bool) {
-	acted := wsActedUpstream(meta)
-	if wsUnattributed(meta, ws.Attempts) > 0 {
+func wsCloseSeries(meta record.Meta, ws *report.WSLines, t0 int64) (pts []plotkit.Point, every bool) {
+	acted := report.WSActedUpstream(meta)
+	if report.WSUnattributed(meta, ws.Attempts) > 0 {
 		acted, every = func(string) bool { return true }, true
 	}
-	times := wsCloseTimes(ws, t0, acted)
+	times := report.WSCloseTimes(ws, t0, acted)
 	out := []plotkit.Point{{X: 0, Y: 0}}
 	for i, ms := range times {
 		out = append(out, plotkit.Point{X: ms, Y: float64(i + 1)})
@@ -129,7 +171,7 @@ func wsCloseSeries(meta record.Meta, ws *WSLines, t0 int64) (pts []plotkit.Point
 // per variant from dir; ok is false when res has no ws run. Runs that
 // cannot be read, or have no action (no close plot), are left out with a
 // note.
-func wsPlots(dir string, res *Result) (hs, cl wsPlotData, notes []string, ok bool) {
+func wsPlots(dir string, res *report.Result) (hs, cl wsPlotData, notes []string, ok bool) {
 	var spreads, caps [][2]string // CLOSE_SPREAD_MS or UPGRADES_PER_S, variant
 	defer func() {
 		cl.Notes = settingNote("CLOSE_SPREAD_MS", spreads)
@@ -142,7 +184,7 @@ func wsPlots(dir string, res *Result) (hs, cl wsPlotData, notes []string, ok boo
 			continue
 		}
 		ok = true
-		ws, err := readWSLines(filepath.Join(dir, filepath.FromSlash(RunPath(v, r))))
+		ws, err := report.ReadWSLines(filepath.Join(dir, filepath.FromSlash(report.RunPath(v, r))))
 		if err != nil {
 			notes = append(notes, fmt.Sprintf("%s run %d: ws plots not drawn: %v", v.Label, r.Meta.Run, err))
 			continue
@@ -169,7 +211,7 @@ func wsPlots(dir string, res *Result) (hs, cl wsPlotData, notes []string, ok boo
 		}
 		spread := "n/a"
 		if w := r.Metrics.WSMetrics; w.WSCloseSpreadMs != nil {
-			spread = FormatNumber(KindMs, *w.WSCloseSpreadMs)
+			spread = report.FormatNumber(report.KindMs, *w.WSCloseSpreadMs)
 		}
 		spreads = append(spreads, [2]string{spread, v.Label})
 		cl.Series = append(cl.Series, wsSeries{Label: fmt.Sprintf("%s: %d", label, len(pts)-1), Points: pts})
@@ -209,44 +251,4 @@ func capacityLine(caps [][2]string) (float64, []string) {
 		return 0, note
 	}
 	return float64(n) / 10, []string{fmt.Sprintf("dashed: one instance's capacity, UPGRADES_PER_S %d / 10", n)}
-}
-
-// wsSection is the WebSocket section of a report: its two plots,
-// linked right after the failures plot, without a heading.
-type wsSection struct {
-	// plots are the plots drawn.
-	plots []WSPlot
-}
-
-// Plots draws the ws plots of res into dir when some run is a ws run.
-func (s *wsSection) Plots(dir string, res *Result) []string {
-	hs, cl, notes, ok := wsPlots(dir, res)
-	if !ok {
-		return notes
-	}
-	for _, p := range []struct {
-		file, alt string
-		render    func() ([]byte, error)
-	}{
-		{resultdir.WSHandshakesPlotFile, "handshakes per 100 ms", func() ([]byte, error) { return renderWSHandshakes(hs, res.Scenario) }},
-		{resultdir.WSClosesPlotFile, "close times after the signal", func() ([]byte, error) { return renderWSCloses(cl, res.Scenario) }},
-	} {
-		b, err := p.render()
-		if err == nil {
-			err = resultdir.WriteFileAtomic(filepath.Join(dir, p.file), b)
-		}
-		if err != nil {
-			notes = append(notes, fmt.Sprintf("%s not drawn: %v", p.file, err))
-			continue
-		}
-		s.plots = append(s.plots, WSPlot{Alt: p.alt, Path: p.file})
-	}
-	return notes
-}
-
-// Markdown links the ws plots drawn.
-func (s *wsSection) Markdown(b *strings.Builder, _ *Result) {
-	for _, p := range s.plots {
-		fmt.Fprintf(b, "\n![%s](%s)\n", p.Alt, p.Path)
-	}
 }

@@ -1,14 +1,39 @@
-package report
+package websockets
 
 import (
+	"bytes"
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 	"github.com/shutdownlab/shutdownlab/record"
+	"github.com/shutdownlab/shutdownlab/report"
 	"github.com/shutdownlab/shutdownlab/report/internal/fixture"
 	"github.com/shutdownlab/shutdownlab/report/plotkit"
 )
+
+// The hand-made ws records (report/internal/fixture).
+const wsT0 = fixture.WST0
+
+var (
+	opened  = fixture.WSOpened
+	refused = fixture.WSRefused
+	closed  = fixture.WSClosed
+)
+
+// eqF compares two nullable floats.
+func eqF(a, b *float64) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return math.Abs(*a-*b) < 1e-9
+}
 
 func TestFloorDiv(t *testing.T) {
 	for _, tt := range []struct{ a, b, want int64 }{{0, 100, 0}, {99, 100, 0}, {100, 100, 1}, {-1, 100, -1}, {-100, 100, -1}, {-101, 100, -2}} {
@@ -32,7 +57,7 @@ func TestWSHandshakeSeries(t *testing.T) {
 		}, []plotkit.Point{{X: -0.2, Y: 1}, {X: -0.1, Y: 0}, {X: 0, Y: 3}, {X: 0.1, Y: 0}, {X: 0.2, Y: 1}, {X: 0.3, Y: 0}}},
 	}
 	for _, tt := range tests {
-		got := wsHandshakeSeries(&WSLines{Attempts: tt.attempts}, wsT0)
+		got := wsHandshakeSeries(&report.WSLines{Attempts: tt.attempts}, wsT0)
 		if len(got) != len(tt.want) {
 			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
 			continue
@@ -49,7 +74,7 @@ func TestWSHandshakeSeries(t *testing.T) {
 // TestWSCloseSeries: a step from (0, 0) through every close the client did
 // not start at or after t0.
 func TestWSCloseSeries(t *testing.T) {
-	ws := &WSLines{Closes: []record.WSClose{
+	ws := &report.WSLines{Closes: []record.WSClose{
 		closed(0, 1, 1, 300, 1001, record.WSClosedByServer),
 		closed(1, 1, 2, -20, 1001, record.WSClosedByServer),
 		closed(2, 1, 3, 100, 1006, record.WSClosedAbnormal),
@@ -94,8 +119,8 @@ func TestCapacityLine(t *testing.T) {
 }
 
 func TestWSPlotRun(t *testing.T) {
-	ws := &WSMetrics{}
-	v := Variant{Runs: []Run{{Name: "run-001"}, {Name: "run-002", Metrics: Metrics{WSMetrics: ws}}, {Name: "run-003", Valid: true, Metrics: Metrics{WSMetrics: ws}}}}
+	ws := &report.WSMetrics{}
+	v := report.Variant{Runs: []report.Run{{Name: "run-001"}, {Name: "run-002", Metrics: report.Metrics{WSMetrics: ws}}, {Name: "run-003", Valid: true, Metrics: report.Metrics{WSMetrics: ws}}}}
 	if r := wsPlotRun(&v); r == nil || r.Name != "run-003" {
 		t.Errorf("picked %v, want the first valid ws run", r)
 	}
@@ -103,9 +128,69 @@ func TestWSPlotRun(t *testing.T) {
 	if r := wsPlotRun(&v); r == nil || r.Name != "run-002" {
 		t.Errorf("picked %v, want the first ws run when none is valid", r)
 	}
-	if r := wsPlotRun(&Variant{Runs: []Run{{Name: "run-001", Valid: true}}}); r != nil {
+	if r := wsPlotRun(&report.Variant{Runs: []report.Run{{Name: "run-001", Valid: true}}}); r != nil {
 		t.Errorf("picked %s of an agent variant", r.Name)
 	}
+}
+
+// TestWritePlotsWS writes the ws fixture's reports with the section: both
+// ws plots are valid PNGs linked from report.md, and a second rendering
+// gives the same bytes; a result without ws runs gets neither
+// (report/document's TestWritePlots counts its links).
+func TestWritePlotsWS(t *testing.T) {
+	dir := t.TempDir()
+	if err := fixture.WriteWS(dir); err != nil {
+		t.Fatal(err)
+	}
+	md := writeReport(t, dir)
+	first := map[string][]byte{}
+	for _, name := range []string{resultdir.WSHandshakesPlotFile, resultdir.WSClosesPlotFile} {
+		if !regexp.MustCompile(`!\[[^]]*\]\(` + regexp.QuoteMeta(name) + `\)`).Match(md) {
+			t.Errorf("report.md does not link %s", name)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(bytes.NewReader(b))
+		if err != nil {
+			t.Fatalf("%s: not a PNG: %v", name, err)
+		}
+		if r := img.Bounds(); r.Dx() < 600 || r.Dy() < 300 {
+			t.Errorf("%s: %v, too small", name, r)
+		}
+		first[name] = b
+	}
+	if strings.Contains(string(md), "ws plots not drawn") {
+		t.Errorf("a ws plot note in report.md:\n%s", md)
+	}
+	writeReport(t, dir)
+	for name, b := range first {
+		if again, _ := os.ReadFile(filepath.Join(dir, name)); !bytes.Equal(again, b) {
+			t.Errorf("%s differs between two renderings", name)
+		}
+	}
+}
+
+// writeReport loads the result in dir, draws the section's plots and
+// writes its reports with the section, as report/document does with
+// every section, and returns report.md.
+func writeReport(t *testing.T, dir string) []byte {
+	t.Helper()
+	res, err := report.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Section{}
+	plots := &report.PlotSet{Notes: s.Plots(dir, res)}
+	if err := report.Write(dir, res, plots, []report.Section{s}); err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, resultdir.MarkdownFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return md
 }
 
 // TestWSPlotsData: one series per variant, the storm above the capacity
@@ -115,7 +200,7 @@ func TestWSPlotsData(t *testing.T) {
 	if err := fixture.WriteWS(dir); err != nil {
 		t.Fatal(err)
 	}
-	res, err := Load(dir)
+	res, err := report.Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +225,7 @@ func TestWSPlotsData(t *testing.T) {
 			t.Errorf("%s: %d closes drawn, want %d", s.Label, n, fixture.WSClients)
 		}
 	}
-	if _, _, _, ok := wsPlots(dir, &Result{Variants: []Variant{{Runs: []Run{{Valid: true}}}}}); ok {
+	if _, _, _, ok := wsPlots(dir, &report.Result{Variants: []report.Variant{{Runs: []report.Run{{Valid: true}}}}}); ok {
 		t.Errorf("ws plots for a result without ws runs")
 	}
 }
