@@ -9,6 +9,7 @@ import (
 	"io"
 
 	"github.com/shutdownlab/shutdownlab/report"
+	"github.com/shutdownlab/shutdownlab/report/sections/deregistration"
 	"github.com/shutdownlab/shutdownlab/report/sections/websockets"
 )
 
@@ -16,7 +17,7 @@ import (
 // order report.md shows them after the table of all metrics: the
 // WebSocket plots, the deregistration race, the rollout, the jobs.
 func Sections() []report.Section {
-	return append([]report.Section{&websockets.Section{}}, report.CapabilitySections()...)
+	return append([]report.Section{&websockets.Section{}, &deregistration.Section{}}, report.CapabilitySections()...)
 }
 
 // WriteMarkdown writes report.md of res with every section, linking no

@@ -1,4 +1,4 @@
-package report
+package deregistration
 
 import (
 	"cmp"
@@ -12,12 +12,13 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/shutdownlab/shutdownlab/internal/resultdir"
+	"github.com/shutdownlab/shutdownlab/report"
 	"github.com/shutdownlab/shutdownlab/report/plotkit"
 )
 
-// DeregPlotFile is the deregistration curve plot, once per result whose
+// PlotFile is the deregistration curve plot, once per result whose
 // rolls deregistered the replica from the proxy.
-const DeregPlotFile = "deregistration.png"
+const PlotFile = "deregistration.png"
 
 // deregLine is one pre-stop's curve: mean failed requests (y) per
 // deregistration delay (x, ms), ascending x.
@@ -28,7 +29,7 @@ type deregLine struct {
 
 // deregLines groups rows with valid runs by pre-stop (ascending), each
 // line's points by delay. Pure.
-func deregLines(rows []DeregRow) []deregLine {
+func deregLines(rows []Row) []deregLine {
 	var pres []string
 	for _, r := range rows {
 		if r.Valid > 0 && !slices.Contains(pres, r.PreStop) {
@@ -36,7 +37,7 @@ func deregLines(rows []DeregRow) []deregLine {
 		}
 	}
 	slices.SortStableFunc(pres, func(a, b string) int {
-		return cmp.Compare(DeregRow{PreStop: a}.PreStopMs(), DeregRow{PreStop: b}.PreStopMs())
+		return cmp.Compare(Row{PreStop: a}.PreStopMs(), Row{PreStop: b}.PreStopMs())
 	})
 	var lines []deregLine
 	for _, p := range pres {
@@ -52,21 +53,21 @@ func deregLines(rows []DeregRow) []deregLine {
 	return lines
 }
 
-// Plots draws DeregPlotFile into dir when the result has deregistration
+// Plots draws PlotFile into dir when the result has deregistration
 // rows; a failure becomes a note, as for every plot.
-func (s *deregSection) Plots(dir string, res *Result) []string {
-	rows := DeregRows(res)
+func (s *Section) Plots(dir string, res *report.Result) []string {
+	rows := Rows(res)
 	if len(rows) == 0 {
 		return nil
 	}
 	b, err := renderDereg(deregLines(rows), res.Scenario)
 	if err == nil {
-		err = resultdir.WriteFileAtomic(filepath.Join(dir, DeregPlotFile), b)
+		err = resultdir.WriteFileAtomic(filepath.Join(dir, PlotFile), b)
 	}
 	if err != nil {
-		return []string{fmt.Sprintf("%s not drawn: %v", DeregPlotFile, err)}
+		return []string{fmt.Sprintf("%s not drawn: %v", PlotFile, err)}
 	}
-	s.plot = DeregPlotFile
+	s.plot = PlotFile
 	return nil
 }
 

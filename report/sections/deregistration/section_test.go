@@ -1,4 +1,4 @@
-package report
+package deregistration
 
 import (
 	"fmt"
@@ -7,55 +7,56 @@ import (
 	"testing"
 
 	"github.com/shutdownlab/shutdownlab/record"
+	"github.com/shutdownlab/shutdownlab/report"
 )
 
 // deregRun is a run of a deregistering roll: signal at 1e9 ns, the
 // deregistration sent and acked at the given ms after it, PRESTOP_MS pre,
 // failed failures (all 502s) and valid as given.
-func deregRun(delay float64, pre string, failed int, valid bool) Run {
+func deregRun(delay float64, pre string, failed int, valid bool) report.Run {
 	env := map[string]string{}
 	if pre != "" {
 		env[PreStopEnv] = pre
 	}
 	sent := int64(1e9)
-	return Run{Valid: valid, Metrics: Metrics{Failed: failed, ByClass: map[string]int{"ok": 100, "http_502": failed}},
+	return report.Run{Valid: valid, Metrics: report.Metrics{Failed: failed, ByClass: map[string]int{"ok": 100, "http_502": failed}},
 		Meta: record.Meta{Action: &record.Action{Replica: 0, SentNs: sent, Deregister: &record.Deregistration{
 			AfterMs: delay, SentNs: sent + int64(delay*1e6) + 1e6, AckedNs: sent + int64(delay*1e6) + 100e6}},
 			Replicas: []record.Replica{{Name: "replica-0", Env: env}, {Name: "replica-1", Env: env}}}}
 }
 
 func TestDeregRowsAndSmallestPreStop(t *testing.T) {
-	variant := func(delay float64, pre string, runs ...Run) Variant {
-		return Variant{Label: fmt.Sprintf("d=%v,p=%s", delay, pre), Runs: runs}
+	variant := func(delay float64, pre string, runs ...report.Run) report.Variant {
+		return report.Variant{Label: fmt.Sprintf("d=%v,p=%s", delay, pre), Runs: runs}
 	}
 	tests := []struct {
 		name       string
-		variants   []Variant
+		variants   []report.Variant
 		wantRows   int
 		wantDelays []float64
 		wantPre    []string
 		wantLines  []string // "pre: x→y ..."
 	}{
-		{"no deregistration: no section", []Variant{{Label: "x", Runs: []Run{{Valid: true, Meta: record.Meta{Action: &record.Action{}}}}}}, 0, nil, nil, nil},
-		{"sweep", []Variant{
+		{"no deregistration: no section", []report.Variant{{Label: "x", Runs: []report.Run{{Valid: true, Meta: record.Meta{Action: &record.Action{}}}}}}, 0, nil, nil, nil},
+		{"sweep", []report.Variant{
 			variant(0, "0", deregRun(0, "0", 40, true)),
 			variant(0, "1000", deregRun(0, "1000", 0, true)),
 			variant(1500, "0", deregRun(1500, "0", 60, true)),
 			variant(1500, "1000", deregRun(1500, "1000", 50, true)),
 			variant(1500, "2500", deregRun(1500, "2500", 0, true), deregRun(1500, "2500", 0, true)),
 		}, 5, []float64{0, 1500}, []string{"1000", "2500"}, []string{"0: 0→40 1500→60", "1000: 0→0 1500→50", "2500: 1500→0"}},
-		{"one run of two failed: not zero", []Variant{
+		{"one run of two failed: not zero", []report.Variant{
 			variant(500, "1000", deregRun(500, "1000", 0, true), deregRun(500, "1000", 3, true)),
 		}, 1, []float64{500}, []string{""}, []string{"1000: 500→1.5"}},
-		{"invalid runs do not count", []Variant{
+		{"invalid runs do not count", []report.Variant{
 			variant(500, "1000", deregRun(500, "1000", 9, false), deregRun(500, "1000", 0, true)),
 			variant(500, "0", deregRun(500, "0", 0, false)),
 		}, 2, []float64{500}, []string{"1000"}, []string{"1000: 500→0"}},
-		{"pre-stop unset is not a number", []Variant{variant(0, "", deregRun(0, "", 0, true))}, 1, []float64{0}, []string{""}, []string{": 0→0"}},
+		{"pre-stop unset is not a number", []report.Variant{variant(0, "", deregRun(0, "", 0, true))}, 1, []float64{0}, []string{""}, []string{": 0→0"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rows := DeregRows(&Result{Variants: tt.variants})
+			rows := Rows(&report.Result{Variants: tt.variants})
 			if len(rows) != tt.wantRows {
 				t.Fatalf("%d rows, want %d", len(rows), tt.wantRows)
 			}
@@ -79,12 +80,14 @@ func TestDeregRowsAndSmallestPreStop(t *testing.T) {
 }
 
 // TestDeregSectionAndTimeline: report.md shows the deregistration in the
-// section and as two timeline columns, only for a deregistering result.
+// section and as two timeline columns (core's), only for a deregistering
+// result.
 func TestDeregSectionAndTimeline(t *testing.T) {
-	res := &Result{Variants: []Variant{{Label: "d=1500,p=0", Runs: []Run{deregRun(1500, "0", 7, true)}}}}
+	res := &report.Result{Variants: []report.Variant{{Label: "d=1500,p=0", Runs: []report.Run{deregRun(1500, "0", 7, true)}}}}
 	var b strings.Builder
-	(&deregSection{plot: DeregPlotFile}).Markdown(&b, res)
-	writeTimeline(&b, res, nil)
+	if err := report.WriteMarkdown(&b, res, nil, []report.Section{&Section{plot: PlotFile}}); err != nil {
+		t.Fatal(err)
+	}
 	out := b.String()
 	for _, want := range []string{
 		"## Deregistration race",
@@ -99,9 +102,10 @@ func TestDeregSectionAndTimeline(t *testing.T) {
 		}
 	}
 	b.Reset()
-	plain := &Result{Variants: []Variant{{Label: "x", Runs: []Run{{Valid: true, Meta: record.Meta{Action: &record.Action{SentNs: 1}}}}}}}
-	(&deregSection{}).Markdown(&b, plain)
-	writeTimeline(&b, plain, nil)
+	plain := &report.Result{Variants: []report.Variant{{Label: "x", Runs: []report.Run{{Valid: true, Meta: record.Meta{Action: &record.Action{SentNs: 1}}}}}}}
+	if err := report.WriteMarkdown(&b, plain, nil, []report.Section{&Section{}}); err != nil {
+		t.Fatal(err)
+	}
 	if strings.Contains(b.String(), "eregist") {
 		t.Errorf("a result without deregistration mentions it:\n%s", b.String())
 	}
