@@ -253,9 +253,9 @@ func LoadRun(rd string) (record.Meta, []record.Request, error) {
 	return meta, reqs, err
 }
 
-// readRecordsFile reads run directory rd's records (resultdir.OpenRecords)
-// with ReadRecords.
-func readRecordsFile(rd string, onReq func(*record.Request) error, onSum func(*record.Summary)) error {
+// ReadRunRecords streams run directory rd's records (resultdir.OpenRecords:
+// records.jsonl or records.jsonl.gz) through ReadRecords.
+func ReadRunRecords(rd string, onReq func(*record.Request) error, onSum func(*record.Summary)) error {
 	r, name, err := resultdir.OpenRecords(rd)
 	if err != nil {
 		return err

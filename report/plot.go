@@ -68,7 +68,7 @@ func WritePlots(dir string, res *Result, sections []Section) *PlotSet {
 // bytes per request, not whole records) and writes its plot to name.
 func writeLatencyPlot(name, scenario string, v *Variant, r *Run) error {
 	lb := newLatencyBuilder(r.Meta)
-	err := readRecordsFile(filepath.Dir(name), func(q *record.Request) error {
+	err := ReadRunRecords(filepath.Dir(name), func(q *record.Request) error {
 		lb.add(q)
 		return nil
 	}, nil)

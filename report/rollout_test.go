@@ -1,25 +1,15 @@
 package report
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/shutdownlab/shutdownlab/record"
+	"github.com/shutdownlab/shutdownlab/report/internal/fixture"
 )
 
-// rolloutMeta is a rollout sent at 1000 ns: two old tasks (slot 1 drained
-// and exited 0; slot 2 SIGKILLed at its grace period), two new ones, and a
-// restart of slot 2's new task.
-func rolloutMeta() record.Meta {
-	code0, code137 := 0, 137
-	return record.Meta{Rollout: &record.Rollout{SentNs: 1000, Converged: true, Tasks: []record.SwarmTask{
-		{ID: "o1", Slot: 1, Generation: "old", Upstream: "10.0.0.1:8080", SignalNs: 3000, FinishedNs: 5000, ExitCode: &code0, CreatedNs: 1},
-		{ID: "o2", Slot: 2, Generation: "old", Upstream: "10.0.0.2:8080", SignalNs: 4000, KillNs: 9000, FinishedNs: 9100, ExitCode: &code137, CreatedNs: 1},
-		{ID: "n1", Slot: 1, Generation: "new", Upstream: "10.0.0.3:8080", State: "running", HealthyNs: 7000, CreatedNs: 1100},
-		{ID: "n2", Slot: 2, Generation: "new", Upstream: "10.0.0.4:8080", State: "failed", CreatedNs: 1200},
-		{ID: "n2b", Slot: 2, Generation: "new", Upstream: "10.0.0.5:8080", State: "running", HealthyNs: 8000, CreatedNs: 6000},
-	}, Events: []record.SwarmEvent{{Action: "health_status: unhealthy"}, {Action: "kill", Signal: 15}}}}
-}
+// rolloutMeta is a rollout of two old and three new tasks
+// (report/internal/fixture).
+var rolloutMeta = fixture.RolloutMeta
 
 func TestComputeRollout(t *testing.T) {
 	reqs := []record.Request{
@@ -64,37 +54,5 @@ func TestComputeRollout(t *testing.T) {
 	computeRollout(&n, record.Meta{Rollout: &record.Rollout{}}, nil)
 	if n.RolloutMetrics != nil {
 		t.Errorf("a rollout never sent has metrics")
-	}
-}
-
-func TestTallyAndSection(t *testing.T) {
-	meta := rolloutMeta()
-	reqs := []record.Request{
-		{Start: 900, Class: record.ClassOK, Upstream: "10.0.0.1:8080"},
-		{Start: 1100, Class: record.ClassOK, Upstream: "10.0.0.3:8080"},
-		{Start: 1200, Class: record.ClassReset, Upstream: "10.0.0.2:8080"},
-		{Start: 1300, Class: record.ClassHTTPError, Status: 502},
-	}
-	rr, s := tally(meta, func(f func(*record.Request)) {
-		for i := range reqs {
-			f(&reqs[i])
-		}
-	})
-	if rr.OK["o1"] != 1 || rr.OK["n1"] != 1 || rr.Failed["o2"] != 1 || rr.Unattributed != 1 {
-		t.Errorf("tally: %+v", rr)
-	}
-	if len(s.Old) != 2 || s.Old[0].Y != 1 || s.New[1].Y != 1 || s.Failed[1].Y != 2 {
-		t.Errorf("bins: old %v new %v failed %v", s.Old, s.New, s.Failed)
-	}
-	if _, err := renderRollout(s, meta, "t"); err != nil {
-		t.Errorf("render: %v", err)
-	}
-	rr.Variant, rr.Run = "mode=full", 1
-	var b strings.Builder
-	(&rolloutSection{plotted: true, runs: []RolloutRun{rr}}).Markdown(&b, &Result{})
-	for _, want := range []string{"## Rollout", "### mode=full (run 1)", "| 2 | old | o2 | 10.0.0.2:8080 |", "| 137 | true |"} {
-		if !strings.Contains(b.String(), want) {
-			t.Errorf("section lacks %q:\n%s", want, b.String())
-		}
 	}
 }

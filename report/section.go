@@ -20,8 +20,8 @@ type Section interface {
 }
 
 // CapabilitySections returns the capability sections still in package
-// report, fresh, in report order: the rollout, the jobs. Each moves to a
-// package of its own, and report/document lists them there.
+// report, fresh, in report order: the jobs. Each moves to a package of
+// its own, and report/document lists them there.
 func CapabilitySections() []Section {
-	return []Section{&rolloutSection{}, &jobsSection{}}
+	return []Section{&jobsSection{}}
 }

@@ -109,7 +109,7 @@ func LoadRunWS(rd string) (record.Meta, []record.Request, *WSLines, error) {
 	return meta, reqs, ws, err
 }
 
-// readRecordsFileWS is readRecordsFile that also keeps the ws lines in ws.
+// readRecordsFileWS is ReadRunRecords that also keeps the ws lines in ws.
 func readRecordsFileWS(rd string, onReq func(*record.Request) error, onSum func(*record.Summary), ws *WSLines) error {
 	r, name, err := resultdir.OpenRecords(rd)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/shutdownlab/shutdownlab/report"
 	"github.com/shutdownlab/shutdownlab/report/sections/deregistration"
+	"github.com/shutdownlab/shutdownlab/report/sections/rollout"
 	"github.com/shutdownlab/shutdownlab/report/sections/websockets"
 )
 
@@ -17,7 +18,7 @@ import (
 // order report.md shows them after the table of all metrics: the
 // WebSocket plots, the deregistration race, the rollout, the jobs.
 func Sections() []report.Section {
-	return append([]report.Section{&websockets.Section{}, &deregistration.Section{}}, report.CapabilitySections()...)
+	return append([]report.Section{&websockets.Section{}, &deregistration.Section{}, &rollout.Section{}}, report.CapabilitySections()...)
 }
 
 // WriteMarkdown writes report.md of res with every section, linking no

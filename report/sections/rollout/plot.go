@@ -1,4 +1,4 @@
-package report
+package rollout
 
 import (
 	"fmt"
@@ -13,20 +13,21 @@ import (
 
 	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 	"github.com/shutdownlab/shutdownlab/record"
+	"github.com/shutdownlab/shutdownlab/report"
 	"github.com/shutdownlab/shutdownlab/report/plotkit"
 )
 
-// RolloutPlotFile is the old-vs-new plot of a run that rolled a Swarm
+// PlotFile is the old-vs-new plot of a run that rolled a Swarm
 // service, in its run directory.
-const RolloutPlotFile = "rollout.png"
+const PlotFile = "rollout.png"
 
 // rolloutBin is the width of one bin of the rollout plot.
 const rolloutBin = 250_000_000 // ns
 
-// RolloutRun is what the report shows of one variant's rollout: its first
+// variantRollout is what the report shows of one variant's rollout: its first
 // valid run (else its first run), the requests each task served, and the
 // plot.
-type RolloutRun struct {
+type variantRollout struct {
 	// Variant and Run name the run; Plot is the plot's path relative to
 	// the result directory ("" when not drawn).
 	Variant string
@@ -46,9 +47,9 @@ type rolloutSeries struct {
 }
 
 // tally attributes the requests to tasks and bins them. Pure.
-func tally(meta record.Meta, reqs func(func(*record.Request))) (RolloutRun, rolloutSeries) {
+func tally(meta record.Meta, reqs func(func(*record.Request))) (variantRollout, rolloutSeries) {
 	r := meta.Rollout
-	out := RolloutRun{Meta: meta, OK: map[string]int{}, Failed: map[string]int{}}
+	out := variantRollout{Meta: meta, OK: map[string]int{}, Failed: map[string]int{}}
 	byUp := map[string]*record.SwarmTask{}
 	for i := range r.Tasks {
 		if t := &r.Tasks[i]; t.Upstream != "" {
@@ -96,10 +97,10 @@ func tally(meta record.Meta, reqs func(func(*record.Request))) (RolloutRun, roll
 	return out, s
 }
 
-// Plots draws RolloutPlotFile for each variant's first valid run (else
+// Plots draws PlotFile for each variant's first valid run (else
 // its first run) that rolled a Swarm service, and keeps the per-task
 // counts for the section.
-func (s *rolloutSection) Plots(dir string, res *Result) []string {
+func (s *Section) Plots(dir string, res *report.Result) []string {
 	s.plotted = true
 	var notes []string
 	for i := range res.Variants {
@@ -108,9 +109,9 @@ func (s *rolloutSection) Plots(dir string, res *Result) []string {
 		if r == nil {
 			continue
 		}
-		rd := filepath.Join(dir, filepath.FromSlash(RunPath(v, r)))
+		rd := filepath.Join(dir, filepath.FromSlash(report.RunPath(v, r)))
 		var all []record.Request
-		err := readRecordsFile(rd, func(q *record.Request) error {
+		err := report.ReadRunRecords(rd, func(q *record.Request) error {
 			all = append(all, *q)
 			return nil
 		}, nil)
@@ -123,13 +124,13 @@ func (s *rolloutSection) Plots(dir string, res *Result) []string {
 		if err == nil {
 			var b []byte
 			if b, err = renderRollout(series, r.Meta, res.Scenario+" · "+v.Label); err == nil {
-				err = resultdir.WriteFileAtomic(filepath.Join(rd, RolloutPlotFile), b)
+				err = resultdir.WriteFileAtomic(filepath.Join(rd, PlotFile), b)
 			}
 		}
 		if err != nil {
-			notes = append(notes, fmt.Sprintf("%s run %d: %s not drawn: %v", v.Label, r.Meta.Run, RolloutPlotFile, err))
+			notes = append(notes, fmt.Sprintf("%s run %d: %s not drawn: %v", v.Label, r.Meta.Run, PlotFile, err))
 		} else {
-			rr.Plot = path.Join(RunPath(v, r), RolloutPlotFile)
+			rr.Plot = path.Join(report.RunPath(v, r), PlotFile)
 		}
 		s.runs = append(s.runs, rr)
 	}
@@ -138,8 +139,8 @@ func (s *rolloutSection) Plots(dir string, res *Result) []string {
 
 // rolloutRunOf is a variant's first valid run with a sent rollout, else
 // its first run with one (nil: none).
-func rolloutRunOf(v *Variant) *Run {
-	var first *Run
+func rolloutRunOf(v *report.Variant) *report.Run {
+	var first *report.Run
 	for j := range v.Runs {
 		r := &v.Runs[j]
 		if r.Meta.Rollout == nil || r.Meta.Rollout.SentNs == 0 {

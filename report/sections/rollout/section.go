@@ -1,18 +1,25 @@
-package report
+// Package rollout is the Rollout section of a report whose runs rolled a
+// Swarm service (platform swarm): per variant (its first valid run) the
+// update as sent, each task as the engine reported it with the requests it
+// served and failed, and the plot of the requests served by old and new
+// tasks (rollout.png in that run's directory).
+package rollout
 
 import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/shutdownlab/shutdownlab/report"
 )
 
-// rolloutSection is the Rollout section of a report whose runs rolled a
-// Swarm service.
-type rolloutSection struct {
+// Section is the Rollout section of a report whose runs rolled a Swarm
+// service. The zero value is ready to use; use a fresh one per report.
+type Section struct {
 	// plotted is set by Plots; runs are then the rollouts it drew, with
 	// their per-task counts.
 	plotted bool
-	runs    []RolloutRun
+	runs    []variantRollout
 }
 
 // Markdown writes report.md's "Rollout" section for a result whose runs
@@ -20,14 +27,14 @@ type rolloutSection struct {
 // sent, each task as the engine reported it with the requests it served
 // and failed, and the old-vs-new plot. Without Plots (the per-task counts
 // come from the plot pass) the task table has no request counts.
-func (s *rolloutSection) Markdown(b *strings.Builder, res *Result) {
-	var runs []RolloutRun
+func (s *Section) Markdown(b *strings.Builder, res *report.Result) {
+	var runs []variantRollout
 	if s.plotted {
 		runs = s.runs
 	} else {
 		for i := range res.Variants {
 			if r := rolloutRunOf(&res.Variants[i]); r != nil {
-				runs = append(runs, RolloutRun{Variant: res.Variants[i].Label, Run: r.Meta.Run, Meta: r.Meta})
+				runs = append(runs, variantRollout{Variant: res.Variants[i].Label, Run: r.Meta.Run, Meta: r.Meta})
 			}
 		}
 	}
@@ -46,12 +53,12 @@ func (s *rolloutSection) Markdown(b *strings.Builder, res *Result) {
 }
 
 // writeRolloutRun writes one variant's rollout.
-func writeRolloutRun(b *strings.Builder, rr RolloutRun, counted bool) {
+func writeRolloutRun(b *strings.Builder, rr variantRollout, counted bool) {
 	r := rr.Meta.Rollout
-	fmt.Fprintf(b, "\n### %s (run %d)\n\n", MarkdownCell(rr.Variant), rr.Run)
+	fmt.Fprintf(b, "\n### %s (run %d)\n\n", report.MarkdownCell(rr.Variant), rr.Run)
 	conv := "did **not** converge"
 	if r.Converged {
-		conv = fmt.Sprintf("converged %s ms after it was sent (update status %s)", msText(r.ConvergedNs, r.SentNs), MarkdownCell(r.UpdateState))
+		conv = fmt.Sprintf("converged %s ms after it was sent (update status %s)", msText(r.ConvergedNs, r.SentNs), report.MarkdownCell(r.UpdateState))
 	}
 	what := "forced (same spec, new tasks)"
 	if r.Image != "" {
@@ -78,7 +85,7 @@ func writeRolloutRun(b *strings.Builder, rr RolloutRun, counted bool) {
 			ok, failed = strconv.Itoa(rr.OK[t.ID]), strconv.Itoa(rr.Failed[t.ID])
 		}
 		fmt.Fprintf(b, "| %d | %s | %.12s | %s | %s | %s | %s | %s | %s | %s | %v | %d | %s | %s |\n", t.Slot, t.Generation, t.ID,
-			orDash(t.Upstream), MarkdownCell(t.State), msText(t.CreatedNs, r.SentNs), msText(t.HealthyNs, r.SentNs),
+			orDash(t.Upstream), report.MarkdownCell(t.State), msText(t.CreatedNs, r.SentNs), msText(t.HealthyNs, r.SentNs),
 			msText(t.SignalNs, r.SentNs), msText(t.FinishedNs, r.SentNs), code, t.KillNs > 0 || code == "137", t.Unhealthy, ok, failed)
 	}
 	if rr.Plot != "" {
