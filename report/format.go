@@ -81,3 +81,13 @@ func Cell(d MetricDef, s Spread) string {
 	}
 	return out
 }
+
+// SignedMs prints ms after t₀ as "+94.1" or "-3.0" (FormatNumber's
+// rounding of KindMs).
+func SignedMs(ms float64) string {
+	s := FormatNumber(KindMs, ms)
+	if ms >= 0 {
+		s = "+" + s
+	}
+	return s
+}

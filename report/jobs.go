@@ -63,12 +63,12 @@ type JobsMetrics struct {
 	BudgetAudit string `json:"budget_audit"`
 }
 
-// isJobsRun reports whether meta is a queue-job run with a ledger.
-func isJobsRun(meta record.Meta) bool { return meta.Jobs != nil }
+// IsJobsRun reports whether meta is a queue-job run with a ledger.
+func IsJobsRun(meta record.Meta) bool { return meta.Jobs != nil }
 
 // computeJobs fills the job metrics of a run with a ledger.
 func computeJobs(m *Metrics, meta record.Meta, reqs []record.Request) {
-	if !isJobsRun(meta) {
+	if !IsJobsRun(meta) {
 		return
 	}
 	j := meta.Jobs
@@ -107,7 +107,7 @@ func jobsLedgerNotes(j *record.Jobs) []string {
 	if j.Error != "" {
 		notes = append(notes, "jobs ledger not read: "+j.Error)
 	}
-	if sum := jobsClassSum(j); sum != j.Inserted {
+	if sum := JobsClassSum(j); sum != j.Inserted {
 		notes = append(notes, fmt.Sprintf("jobs ledger: the classes add up to %d, not the %d jobs inserted", sum, j.Inserted))
 	}
 	for _, p := range j.Problems {
@@ -116,8 +116,9 @@ func jobsLedgerNotes(j *record.Jobs) []string {
 	return notes
 }
 
-// jobsClassSum adds up a ledger's class counts.
-func jobsClassSum(j *record.Jobs) int {
+// JobsClassSum adds up a ledger's class counts (every inserted job is in
+// exactly one class: the sum is the jobs inserted when the ledger adds up).
+func JobsClassSum(j *record.Jobs) int {
 	sum := 0
 	for _, n := range j.ByClass {
 		sum += n
@@ -125,10 +126,10 @@ func jobsClassSum(j *record.Jobs) int {
 	return sum
 }
 
-// clientReplica returns the index of the replica a River client id names
-// (-1: none): the replica's INSTANCE (the id the worker takes), else its
-// name, or its name followed by ":port".
-func clientReplica(meta record.Meta, client string) int {
+// JobClientReplica returns the index of the replica a River client id
+// (record.JobRun.Client) names (-1: none): the replica's INSTANCE (the id
+// the worker takes), else its name, or its name followed by ":port".
+func JobClientReplica(meta record.Meta, client string) int {
 	for i := range meta.Replicas {
 		r := &meta.Replicas[i]
 		if inst := r.Env["INSTANCE"]; inst != "" && inst == client {
@@ -146,7 +147,7 @@ func clientReplica(meta record.Meta, client string) int {
 
 // onReplica reports whether run ran on replica i.
 func onReplica(meta record.Meta, run *record.JobRun, i int) bool {
-	return clientReplica(meta, run.Client) == i
+	return JobClientReplica(meta, run.Client) == i
 }
 
 // jobHandoverMs is job_handover_ms: the longest gap, over the jobs, from

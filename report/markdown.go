@@ -31,7 +31,7 @@ func WriteMarkdown(w io.Writer, res *Result, plots *PlotSet, sections []Section)
 		"Definitions: [docs/metrics.md](" + MetricsDocURL + ").\n\n")
 
 	b.WriteString("## What the clients saw\n\n")
-	writeMetricTable(&b, res, headlineDefs(res))
+	WriteMetricTable(&b, res, headlineDefs(res))
 	b.WriteString(headlineText(res))
 
 	rows := res.Rows()
@@ -117,9 +117,10 @@ func FingerprintLine(f record.Fingerprint) string {
 		or(f.CPU), cores, or(f.OS), or(f.Kernel), or(f.DockerVersion), or(f.DockerAPI), or(f.GoVersion))
 }
 
-// writeMetricTable writes a markdown table of the metrics ds, a row per
-// metric and a column per variant.
-func writeMetricTable(b *strings.Builder, res *Result, ds []MetricDef) {
+// WriteMetricTable writes a markdown table of the metrics ds, a row per
+// metric and a column per variant (each cell the spread over the
+// variant's valid runs, as Cell prints it).
+func WriteMetricTable(b *strings.Builder, res *Result, ds []MetricDef) {
 	b.WriteString("| metric |")
 	for i := range res.Variants {
 		fmt.Fprintf(b, " %s |", MarkdownCell(res.Variants[i].Label))

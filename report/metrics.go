@@ -238,7 +238,7 @@ func checkAccounting(m *Metrics, meta record.Meta, t *record.Tally, ws *WSLines)
 		if errors.Is(err, record.ErrNoSummary) {
 			// A jobs run without HTTP clients sends no request: its
 			// producer prints no summary, and there is nothing to check.
-			if !(isJobsRun(meta) && m.Requests == 0) {
+			if !(IsJobsRun(meta) && m.Requests == 0) {
 				m.Notes = append(m.Notes, "no agent summary: accounting not cross-checked")
 			}
 			continue

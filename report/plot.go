@@ -270,7 +270,7 @@ func latencyMarkers(meta record.Meta, base int64) []plotkit.Marker {
 	var out []plotkit.Marker
 	mk := func(name, label string, at int64) {
 		out = append(out, plotkit.Marker{Name: name, X: float64(at-base) / 1e9,
-			Label: fmt.Sprintf("%s %s ms", label, signedMs(float64(at-tl.T0)/1e6))})
+			Label: fmt.Sprintf("%s %s ms", label, SignedMs(float64(at-tl.T0)/1e6))})
 	}
 	mk(plotkit.MarkerAction, "t0 action sent", tl.T0)
 	if t, ref := SignalTime(meta); t != tl.T0 {
@@ -286,15 +286,6 @@ func latencyMarkers(meta record.Meta, base int64) []plotkit.Marker {
 		}
 	}
 	return out
-}
-
-// signedMs prints ms after t₀ as "+94.1" or "-3.0".
-func signedMs(ms float64) string {
-	s := FormatNumber(KindMs, ms)
-	if ms >= 0 {
-		s = "+" + s
-	}
-	return s
 }
 
 // failureMetrics are the bars of failures.png, per variant.

@@ -18,10 +18,3 @@ type Section interface {
 	// runs), linking only the plots Plots drew.
 	Markdown(b *strings.Builder, res *Result)
 }
-
-// CapabilitySections returns the capability sections still in package
-// report, fresh, in report order: the jobs. Each moves to a package of
-// its own, and report/document lists them there.
-func CapabilitySections() []Section {
-	return []Section{&jobsSection{}}
-}

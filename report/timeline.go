@@ -126,7 +126,7 @@ func (tl Timeline) Cell(phase string) string {
 	if !ok {
 		return "—"
 	}
-	return signedMs(ms)
+	return SignedMs(ms)
 }
 
 // writeTimeline writes the "Per variant" section of report.md: for each

@@ -134,7 +134,7 @@ func computeWS(m *Metrics, meta record.Meta, ws *WSLines) {
 	if peak, at := wsPeakHandshakes(ws.Attempts, WSPeakBase(meta, ws), meta.Topology != ""); attributed {
 		w.WSPeakHandshakes = &peak
 		if peak > 0 {
-			m.Notes = append(m.Notes, fmt.Sprintf("ws handshake peak: %d in the 100 ms bucket from %s ms after t0 at %s", peak, signedMs(float64(at.bucket*WSBucketNs)/1e6), at.instance))
+			m.Notes = append(m.Notes, fmt.Sprintf("ws handshake peak: %d in the 100 ms bucket from %s ms after t0 at %s", peak, SignedMs(float64(at.bucket*WSBucketNs)/1e6), at.instance))
 		}
 	}
 	i := ActedReplica(meta)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/shutdownlab/shutdownlab/report"
 	"github.com/shutdownlab/shutdownlab/report/sections/deregistration"
+	"github.com/shutdownlab/shutdownlab/report/sections/queuejobs"
 	"github.com/shutdownlab/shutdownlab/report/sections/rollout"
 	"github.com/shutdownlab/shutdownlab/report/sections/websockets"
 )
@@ -18,7 +19,7 @@ import (
 // order report.md shows them after the table of all metrics: the
 // WebSocket plots, the deregistration race, the rollout, the jobs.
 func Sections() []report.Section {
-	return append([]report.Section{&websockets.Section{}, &deregistration.Section{}, &rollout.Section{}}, report.CapabilitySections()...)
+	return []report.Section{&websockets.Section{}, &deregistration.Section{}, &rollout.Section{}, &queuejobs.Section{}}
 }
 
 // WriteMarkdown writes report.md of res with every section, linking no

@@ -1,4 +1,4 @@
-package report
+package queuejobs
 
 import (
 	"fmt"
@@ -10,14 +10,18 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/shutdownlab/shutdownlab/report"
 	"github.com/shutdownlab/shutdownlab/report/plotkit"
 )
 
-// jobsMarkerStyles are the job timeline's own vertical lines (the others
-// are markerStyles').
+// jobsMarkerStyles are the job timeline's vertical lines: the action, the
+// signal and the exit as on every time plot, and its own.
 var jobsMarkerStyles = map[string]draw.LineStyle{
-	jobsMarkAgain: {Color: plotkit.RGB(0xD55E00), Width: vg.Points(1.5), Dashes: []vg.Length{vg.Points(2), vg.Points(2)}},
-	jobsMarkGrace: {Color: plotkit.RGB(0x7F0000), Width: vg.Points(1.5), Dashes: []vg.Length{vg.Points(8), vg.Points(3)}},
+	plotkit.MarkerAction: plotkit.ActionLine,
+	plotkit.MarkerSignal: plotkit.SignalLine,
+	report.PhaseExit:     plotkit.ExitLine,
+	jobsMarkAgain:        {Color: plotkit.RGB(0xD55E00), Width: vg.Points(1.5), Dashes: []vg.Length{vg.Points(2), vg.Points(2)}},
+	jobsMarkGrace:        {Color: plotkit.RGB(0x7F0000), Width: vg.Points(1.5), Dashes: []vg.Length{vg.Points(8), vg.Points(3)}},
 }
 
 // The job timeline's outcome glyphs.
@@ -212,11 +216,7 @@ func renderJobs(d jobsPlotData, title string) ([]byte, error) {
 		leg.Add(g.name, sc)
 	}
 	for _, m := range d.Markers {
-		style, ok := jobsMarkerStyles[m.Name]
-		if !ok {
-			style = markerStyles[m.Name]
-		}
-		vl := &plotkit.VLine{X: m.X, Style: style}
+		vl := &plotkit.VLine{X: m.X, Style: jobsMarkerStyles[m.Name]}
 		p.Add(vl)
 		leg.Add(m.Label, vl)
 		l.xmin, l.xmax = math.Min(l.xmin, m.X), math.Max(l.xmax, m.X)

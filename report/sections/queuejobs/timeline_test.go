@@ -1,10 +1,11 @@
-package report
+package queuejobs
 
 import (
 	"reflect"
 	"testing"
 
 	"github.com/shutdownlab/shutdownlab/record"
+	"github.com/shutdownlab/shutdownlab/report"
 	"github.com/shutdownlab/shutdownlab/report/internal/fixture"
 )
 
@@ -32,7 +33,7 @@ func TestJobsTimeline(t *testing.T) {
 	for _, mk := range d.Markers {
 		names = append(names, mk.Name)
 	}
-	if want := []string{"t0", "t", jobsMarkGrace, PhaseExit}; !reflect.DeepEqual(names, want) {
+	if want := []string{"t0", "t", jobsMarkGrace, report.PhaseExit}; !reflect.DeepEqual(names, want) {
 		t.Errorf("markers %v, want %v", names, want)
 	}
 	if mk := d.Markers[2]; mk.X != 10 || mk.Label != "grace ends (action.timeout) +10000 ms" {

@@ -1,4 +1,4 @@
-package report
+package queuejobs
 
 import (
 	"fmt"
@@ -8,19 +8,20 @@ import (
 
 	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 	"github.com/shutdownlab/shutdownlab/record"
+	"github.com/shutdownlab/shutdownlab/report"
 	"github.com/shutdownlab/shutdownlab/report/plotkit"
 )
 
-// JobsPlotFile is the per-job timeline of one run of each variant with a
+// PlotFile is the per-job timeline of one run of each variant with a
 // job ledger, in that run's directory.
-const JobsPlotFile = "jobs.png"
+const PlotFile = "jobs.png"
 
 // maxJobRows bounds the rows of a job timeline: the first jobs (in
 // insertion order) the acted-on replica ran.
 const maxJobRows = 40
 
-// JobsPlotLink is one drawn job timeline, for report.md to link.
-type JobsPlotLink struct {
+// plotLink is one drawn job timeline, for report.md to link.
+type plotLink struct {
 	// Label is the variant's label, Run the run's number, Path the plot
 	// relative to the result directory.
 	Label string
@@ -74,7 +75,7 @@ type jobsPlotData struct {
 // those jobs on any replica. x is seconds after the action was sent
 // (else after the first run's start). Pure.
 func jobsTimeline(meta record.Meta, maxRows int) (jobsPlotData, error) {
-	d := jobsPlotData{Acted: ActedReplica(meta), Origin: "s after t0 (action sent)"}
+	d := jobsPlotData{Acted: report.ActedReplica(meta), Origin: "s after t0 (action sent)"}
 	if meta.Jobs == nil {
 		return d, fmt.Errorf("no job ledger")
 	}
@@ -91,7 +92,7 @@ func jobsTimeline(meta record.Meta, maxRows int) (jobsPlotData, error) {
 	var mine []record.JobEntry
 	for _, e := range meta.Jobs.Entries {
 		for k := range e.Runs {
-			if onReplica(meta, &e.Runs[k], d.Acted) {
+			if report.JobClientReplica(meta, e.Runs[k].Client) == d.Acted {
 				mine = append(mine, e)
 				break
 			}
@@ -142,7 +143,7 @@ func jobsRow(meta record.Meta, e record.JobEntry, sec func(int64) float64, end i
 	applied := map[int]bool{}
 	for k := range e.Runs {
 		r := &e.Runs[k]
-		rep := clientReplica(meta, r.Client)
+		rep := report.JobClientReplica(meta, r.Client)
 		pr := jobsPlotRun{Replica: rep, Start: sec(r.StartedNs), Outcome: r.Outcome}
 		switch {
 		case r.EndedNs != 0:
@@ -152,7 +153,7 @@ func jobsRow(meta record.Meta, e record.JobEntry, sec func(int64) float64, end i
 		default:
 			pr.End, pr.Open = sec(max(end, r.StartedNs)), true
 		}
-		if k > 0 && clientReplica(meta, e.Runs[k-1].Client) != rep {
+		if k > 0 && report.JobClientReplica(meta, e.Runs[k-1].Client) != rep {
 			pr.Resumed = true
 		}
 		for _, s := range r.StepsNs {
@@ -179,20 +180,20 @@ func jobsMarkers(meta record.Meta, origin int64, acted int) []plotkit.Marker {
 	var out []plotkit.Marker
 	mk := func(name, label string, at int64) {
 		out = append(out, plotkit.Marker{Name: name, X: float64(at-origin) / 1e9,
-			Label: fmt.Sprintf("%s %s ms", label, signedMs(float64(at-a.SentNs)/1e6))})
+			Label: fmt.Sprintf("%s %s ms", label, report.SignedMs(float64(at-a.SentNs)/1e6))})
 	}
 	mk(plotkit.MarkerAction, "t0 action sent", a.SentNs)
-	if t, ref := SignalTime(meta); t != a.SentNs {
+	if t, ref := report.SignalTime(meta); t != a.SentNs {
 		mk(plotkit.MarkerSignal, "t signal ("+ref+")", t)
 	}
 	if g := a.Again; g != nil && g.SentNs > 0 {
 		mk(jobsMarkAgain, "signal again", g.SentNs)
 	}
-	if in := budgetInputOf(meta, nil); in.GraceFrom != "" {
-		mk(jobsMarkGrace, "grace ends ("+in.GraceFrom+")", a.SentNs+int64(in.GraceMS)*1e6)
+	if graceMs, from := graceOf(meta); from != "" {
+		mk(jobsMarkGrace, "grace ends ("+from+")", a.SentNs+int64(graceMs)*1e6)
 	}
 	if rep := meta.Replicas[acted]; rep.Exited && rep.ExitedNs > 0 {
-		mk(PhaseExit, "exit (engine)", rep.ExitedNs)
+		mk(report.PhaseExit, "exit (engine)", rep.ExitedNs)
 	}
 	return out
 }
@@ -205,11 +206,11 @@ const (
 
 // jobsPlotRunOf picks the run of v whose job timeline is drawn: its first
 // valid run with a ledger, else its first run with one (nil: none).
-func jobsPlotRunOf(v *Variant) *Run {
-	var first *Run
+func jobsPlotRunOf(v *report.Variant) *report.Run {
+	var first *report.Run
 	for j := range v.Runs {
 		r := &v.Runs[j]
-		if !isJobsRun(r.Meta) {
+		if !report.IsJobsRun(r.Meta) {
 			continue
 		}
 		if r.Valid {
@@ -222,9 +223,9 @@ func jobsPlotRunOf(v *Variant) *Run {
 	return first
 }
 
-// Plots draws JobsPlotFile into one run directory per variant with a job
+// Plots draws PlotFile into one run directory per variant with a job
 // ledger; a plot that cannot be drawn becomes a note.
-func (s *jobsSection) Plots(dir string, res *Result) []string {
+func (s *Section) Plots(dir string, res *report.Result) []string {
 	var notes []string
 	for i := range res.Variants {
 		v := &res.Variants[i]
@@ -232,7 +233,7 @@ func (s *jobsSection) Plots(dir string, res *Result) []string {
 		if r == nil {
 			continue
 		}
-		rel := path.Join(RunPath(v, r), JobsPlotFile)
+		rel := path.Join(report.RunPath(v, r), PlotFile)
 		d, err := jobsTimeline(r.Meta, maxJobRows)
 		var b []byte
 		if err == nil {
@@ -242,10 +243,10 @@ func (s *jobsSection) Plots(dir string, res *Result) []string {
 			err = resultdir.WriteFileAtomic(filepath.Join(dir, filepath.FromSlash(rel)), b)
 		}
 		if err != nil {
-			notes = append(notes, fmt.Sprintf("%s run %d: %s not drawn: %v", v.Label, r.Meta.Run, JobsPlotFile, err))
+			notes = append(notes, fmt.Sprintf("%s run %d: %s not drawn: %v", v.Label, r.Meta.Run, PlotFile, err))
 			continue
 		}
-		s.plots = append(s.plots, JobsPlotLink{Label: v.Label, Run: r.Meta.Run, Path: rel})
+		s.plots = append(s.plots, plotLink{Label: v.Label, Run: r.Meta.Run, Path: rel})
 	}
 	return notes
 }

@@ -1,4 +1,10 @@
-package report
+// Package queuejobs is the Jobs section of a report whose runs worked
+// queue jobs (load.kind jobs): the job ledger's table (min / median / max
+// over valid runs) and whether its classes add up, how the acted-on
+// replica ended in each run, the shutdown budget before (the audit) and
+// after (what the run did), and per variant the timeline of the jobs the
+// acted-on replica ran (jobs.png in that run's directory).
+package queuejobs
 
 import (
 	"fmt"
@@ -7,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/shutdownlab/shutdownlab/record"
+	"github.com/shutdownlab/shutdownlab/report"
 )
 
 // jobsLedgerRows are the rows of the Jobs section's ledger table: the
@@ -15,10 +22,10 @@ var jobsLedgerRows = []string{"jobs_inserted", "jobs_completed_once", "jobs_comp
 	"jobs_waiting", "jobs_discarded", "jobs_cancelled", "jobs_not_found", "jobs_steps_twice", "jobs_extra_effects", "jobs_steps_missing"}
 
 // hasJobs reports whether some run of res has a job ledger.
-func hasJobs(res *Result) bool {
+func hasJobs(res *report.Result) bool {
 	for i := range res.Variants {
 		for j := range res.Variants[i].Runs {
-			if isJobsRun(res.Variants[i].Runs[j].Meta) {
+			if report.IsJobsRun(res.Variants[i].Runs[j].Meta) {
 				return true
 			}
 		}
@@ -26,10 +33,11 @@ func hasJobs(res *Result) bool {
 	return false
 }
 
-// jobsSection is the Jobs section of a report with a job ledger.
-type jobsSection struct {
+// Section is the Jobs section of a report with a job ledger. The zero
+// value is ready to use; use a fresh one per report.
+type Section struct {
 	// plots are the job timelines drawn, one per variant.
-	plots []JobsPlotLink
+	plots []plotLink
 }
 
 // Markdown writes report.md's "Jobs" section when some run has a job
@@ -37,7 +45,7 @@ type jobsSection struct {
 // whether the classes add up, the acted-on replica's end per run, the
 // budget before (the audit) and after (what the run did), and the
 // per-job timeline plots when drawn.
-func (s *jobsSection) Markdown(b *strings.Builder, res *Result) {
+func (s *Section) Markdown(b *strings.Builder, res *report.Result) {
 	if !hasJobs(res) {
 		return
 	}
@@ -45,24 +53,24 @@ func (s *jobsSection) Markdown(b *strings.Builder, res *Result) {
 	b.WriteString("The job ledger, read from the database after every replica had stopped: every inserted job in " +
 		"exactly one class, then the step flags (a step applied twice; a completed job missing a step, which must " +
 		"never happen). Cells are `min / median / max` over the valid runs.\n\n")
-	var ds []MetricDef
+	var ds []report.MetricDef
 	for _, name := range jobsLedgerRows {
-		if d, ok := Lookup(name); ok {
+		if d, ok := report.Lookup(name); ok {
 			ds = append(ds, d)
 		}
 	}
-	writeMetricTable(b, res, ds)
+	report.WriteMetricTable(b, res, ds)
 	b.WriteString("\n" + jobsAddUp(res) + "\n")
 	writeJobsReplicaTable(b, res)
 	writeJobsBudgetTable(b, res)
 	for _, p := range s.plots {
-		fmt.Fprintf(b, "\n![jobs of the acted-on replica, %s run %d](%s)\n", MarkdownCell(p.Label), p.Run, p.Path)
+		fmt.Fprintf(b, "\n![jobs of the acted-on replica, %s run %d](%s)\n", report.MarkdownCell(p.Label), p.Run, p.Path)
 	}
 }
 
 // jobsAddUp is the sentence saying whether every ledger's classes add up
 // to the jobs it inserted, naming the runs where they do not.
-func jobsAddUp(res *Result) string {
+func jobsAddUp(res *report.Result) string {
 	var bad []string
 	n := 0
 	for i := range res.Variants {
@@ -73,8 +81,8 @@ func jobsAddUp(res *Result) string {
 				continue
 			}
 			n++
-			if sum := jobsClassSum(jobs); sum != jobs.Inserted {
-				bad = append(bad, fmt.Sprintf("%s run %d (%d of %d)", MarkdownCell(v.Label), v.Runs[j].Meta.Run, sum, jobs.Inserted))
+			if sum := report.JobsClassSum(jobs); sum != jobs.Inserted {
+				bad = append(bad, fmt.Sprintf("%s run %d (%d of %d)", report.MarkdownCell(v.Label), v.Runs[j].Meta.Run, sum, jobs.Inserted))
 			}
 		}
 	}
@@ -102,7 +110,7 @@ type jobsEnd struct {
 // jobsEndOf reads how the acted-on replica of meta ended. Pure.
 func jobsEndOf(meta record.Meta) jobsEnd {
 	e := jobsEnd{Code: "—", AfterMs: "—", Last: "—"}
-	i := ActedReplica(meta)
+	i := report.ActedReplica(meta)
 	if i < 0 {
 		return e
 	}
@@ -119,16 +127,25 @@ func jobsEndOf(meta record.Meta) jobsEnd {
 	e.Code = strconv.Itoa(*rep.ExitCode)
 	var after *float64
 	if a := meta.Action; a != nil && a.SentNs > 0 && rep.ExitedNs > 0 {
-		after = ptr(float64(rep.ExitedNs-a.SentNs) / 1e6)
-		e.AfterMs = signedMs(*after)
+		ms := float64(rep.ExitedNs-a.SentNs) / 1e6
+		after = &ms
+		e.AfterMs = report.SignedMs(ms)
 	}
 	if n := len(rep.Events); n > 0 {
 		last := rep.Events[n-1]
 		e.ByItself = last.Event == record.EventExit && (last.Code == nil || *last.Code == *rep.ExitCode)
 	}
-	in := budgetInputOf(meta, nil)
-	e.Before = e.ByItself && (in.GraceFrom == "" || (after != nil && *after < float64(in.GraceMS)))
+	graceMs, from := graceOf(meta)
+	e.Before = e.ByItself && (from == "" || (after != nil && *after < float64(graceMs)))
 	return e
+}
+
+// graceOf is the grace period of meta's action as the budget audit reads
+// it (report.JobsBudgetOf): its length in ms and where it comes from
+// ("": none, a signal action).
+func graceOf(meta record.Meta) (ms int, from string) {
+	b := report.JobsBudgetOf(meta, nil)
+	return b.GraceMS, b.GraceFrom
 }
 
 // eventLine prints a lifecycle event as one line: its name and the
@@ -141,7 +158,7 @@ func eventLine(e record.Event) string {
 		}
 	}
 	if e.Ms != nil {
-		parts = append(parts, "ms="+FormatNumber(KindMs, *e.Ms))
+		parts = append(parts, "ms="+report.FormatNumber(report.KindMs, *e.Ms))
 	}
 	add("code", e.Code)
 	add("jobs_cut", e.JobsCut)
@@ -166,7 +183,7 @@ func yesNo(b bool) string {
 
 // writeJobsReplicaTable writes, per run with a ledger, how the acted-on
 // replica ended.
-func writeJobsReplicaTable(b *strings.Builder, res *Result) {
+func writeJobsReplicaTable(b *strings.Builder, res *report.Result) {
 	b.WriteString("\nThe acted-on replica per run: its exit code and exit time (ms after the action was sent), whether it " +
 		"exited by itself (its last line is `exit`, with the code it exited with) before the grace period ended, and " +
 		"its last lifecycle line.\n\n")
@@ -175,12 +192,12 @@ func writeJobsReplicaTable(b *strings.Builder, res *Result) {
 		v := &res.Variants[i]
 		for j := range v.Runs {
 			r := &v.Runs[j]
-			if !isJobsRun(r.Meta) {
+			if !report.IsJobsRun(r.Meta) {
 				continue
 			}
 			e := jobsEndOf(r.Meta)
-			fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s | `%s` |\n", MarkdownCell(v.Label), r.Meta.Run, yesNo(r.Valid),
-				e.Code, e.AfterMs, yesNo(e.Before), MarkdownCell(e.Last))
+			fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s | `%s` |\n", report.MarkdownCell(v.Label), r.Meta.Run, yesNo(r.Valid),
+				e.Code, e.AfterMs, yesNo(e.Before), report.MarkdownCell(e.Last))
 		}
 	}
 }
@@ -188,7 +205,7 @@ func writeJobsReplicaTable(b *strings.Builder, res *Result) {
 // writeJobsBudgetTable writes the budget per variant: the audit of its
 // runs' configuration (each distinct text once) and how many valid runs
 // exited by themselves before the grace period.
-func writeJobsBudgetTable(b *strings.Builder, res *Result) {
+func writeJobsBudgetTable(b *strings.Builder, res *report.Result) {
 	b.WriteString("\nThe shutdown budget: before, the audit of the configuration (docs/metrics.md, \"Queue jobs\"); " +
 		"after, the valid runs whose acted-on replica exited by itself before the grace period ended.\n\n")
 	b.WriteString("| variant | before: the audit | after: exited by itself in time |\n|---|---|---|\n")
@@ -214,6 +231,6 @@ func writeJobsBudgetTable(b *strings.Builder, res *Result) {
 		if len(audits) == 0 {
 			continue
 		}
-		fmt.Fprintf(b, "| %s | %s | %d/%d |\n", MarkdownCell(v.Label), MarkdownCell(strings.Join(audits, " / ")), kept, n)
+		fmt.Fprintf(b, "| %s | %s | %d/%d |\n", report.MarkdownCell(v.Label), report.MarkdownCell(strings.Join(audits, " / ")), kept, n)
 	}
 }
