@@ -10,8 +10,12 @@
 // The metric names, kinds and exact definitions are listed by Defs and
 // documented for users in docs/metrics.md.
 //
-// Of shutdownlab, report imports only record and two leaves:
-// internal/resultdir (the result directory's layout and files) and
-// internal/orderedjson (the spread table's ordered JSON), plus gonum's stat
-// package and gonum/plot: it never needs Docker.
+// Of shutdownlab, report imports only record and three leaves: budget (the
+// shutdown budget audit), internal/resultdir (the result directory's
+// layout and files) and internal/orderedjson (the spread table's ordered
+// JSON), plus gonum's stat package: it never needs Docker, and draws
+// nothing. The packages around it draw: report/plotkit (the drawing kit),
+// report/plots (failures.png, latency.png), report/sections/* (each
+// capability's section of report.md and its plots), and report/document
+// puts them together.
 package report

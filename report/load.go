@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"time"
 
@@ -80,6 +81,10 @@ type Run struct {
 	Valid  bool
 	Reason string
 }
+
+// RunPath is a run directory relative to the result directory, with
+// forward slashes ("mode-full/run-001"): the form report.md links use.
+func RunPath(v *Variant, r *Run) string { return path.Join(v.Slug, r.Name) }
 
 // RunValidity decides whether a run counts: the runner must have marked it
 // valid, it must not be incomplete, and its accounting must add up. The

@@ -13,6 +13,19 @@ import (
 // MetricsDocURL is where report.md points readers for metric definitions.
 const MetricsDocURL = "https://github.com/shutdownlab/shutdownlab/blob/main/docs/metrics.md"
 
+// PlotSet is what the core plots produced (report/plots draws them), for
+// report.md to link: paths are slash-separated and relative to the result
+// directory. Each Section keeps the links of its own plots.
+type PlotSet struct {
+	// Failures is the failures-per-variant plot ("" when not drawn).
+	Failures string
+	// Latency maps RunPath(variant, run) to that run's latency plot.
+	Latency map[string]string
+	// Notes say which plots could not be drawn and why: the core plots'
+	// first, then each section's, in section order.
+	Notes []string
+}
+
 // WriteMarkdown writes report.md: the scenario, the machine fingerprint, one
 // table with a row per metric and a column per variant (spread over valid
 // runs), the failures plot, the given sections in order, the runs that do

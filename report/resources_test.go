@@ -1,9 +1,6 @@
 package report
 
 import (
-	"bytes"
-	"fmt"
-	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,18 +8,12 @@ import (
 
 	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 	"github.com/shutdownlab/shutdownlab/record"
-	"github.com/shutdownlab/shutdownlab/report/plotkit"
+	"github.com/shutdownlab/shutdownlab/report/internal/fixture"
 )
 
-// tick returns the samples of one tick of a replica: one process per fds
-// entry, each with 10 kB and 2 threads.
-func tick(replica string, ts int64, fds ...int) []record.ResourceSample {
-	var out []record.ResourceSample
-	for i, n := range fds {
-		out = append(out, record.ResourceSample{TimeNs: ts, Replica: replica, PID: 10 + i, FDs: n, RSSBytes: 10240, Threads: 2})
-	}
-	return out
-}
+// tick returns the samples of one tick of a replica
+// (report/internal/fixture).
+var tick = fixture.ResourceTick
 
 func cat(parts ...[]record.ResourceSample) []record.ResourceSample {
 	var out []record.ResourceSample
@@ -141,40 +132,5 @@ func TestReadResources(t *testing.T) {
 	os.WriteFile(path, []byte("{\"ts_ns\":1}\n{oops\n"), 0o644)
 	if _, err := ReadResources(dir); err == nil || !strings.HasPrefix(err.Error(), resultdir.ResourcesFile+":2:") {
 		t.Errorf("bad line: error %v, want one naming %s:2", err, resultdir.ResourcesFile)
-	}
-}
-
-func TestFDSeriesOf(t *testing.T) {
-	samples := cat(tick("replica-1", 2e9, 4), tick("replica-0", 1e9, 3, 2), tick("replica-0", 3e9, 6))
-	got := fdSeriesOf(samples, 1e9)
-	want := []fdSeries{
-		{Replica: "replica-0", Points: []plotkit.Point{{X: 0, Y: 5}, {X: 2, Y: 6}}},
-		{Replica: "replica-1", Points: []plotkit.Point{{X: 1, Y: 4}}},
-	}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("fdSeriesOf = %v, want %v", got, want)
-	}
-}
-
-// With fd series the latency plot grows an fd panel underneath: a taller
-// PNG than without.
-func TestRenderLatencyWithFDs(t *testing.T) {
-	d := latencyData{Series: []latencySeries{{Key: seriesOK, Points: []plotkit.Point{{X: 0.5, Y: 10}}, Total: 1}},
-		Markers: []plotkit.Marker{{Name: "t0", Label: "t0 action sent +0 ms", X: 1}}}
-	height := func(d latencyData) int {
-		b, err := renderLatency(d, "test")
-		if err != nil {
-			t.Fatal(err)
-		}
-		img, err := png.Decode(bytes.NewReader(b))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return img.Bounds().Dy()
-	}
-	plain := height(d)
-	d.FDs = []fdSeries{{Replica: "replica-0", Points: []plotkit.Point{{X: -0.5, Y: 7}, {X: 2, Y: 12}}}}
-	if withFDs := height(d); withFDs <= plain {
-		t.Errorf("height with an fd panel %d, without %d: want taller", withFDs, plain)
 	}
 }

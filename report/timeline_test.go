@@ -7,28 +7,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shutdownlab/shutdownlab/record"
+	"github.com/shutdownlab/shutdownlab/report/internal/fixture"
 )
 
-// lifecycleMeta is a run whose acted-on replica (index 1) logged every
-// phase, twice for "signal" (only the first counts).
-func lifecycleMeta() record.Meta {
-	m := record.Meta{LoadStartNs: at(0), Action: &record.Action{Kind: "signal", Signal: "SIGTERM", Replica: 1,
-		SentNs: at(1000), ReturnedNs: at(1030)}}
-	m.Replicas = []record.Replica{
-		{Name: "other", Events: []record.Event{{TimeNs: at(1001), Event: "signal"}}},
-		{Name: "acted", Exited: true, ExitCode: intp(0), ExitedNs: at(1400), Events: []record.Event{
-			{TimeNs: at(-500), Event: "up"},
-			{TimeNs: at(1025.5), Event: "signal"},
-			{TimeNs: at(1026), Event: "ready_false"},
-			{TimeNs: at(1027), Event: "listener_closed"},
-			{TimeNs: at(1050), Event: "signal"},
-			{TimeNs: at(1350), Event: "drained", Ms: floatp(324.5)},
-			{TimeNs: at(1390), Event: "exit", Code: intp(0)},
-		}},
-	}
-	return m
-}
+// lifecycleMeta is a run whose acted-on replica logged every phase
+// (report/internal/fixture).
+var lifecycleMeta = fixture.LifecycleMeta
 
 func TestRunTimeline(t *testing.T) {
 	tl := RunTimeline(lifecycleMeta())

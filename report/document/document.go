@@ -9,6 +9,7 @@ import (
 	"io"
 
 	"github.com/shutdownlab/shutdownlab/report"
+	"github.com/shutdownlab/shutdownlab/report/plots"
 	"github.com/shutdownlab/shutdownlab/report/sections/deregistration"
 	"github.com/shutdownlab/shutdownlab/report/sections/queuejobs"
 	"github.com/shutdownlab/shutdownlab/report/sections/rollout"
@@ -35,8 +36,11 @@ func WriteMarkdown(w io.Writer, res *report.Result) error {
 // res.GeneratedAt is set to the current UTC time.
 func Write(dir string, res *report.Result) error {
 	sections := Sections()
-	plots := report.WritePlots(dir, res, sections)
-	return report.Write(dir, res, plots, sections)
+	ps := plots.Write(dir, res)
+	for _, s := range sections {
+		ps.Notes = append(ps.Notes, s.Plots(dir, res)...)
+	}
+	return report.Write(dir, res, ps, sections)
 }
 
 // Rebuild re-reads a result directory and rewrites its reports; it needs no

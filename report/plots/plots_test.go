@@ -1,15 +1,35 @@
-package report
+package plots
 
 import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/shutdownlab/shutdownlab/record"
+	"github.com/shutdownlab/shutdownlab/report"
+	"github.com/shutdownlab/shutdownlab/report/internal/fixture"
 )
+
+// at is the fixtures' load start + n ms.
+func at(n float64) int64 { return fixture.At(n) }
+
+// lifecycleMeta is a run whose acted-on replica logged every phase
+// (report/internal/fixture).
+var lifecycleMeta = fixture.LifecycleMeta
+
+// loadFixture loads the committed synthetic result report/testdata/result.
+func loadFixture(t *testing.T) *report.Result {
+	t.Helper()
+	res, err := report.Load(filepath.Join("..", "testdata", fixture.ResultDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
 
 // mixedReqs is 1000 ok requests 1 ms apart (latency 300 ms), plus failures
 // of every kind and five not_sent slots.
@@ -129,7 +149,7 @@ func TestLatencyMarkers(t *testing.T) {
 	m.Action.Kind = "stop"
 	m.Replicas[1].Events = nil
 	d = latencySeriesOf(m, nil, MaxLatencyPoints)
-	if len(d.Markers) != 3 || d.Markers[0].Name != "t0" || d.Markers[1].Label != "t signal (stop_return) +30.0 ms" || d.Markers[2].Name != PhaseExit {
+	if len(d.Markers) != 3 || d.Markers[0].Name != "t0" || d.Markers[1].Label != "t signal (stop_return) +30.0 ms" || d.Markers[2].Name != report.PhaseExit {
 		t.Errorf("stop without events: markers = %+v", d.Markers)
 	}
 	// No action: no markers.
@@ -152,7 +172,7 @@ func TestPlotStyles(t *testing.T) {
 		}
 		seen[st.Color] = k
 	}
-	for _, k := range []string{"t0", "t", PhaseReadyFalse, PhaseListenerClosed, PhaseDrained, PhaseDeadline, PhaseExit} {
+	for _, k := range []string{"t0", "t", report.PhaseReadyFalse, report.PhaseListenerClosed, report.PhaseDrained, report.PhaseDeadline, report.PhaseExit} {
 		if _, ok := markerStyles[k]; !ok {
 			t.Errorf("marker %s has no style", k)
 		}

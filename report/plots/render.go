@@ -1,4 +1,4 @@
-package report
+package plots
 
 import (
 	"fmt"
@@ -12,11 +12,9 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/shutdownlab/shutdownlab/record"
+	"github.com/shutdownlab/shutdownlab/report"
 	"github.com/shutdownlab/shutdownlab/report/plotkit"
 )
-
-// Drawing happens here; plot.go prepares the data. Sizes, fonts and
-// colours are plotkit's, so the same inputs give the same PNG bytes.
 
 var nan = math.NaN()
 
@@ -37,14 +35,14 @@ var seriesStyles = map[string]draw.GlyphStyle{
 
 // markerStyles are the vertical lines of the latency plot.
 var markerStyles = map[string]draw.LineStyle{
-	plotkit.MarkerAction: plotkit.ActionLine,
-	plotkit.MarkerSignal: plotkit.SignalLine,
-	PhaseReadyFalse:      {Color: plotkit.RGB(0x009E73), Width: vg.Points(1.5), Dashes: []vg.Length{vg.Points(2), vg.Points(2)}},
-	PhaseListenerClosed:  {Color: plotkit.RGB(0xCC79A7), Width: vg.Points(1.5), Dashes: []vg.Length{vg.Points(6), vg.Points(2), vg.Points(2), vg.Points(2)}},
-	PhaseDrained:         {Color: plotkit.RGB(0x0072B2), Width: vg.Points(1.5), Dashes: []vg.Length{vg.Points(4), vg.Points(4)}},
-	PhaseDeadline:        {Color: plotkit.RGB(0xE69F00), Width: vg.Points(2), Dashes: []vg.Length{vg.Points(8), vg.Points(3)}},
-	PhaseExit:            plotkit.ExitLine,
-	PhaseDeregAcked:      {Color: plotkit.RGB(0x56B4E9), Width: vg.Points(2), Dashes: []vg.Length{vg.Points(1), vg.Points(3)}},
+	plotkit.MarkerAction:       plotkit.ActionLine,
+	plotkit.MarkerSignal:       plotkit.SignalLine,
+	report.PhaseReadyFalse:     {Color: plotkit.RGB(0x009E73), Width: vg.Points(1.5), Dashes: []vg.Length{vg.Points(2), vg.Points(2)}},
+	report.PhaseListenerClosed: {Color: plotkit.RGB(0xCC79A7), Width: vg.Points(1.5), Dashes: []vg.Length{vg.Points(6), vg.Points(2), vg.Points(2), vg.Points(2)}},
+	report.PhaseDrained:        {Color: plotkit.RGB(0x0072B2), Width: vg.Points(1.5), Dashes: []vg.Length{vg.Points(4), vg.Points(4)}},
+	report.PhaseDeadline:       {Color: plotkit.RGB(0xE69F00), Width: vg.Points(2), Dashes: []vg.Length{vg.Points(8), vg.Points(3)}},
+	report.PhaseExit:           plotkit.ExitLine,
+	report.PhaseDeregAcked:     {Color: plotkit.RGB(0x56B4E9), Width: vg.Points(2), Dashes: []vg.Length{vg.Points(1), vg.Points(3)}},
 }
 
 // latencySubtitle says what is drawn and what was left out.
@@ -117,7 +115,7 @@ var failureColors = []color.RGBA{plotkit.RGB(0xE69F00), plotkit.RGB(0xD55E00), p
 
 // renderFailures draws failures.png: per variant, one bar per metric of
 // failureMetrics (median over valid runs), its value printed above it.
-func renderFailures(res *Result) ([]byte, error) {
+func renderFailures(res *report.Result) ([]byte, error) {
 	names, vals := failureBars(res)
 	n := len(res.Variants)
 	if n == 0 || len(names) == 0 {
@@ -149,7 +147,7 @@ func renderFailures(res *Result) ([]byte, error) {
 				labels[vi] = "n/a"
 			default:
 				bars[vi], xys[vi].Y = v, v
-				labels[vi] = FormatNumber(KindCount, v)
+				labels[vi] = report.FormatNumber(report.KindCount, v)
 				ymax = math.Max(ymax, v)
 			}
 		}

@@ -1,4 +1,10 @@
-package report
+// Package plots draws the core plots of a report: failures.png (per
+// variant, the median failures of each kind over its valid runs) and each
+// run's latency.png (every request's latency by its start, the shutdown's
+// moments as vertical lines, and the replicas' open file descriptors
+// beneath when the run was sampled). Data here, drawing in render.go and
+// fds.go; sizes, fonts and colours are plotkit's.
+package plots
 
 import (
 	"fmt"
@@ -8,6 +14,7 @@ import (
 
 	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 	"github.com/shutdownlab/shutdownlab/record"
+	"github.com/shutdownlab/shutdownlab/report"
 	"github.com/shutdownlab/shutdownlab/report/plotkit"
 )
 
@@ -16,29 +23,12 @@ import (
 // request is kept.
 const MaxLatencyPoints = 20000
 
-// PlotSet is what the core plots of WritePlots produced, for report.md to
-// link: paths are slash-separated and relative to the result directory.
-// Each Section keeps the links of its own plots.
-type PlotSet struct {
-	// Failures is the failures-per-variant plot ("" when not drawn).
-	Failures string
-	// Latency maps RunPath(variant, run) to that run's latency plot.
-	Latency map[string]string
-	// Notes say which plots could not be drawn and why: the core plots'
-	// first, then each section's, in section order.
-	Notes []string
-}
-
-// RunPath is a run directory relative to the result directory, with
-// forward slashes ("mode-full/run-001"): the form report.md links use.
-func RunPath(v *Variant, r *Run) string { return path.Join(v.Slug, r.Name) }
-
-// WritePlots draws failures.png into dir and latency.png into every run
-// directory, reading each run's records again, one run at a time, then
-// each section's plots, in order. It never fails: a plot that cannot be
-// drawn or written is left out and a note says why.
-func WritePlots(dir string, res *Result, sections []Section) *PlotSet {
-	ps := &PlotSet{Latency: map[string]string{}}
+// Write draws failures.png into dir and latency.png into every run
+// directory, reading each run's records again, one run at a time, and
+// returns them for report.md to link. It never fails: a plot that cannot
+// be drawn or written is left out and a note says why.
+func Write(dir string, res *report.Result) *report.PlotSet {
+	ps := &report.PlotSet{Latency: map[string]string{}}
 	if b, err := renderFailures(res); err != nil {
 		ps.Notes = append(ps.Notes, fmt.Sprintf("%s not drawn: %v", resultdir.FailuresPlotFile, err))
 	} else if err := resultdir.WriteFileAtomic(filepath.Join(dir, resultdir.FailuresPlotFile), b); err != nil {
@@ -50,25 +40,22 @@ func WritePlots(dir string, res *Result, sections []Section) *PlotSet {
 		v := &res.Variants[i]
 		for j := range v.Runs {
 			r := &v.Runs[j]
-			rel := path.Join(RunPath(v, r), resultdir.LatencyPlotFile)
+			rel := path.Join(report.RunPath(v, r), resultdir.LatencyPlotFile)
 			if err := writeLatencyPlot(filepath.Join(dir, filepath.FromSlash(rel)), res.Scenario, v, r); err != nil {
 				ps.Notes = append(ps.Notes, fmt.Sprintf("%s run %d: latency plot not drawn: %v", v.Label, r.Meta.Run, err))
 				continue
 			}
-			ps.Latency[RunPath(v, r)] = rel
+			ps.Latency[report.RunPath(v, r)] = rel
 		}
-	}
-	for _, s := range sections {
-		ps.Notes = append(ps.Notes, s.Plots(dir, res)...)
 	}
 	return ps
 }
 
 // writeLatencyPlot streams one run's records into a latencyBuilder (a few
 // bytes per request, not whole records) and writes its plot to name.
-func writeLatencyPlot(name, scenario string, v *Variant, r *Run) error {
+func writeLatencyPlot(name, scenario string, v *report.Variant, r *report.Run) error {
 	lb := newLatencyBuilder(r.Meta)
-	err := ReadRunRecords(filepath.Dir(name), func(q *record.Request) error {
+	err := report.ReadRunRecords(filepath.Dir(name), func(q *record.Request) error {
 		lb.add(q)
 		return nil
 	}, nil)
@@ -76,7 +63,7 @@ func writeLatencyPlot(name, scenario string, v *Variant, r *Run) error {
 		return err
 	}
 	d := lb.finish(MaxLatencyPoints)
-	samples, err := ReadResources(filepath.Dir(name))
+	samples, err := report.ReadResources(filepath.Dir(name))
 	if err != nil {
 		return err
 	}
@@ -228,7 +215,7 @@ func (lb *latencyBuilder) finish(maxPoints int) latencyData {
 		}
 	}
 	d.Markers = latencyMarkers(lb.meta, base)
-	if tl := RunTimeline(lb.meta); tl.T0 != 0 && !tl.Exited {
+	if tl := report.RunTimeline(lb.meta); tl.T0 != 0 && !tl.Exited {
 		d.NeverExited = true
 	}
 	return d
@@ -258,28 +245,28 @@ func loadStart(meta record.Meta, pts []rawPoint) int64 {
 }
 
 // latencyMarkers are the vertical lines of a latency plot: t₀ (action
-// sent), t (SignalTime, when it differs from t₀), and the acted-on
+// sent), t (report.SignalTime, when it differs from t₀), and the acted-on
 // replica's ready_false, listener_closed, drained, deadline and engine exit,
 // and the proxy's acknowledgement of a deregistration. None without an
 // action.
 func latencyMarkers(meta record.Meta, base int64) []plotkit.Marker {
-	tl := RunTimeline(meta)
+	tl := report.RunTimeline(meta)
 	if tl.T0 == 0 {
 		return nil
 	}
 	var out []plotkit.Marker
 	mk := func(name, label string, at int64) {
 		out = append(out, plotkit.Marker{Name: name, X: float64(at-base) / 1e9,
-			Label: fmt.Sprintf("%s %s ms", label, SignedMs(float64(at-tl.T0)/1e6))})
+			Label: fmt.Sprintf("%s %s ms", label, report.SignedMs(float64(at-tl.T0)/1e6))})
 	}
 	mk(plotkit.MarkerAction, "t0 action sent", tl.T0)
-	if t, ref := SignalTime(meta); t != tl.T0 {
+	if t, ref := report.SignalTime(meta); t != tl.T0 {
 		mk(plotkit.MarkerSignal, "t signal ("+ref+")", t)
 	}
-	for _, p := range []string{PhaseReadyFalse, PhaseListenerClosed, PhaseDrained, PhaseDeadline, PhaseExit, PhaseDeregAcked} {
+	for _, p := range []string{report.PhaseReadyFalse, report.PhaseListenerClosed, report.PhaseDrained, report.PhaseDeadline, report.PhaseExit, report.PhaseDeregAcked} {
 		if at := tl.At[p]; at != 0 {
 			label := p
-			if p == PhaseExit {
+			if p == report.PhaseExit {
 				label = "exit (engine)"
 			}
 			mk(p, label, at)
@@ -297,11 +284,11 @@ var failureMetrics = []string{"failed_while_running", "dropped_inflight", "faile
 // failureBars returns the metrics of failureMetrics the catalog knows and,
 // per metric, the median over each variant's valid runs (NaN when null or
 // no valid run), in variant order.
-func failureBars(res *Result) ([]string, [][]float64) {
-	var ds []MetricDef
+func failureBars(res *report.Result) ([]string, [][]float64) {
+	var ds []report.MetricDef
 	var names []string
 	for _, name := range failureMetrics {
-		for _, d := range Defs() {
+		for _, d := range report.Defs() {
 			if d.Name == name {
 				ds = append(ds, d)
 				names = append(names, name)
