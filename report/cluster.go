@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/shutdownlab/shutdownlab/record"
+	"github.com/shutdownlab/shutdownlab/report/shutdown"
 )
 
 // NeedsCluster: the cluster metrics exist only for runs of the cluster
@@ -55,7 +56,7 @@ type ClusterMetrics struct {
 // computeCluster fills the cluster metrics of a cluster-target run (one
 // whose acted-on replica logged a fork); other runs get none.
 func computeCluster(m *Metrics, meta record.Meta, reqs []record.Request) {
-	i := ActedReplica(meta)
+	i := shutdown.ActedReplica(meta)
 	if i < 0 {
 		return
 	}

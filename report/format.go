@@ -2,8 +2,9 @@ package report
 
 import (
 	"fmt"
-	"math"
 	"strings"
+
+	"github.com/shutdownlab/shutdownlab/report/shutdown"
 )
 
 // FormatNumber prints one number of the given kind for a person: whole
@@ -12,10 +13,7 @@ import (
 func FormatNumber(k Kind, x float64) string {
 	switch k {
 	case KindMs:
-		if math.Abs(x) >= 100 {
-			return fmt.Sprintf("%.0f", x)
-		}
-		return fmt.Sprintf("%.1f", x)
+		return shutdown.FormatMs(x)
 	case KindRatio:
 		return fmt.Sprintf("%.2f", x)
 	default:
@@ -80,14 +78,4 @@ func Cell(d MetricDef, s Spread) string {
 		out += fmt.Sprintf(" (%d %s)", s.Nulls, null)
 	}
 	return out
-}
-
-// SignedMs prints ms after t₀ as "+94.1" or "-3.0" (FormatNumber's
-// rounding of KindMs).
-func SignedMs(ms float64) string {
-	s := FormatNumber(KindMs, ms)
-	if ms >= 0 {
-		s = "+" + s
-	}
-	return s
 }

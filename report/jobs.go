@@ -6,6 +6,7 @@ import (
 
 	"github.com/shutdownlab/shutdownlab/budget"
 	"github.com/shutdownlab/shutdownlab/record"
+	"github.com/shutdownlab/shutdownlab/report/shutdown"
 )
 
 // JobsMetrics are the metrics of a queue-job run (load.kind jobs): pure
@@ -84,7 +85,7 @@ func computeJobs(m *Metrics, meta record.Meta, reqs []record.Request) {
 		*c.n = j.ByClass[c.class]
 	}
 	m.Notes = append(m.Notes, jobsLedgerNotes(j)...)
-	acted := ActedReplica(meta)
+	acted := shutdown.ActedReplica(meta)
 	if acted >= 0 {
 		rep := &meta.Replicas[acted]
 		jm.JobHandoverMs = jobHandoverMs(meta, acted)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/shutdownlab/shutdownlab/budget"
 	"github.com/shutdownlab/shutdownlab/record"
+	"github.com/shutdownlab/shutdownlab/report/shutdown"
 )
 
 // The budget audit of a saved run: the rule is budget.Audit, the one
@@ -31,11 +32,11 @@ func budgetInputOf(meta record.Meta, reqs []record.Request) budget.Input {
 		return budget.Input{NoAction: true}
 	}
 	var in budget.Input
-	if i := ActedReplica(meta); i >= 0 {
+	if i := shutdown.ActedReplica(meta); i >= 0 {
 		rep := &meta.Replicas[i]
 		in.Env, in.Mode = rep.Env, rep.Env["MODE"]
 		if in.Mode == "" {
-			in.Mode = upMode(rep.Events)
+			in.Mode = shutdown.UpMode(rep.Events)
 		}
 		if a.Kind == record.ActionStop {
 			switch {

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/shutdownlab/shutdownlab/record"
+	"github.com/shutdownlab/shutdownlab/report/shutdown"
 )
 
 // Metrics are the measurements of one run. Every field is a pure function of
@@ -37,9 +38,9 @@ type Metrics struct {
 	// exit on a direct topology.
 	FailedWhileRunning *int `json:"failed_while_running"`
 
-	// The phase metrics (see DeliveryWindow and PhaseOf), null without an
-	// action that fired. Every failed request is in exactly one of
-	// FailedBeforeSignal, DroppedInflight, FailedInDeliveryWindow and
+	// The phase metrics (see shutdown.DeliveryWindow and PhaseOf), null
+	// without an action that fired. Every failed request is in exactly one
+	// of FailedBeforeSignal, DroppedInflight, FailedInDeliveryWindow and
 	// FailedAfterSignal.
 	DroppedInflight        *int `json:"dropped_inflight"`
 	FailedInDeliveryWindow *int `json:"failed_in_delivery_window"`
@@ -73,7 +74,7 @@ type Metrics struct {
 	// it never exited or there was no action.
 	FailedAfterExit *int `json:"failed_after_exit"`
 	// SignalRef names the upper bound of the delivery window (see
-	// DeliveryWindow): "app", "engine_event", "engine", "stop_return",
+	// shutdown.DeliveryWindow): "app", "engine_event", "engine", "stop_return",
 	// "exit" or "sent"; empty without an action.
 	SignalRef string `json:"signal_ref,omitempty"`
 	// ActionCallMs is how long the engine call of the action took
@@ -250,7 +251,7 @@ func checkAccounting(m *Metrics, meta record.Meta, t *record.Tally, ws *WSLines)
 
 // computeReplica fills the acted-on replica's metrics.
 func computeReplica(m *Metrics, meta record.Meta) {
-	i := ActedReplica(meta)
+	i := shutdown.ActedReplica(meta)
 	if i < 0 {
 		if len(meta.Replicas) > 0 || meta.Action != nil {
 			m.Notes = append(m.Notes, "acted-on replica not in meta.replicas")

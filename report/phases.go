@@ -9,112 +9,8 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/shutdownlab/shutdownlab/record"
+	"github.com/shutdownlab/shutdownlab/report/shutdown"
 )
-
-// Signal references: which clock reading bounds the signal's arrival (see
-// DeliveryWindow and SignalTime).
-const (
-	SignalRefApp         = "app"          // the target's own "signal" lifecycle event
-	SignalRefEngineEvent = "engine_event" // the engine's "kill" event for the replica
-	SignalRefEngine      = "engine"       // docker kill returned: the signal was delivered by then
-	SignalRefStop        = "stop_return"  // docker stop returned (after the exit)
-	SignalRefExit        = "exit"         // the replica exited: it had the signal by then
-	SignalRefSent        = "sent"         // nothing bounds it: only the send time is known
-)
-
-// Window is the signal's delivery window for one run: the signal left the
-// harness at T0 and had reached the acted-on replica by T1 at the latest.
-// Every bound is a measurement (never an assumption): T1 is the earliest of
-// the upper bounds the run observed, and Ref names it.
-type Window struct {
-	T0, T1 int64
-	Ref    string
-}
-
-// DeliveryWindow returns the run's delivery window; ok is false when no
-// action fired. The upper bounds, each a moment by which the signal had
-// certainly arrived: the replica's own "signal" lifecycle event (logged by
-// its handler), the engine's first "kill" event for it (emitted after the
-// daemon handed the signal over), the return of docker kill, the return of
-// docker stop, and the replica's exit. With none of them, T1 = T0 and Ref
-// is "sent": the window is unknown and the phase metrics say so in a note.
-func DeliveryWindow(meta record.Meta) (w Window, ok bool) {
-	a := meta.Action
-	if a == nil || a.SentNs <= 0 {
-		return Window{}, false
-	}
-	w = Window{T0: a.SentNs}
-	consider := func(t int64, ref string) {
-		if t >= a.SentNs && (w.Ref == "" || t < w.T1) {
-			w.T1, w.Ref = t, ref
-		}
-	}
-	if t := appSignalNs(meta); t > 0 {
-		consider(t, SignalRefApp)
-	}
-	if len(a.Kills) > 0 {
-		consider(a.Kills[0].TimeNs, SignalRefEngineEvent)
-	}
-	if a.Error == "" && a.ReturnedNs > 0 {
-		switch a.Kind {
-		case record.ActionSignal:
-			consider(a.ReturnedNs, SignalRefEngine)
-		case record.ActionStop:
-			consider(a.ReturnedNs, SignalRefStop)
-		}
-	}
-	if i := ActedReplica(meta); i >= 0 && meta.Replicas[i].Exited && meta.Replicas[i].ExitedNs > 0 {
-		consider(meta.Replicas[i].ExitedNs, SignalRefExit)
-	}
-	if w.Ref == "" {
-		w.T1, w.Ref = w.T0, SignalRefSent
-	}
-	return w, true
-}
-
-// appSignalNs is the time of the acted-on replica's first "signal" event at
-// or after the action was sent (0 when it logged none).
-func appSignalNs(meta record.Meta) int64 {
-	i := ActedReplica(meta)
-	if i < 0 || meta.Action == nil {
-		return 0
-	}
-	for _, e := range meta.Replicas[i].Events {
-		if e.Event == record.EventSignal && e.TimeNs >= meta.Action.SentNs {
-			return e.TimeNs
-		}
-	}
-	return 0
-}
-
-// SignalTime returns the best single estimate of when the signal reached
-// the acted-on replica, for the metrics that need one instant (the probe's
-// times, the plot marker): the app's own signal event when it logged one,
-// else the upper end of the delivery window. It returns 0, "" when no
-// action fired.
-func SignalTime(meta record.Meta) (int64, string) {
-	w, ok := DeliveryWindow(meta)
-	if !ok {
-		return 0, ""
-	}
-	if t := appSignalNs(meta); t > 0 {
-		return t, SignalRefApp
-	}
-	return w.T1, w.Ref
-}
-
-// ActedReplica returns the index of the replica the metrics describe:
-// Action.Replica when there is an action, else 0; -1 when out of range.
-func ActedReplica(meta record.Meta) int {
-	i := 0
-	if meta.Action != nil {
-		i = meta.Action.Replica
-	}
-	if i < 0 || i >= len(meta.Replicas) {
-		return -1
-	}
-	return i
-}
 
 // Phase is where a request falls relative to the delivery window.
 type Phase int
@@ -138,7 +34,7 @@ const (
 // last byte was written; one never fully written (refused, reset while
 // writing) counts from its start and is never in flight, since the server
 // cannot have held a request it never fully received.
-func PhaseOf(r *record.Request, w Window) Phase {
+func PhaseOf(r *record.Request, w shutdown.Window) Phase {
 	switch sent := sentAt(r); {
 	case r.End <= w.T0:
 		return PhaseBefore
@@ -196,7 +92,7 @@ const heldEvidence = 3
 // failed_in_delivery_window and failed_after_signal (see docs/metrics.md).
 func computePhases(m *Metrics, meta record.Meta, reqs []record.Request) {
 	exitedNs := actedExitNs(meta)
-	w, ok := DeliveryWindow(meta)
+	w, ok := shutdown.DeliveryWindow(meta)
 	if !ok {
 		n := 0
 		for i := range reqs {
@@ -216,7 +112,7 @@ func computePhases(m *Metrics, meta record.Meta, reqs []record.Request) {
 	if a := meta.Action; a.ReturnedNs >= a.SentNs {
 		m.ActionCallMs = ptr(float64(a.ReturnedNs-a.SentNs) / 1e6)
 	}
-	if t := appSignalNs(meta); t > 0 {
+	if t := shutdown.AppSignalNs(meta); t > 0 {
 		m.SignalSeenMs = ptr(float64(t-w.T0) / 1e6)
 	}
 	m.DroppedInflight, m.FailedInDeliveryWindow = &c.dropped, &c.window
@@ -227,7 +123,7 @@ func computePhases(m *Metrics, meta record.Meta, reqs []record.Request) {
 	if exitedNs > 0 {
 		m.FailedAfterExit = &c.afterExit
 	}
-	if w.Ref == SignalRefSent {
+	if w.Ref == shutdown.SignalRefSent {
 		m.Notes = append(m.Notes, "signal delivery not bounded by any measurement (no app signal event, engine event, return or exit): the delivery window is empty")
 	}
 	judgeInconclusive(m, w, &c)
@@ -243,7 +139,7 @@ func servedBy(meta record.Meta) func(*record.Request) bool {
 	if meta.Topology == "" {
 		return func(*record.Request) bool { return true }
 	}
-	i := ActedReplica(meta)
+	i := shutdown.ActedReplica(meta)
 	if i < 0 {
 		return nil
 	}
@@ -287,7 +183,7 @@ func noteUpstreams(m *Metrics, meta record.Meta, reqs []record.Request) {
 }
 
 // add counts one request into c.
-func (c *phaseCounts) add(r *record.Request, w Window, exitedNs int64) {
+func (c *phaseCounts) add(r *record.Request, w shutdown.Window, exitedNs int64) {
 	if r.Class == record.ClassNotSent {
 		return
 	}
@@ -347,7 +243,7 @@ func (c *phaseCounts) add(r *record.Request, w Window, exitedNs int64) {
 
 // actedExitNs is the acted-on replica's exit time (0: it did not exit).
 func actedExitNs(meta record.Meta) int64 {
-	if i := ActedReplica(meta); i >= 0 && meta.Replicas[i].Exited {
+	if i := shutdown.ActedReplica(meta); i >= 0 && meta.Replicas[i].Exited {
 		return meta.Replicas[i].ExitedNs
 	}
 	return 0
@@ -362,7 +258,7 @@ func actedExitNs(meta record.Meta) int64 {
 // so a fast shutdown that drops everything shows no drain ("none"). It
 // also notes which request that was, so a long drain can be traced to one
 // client and connection.
-func observedDrain(m *Metrics, w Window, reqs []record.Request, served func(*record.Request) bool) {
+func observedDrain(m *Metrics, w shutdown.Window, reqs []record.Request, served func(*record.Request) bool) {
 	if served == nil {
 		return
 	}
@@ -416,7 +312,7 @@ func beforeAfter(ns int64) string {
 // SIGINT on a busy 2-core CI machine was called inconclusive without this
 // rule). dropped_inflight becomes null ("inconclusive") so that an
 // expectation such as dropped_inflight == 0 fails instead of passing.
-func judgeInconclusive(m *Metrics, w Window, c *phaseCounts) {
+func judgeInconclusive(m *Metrics, w shutdown.Window, c *phaseCounts) {
 	if c.dropped > 0 || c.windowReached == 0 || len(c.steadyLat) == 0 || c.heldServed >= heldEvidence {
 		return
 	}

@@ -1,10 +1,13 @@
 package report
 
-import "github.com/shutdownlab/shutdownlab/record"
+import (
+	"github.com/shutdownlab/shutdownlab/record"
+	"github.com/shutdownlab/shutdownlab/report/shutdown"
+)
 
 // ProbeMetrics are the metrics of a run driven by a raw-socket probe
 // (Meta.LoadKind record.LoadKindProbe), computed by
-// record.ProbeResult.Analyze against SignalTime.
+// record.ProbeResult.Analyze against shutdown.SignalTime.
 // They are embedded in Metrics: absent from the JSON of agent runs, and
 // present (null when there is nothing to measure) in probe runs.
 type ProbeMetrics struct {
@@ -42,7 +45,7 @@ func computeProbe(m *Metrics, meta record.Meta) {
 	if res == nil || res.Type != record.TypeProbe {
 		return
 	}
-	t, _ := SignalTime(meta)
+	t, _ := shutdown.SignalTime(meta)
 	a := res.Analyze(t)
 	pm := m.ProbeMetrics
 	pm.ProbeResponseAfterSignalMs = a.ResponseAfterSignalMs

@@ -9,7 +9,7 @@ import (
 )
 
 // TestProbeMetrics: a probe run gets the probe_* metrics from its probe
-// line against SignalTime; an agent run's JSON has no probe keys.
+// line against shutdown.SignalTime; an agent run's JSON has no probe keys.
 func TestProbeMetrics(t *testing.T) {
 	const s = int64(1_000_000_000_000)
 	const ms = int64(1_000_000)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 	"github.com/shutdownlab/shutdownlab/record"
+	"github.com/shutdownlab/shutdownlab/report/shutdown"
 )
 
 // NeedsResources: the resource metrics exist only for runs whose target
@@ -26,7 +27,7 @@ const NeedsResources Need = "resources"
 // nothing to measure) otherwise.
 type ResourceMetrics struct {
 	// FDsAtSignal is the tree's open fds in the last tick at or before
-	// the signal (SignalTime); null without an action or such a tick.
+	// the signal (shutdown.SignalTime); null without an action or such a tick.
 	FDsAtSignal *int `json:"fds_at_signal"`
 	// FDGrowthPerAbort is (fds at the window's end - fds as the load
 	// began) divided by the requests of class aborted that ended in the
@@ -122,7 +123,7 @@ func tickAt(ticks []Tick, t int64) (Tick, bool) {
 // records and resource samples (nil when none of the acted-on replica: the
 // rows are then absent). It is pure.
 func ComputeResources(m *Metrics, meta record.Meta, reqs []record.Request, samples []record.ResourceSample) {
-	i := ActedReplica(meta)
+	i := shutdown.ActedReplica(meta)
 	if i < 0 {
 		return
 	}
@@ -137,7 +138,7 @@ func ComputeResources(m *Metrics, meta record.Meta, reqs []record.Request, sampl
 		peak = max(peak, int(k.RSSBytes))
 	}
 	rm.PeakRSSBytes = &peak
-	if sig, _ := SignalTime(meta); sig > 0 {
+	if sig, _ := shutdown.SignalTime(meta); sig > 0 {
 		if k, ok := tickAt(ticks, sig); ok {
 			rm.FDsAtSignal, rm.ThreadsAtSignal = ptr(k.FDs), ptr(k.Threads)
 		}

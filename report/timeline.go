@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/shutdownlab/shutdownlab/record"
+	"github.com/shutdownlab/shutdownlab/report/shutdown"
 )
 
 // Phase names of the timeline, in column order: the harness sent the action
@@ -78,7 +79,7 @@ func RunTimeline(meta record.Meta) Timeline {
 			tl.At[PhaseDeregSent], tl.At[PhaseDeregAcked] = d.SentNs, d.AckedNs
 		}
 	}
-	i := ActedReplica(meta)
+	i := shutdown.ActedReplica(meta)
 	if i < 0 {
 		return tl
 	}
@@ -126,7 +127,7 @@ func (tl Timeline) Cell(phase string) string {
 	if !ok {
 		return "—"
 	}
-	return SignedMs(ms)
+	return shutdown.SignedMs(ms)
 }
 
 // writeTimeline writes the "Per variant" section of report.md: for each

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/shutdownlab/shutdownlab/record"
+	"github.com/shutdownlab/shutdownlab/report/shutdown"
 )
 
 // WSMetrics are the metrics of a run driven by the WebSocket load driver
@@ -127,17 +128,17 @@ func computeWS(m *Metrics, meta record.Meta, ws *WSLines) {
 		m.Notes = append(m.Notes, fmt.Sprintf("ws: %d opened handshakes carry no %s, so behind the proxy their replica is unknown: "+
 			"ws_close_after_signal_*, ws_peak_handshakes_per_100ms and ws_upgrades_accepted_after_ready_false are null", n, record.UpstreamHeader))
 	}
-	if win, ok := DeliveryWindow(meta); ok && attributed {
+	if win, ok := shutdown.DeliveryWindow(meta); ok && attributed {
 		after := WSCloseTimes(ws, win.T0, acted)
 		w.WSCloseAfterSignalP50Ms, w.WSCloseAfterSignalP95Ms, w.WSCloseAfterSignalMaxMs = quantiles(after, 0.5, 0.95)
 	}
 	if peak, at := wsPeakHandshakes(ws.Attempts, WSPeakBase(meta, ws), meta.Topology != ""); attributed {
 		w.WSPeakHandshakes = &peak
 		if peak > 0 {
-			m.Notes = append(m.Notes, fmt.Sprintf("ws handshake peak: %d in the 100 ms bucket from %s ms after t0 at %s", peak, SignedMs(float64(at.bucket*WSBucketNs)/1e6), at.instance))
+			m.Notes = append(m.Notes, fmt.Sprintf("ws handshake peak: %d in the 100 ms bucket from %s ms after t0 at %s", peak, shutdown.SignedMs(float64(at.bucket*WSBucketNs)/1e6), at.instance))
 		}
 	}
-	i := ActedReplica(meta)
+	i := shutdown.ActedReplica(meta)
 	if i < 0 {
 		return
 	}
@@ -150,13 +151,13 @@ func computeWS(m *Metrics, meta record.Meta, ws *WSLines) {
 			w.WSTerminated++
 		}
 	}
-	if t := firstEvent(rep.Events, record.EventReadyFalse); t > 0 {
+	if t := shutdown.FirstEvent(rep.Events, record.EventReadyFalse); t > 0 {
 		wsAfterReadyFalse(w, ws.Attempts, t, acted)
 		if !attributed {
 			w.WSAcceptedAfterReadyFalse = nil
 		}
 	}
-	if mode := upMode(rep.Events); mode == "" || mode == "full" {
+	if mode := shutdown.UpMode(rep.Events); mode == "" || mode == "full" {
 		w.WSBudgetMs, w.WSBudgetFits = wsBudget(&env, m.StopTimeoutS)
 	}
 	m.Notes = append(m.Notes, env.notes...)
@@ -169,7 +170,7 @@ func WSActedUpstream(meta record.Meta) func(string) bool {
 	if meta.Topology == "" {
 		return func(string) bool { return true }
 	}
-	i := ActedReplica(meta)
+	i := shutdown.ActedReplica(meta)
 	if i < 0 {
 		return func(string) bool { return false }
 	}

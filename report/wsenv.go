@@ -3,29 +3,7 @@ package report
 import (
 	"fmt"
 	"strconv"
-
-	"github.com/shutdownlab/shutdownlab/record"
 )
-
-// firstEvent is the time of the first event named name (0: none).
-func firstEvent(events []record.Event, name string) int64 {
-	for _, e := range events {
-		if e.Event == name {
-			return e.TimeNs
-		}
-	}
-	return 0
-}
-
-// upMode is the mode the replica's up event names ("" without one).
-func upMode(events []record.Event) string {
-	for _, e := range events {
-		if e.Event == record.EventUp {
-			return e.Mode
-		}
-	}
-	return ""
-}
 
 // wsEnv reads integer variables of a replica's environment
 // (record.Replica.Env). A value that does not parse is null and leaves a

@@ -4,6 +4,7 @@ import (
 	"cmp"
 
 	"github.com/shutdownlab/shutdownlab/record"
+	"github.com/shutdownlab/shutdownlab/report/shutdown"
 )
 
 // wsDirectInstance names the one instance of a direct topology in notes.
@@ -20,7 +21,7 @@ type wsPeakAt struct {
 // fired (the storm follows it; the first connections before it are not
 // counted), else the load start, else the first attempt's start.
 func WSPeakBase(meta record.Meta, ws *WSLines) int64 {
-	if w, ok := DeliveryWindow(meta); ok {
+	if w, ok := shutdown.DeliveryWindow(meta); ok {
 		return w.T0
 	}
 	if meta.LoadStartNs > 0 {

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/shutdownlab/shutdownlab/report"
+	"github.com/shutdownlab/shutdownlab/report/shutdown"
 )
 
 // runtimeKey is the scenario key that selects the target's runtime.
@@ -17,7 +18,7 @@ func RunRuntime(r *report.Run) string {
 	if rt := r.Meta.Params[runtimeKey]; rt != "" {
 		return rt
 	}
-	if i := report.ActedReplica(r.Meta); i >= 0 {
+	if i := shutdown.ActedReplica(r.Meta); i >= 0 {
 		rt, _, _ := strings.Cut(r.Meta.Replicas[i].Runtime, " ")
 		return rt
 	}
@@ -29,7 +30,7 @@ func RunRuntime(r *report.Run) string {
 func RuntimeVersion(res *report.Result) string {
 	for _, v := range res.Variants {
 		for _, r := range v.Runs {
-			if i := report.ActedReplica(r.Meta); i >= 0 && r.Meta.Replicas[i].Runtime != "" {
+			if i := shutdown.ActedReplica(r.Meta); i >= 0 && r.Meta.Replicas[i].Runtime != "" {
 				return r.Meta.Replicas[i].Runtime
 			}
 		}

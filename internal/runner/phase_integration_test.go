@@ -8,6 +8,7 @@ import (
 	"github.com/shutdownlab/shutdownlab/internal/runner"
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report"
+	"github.com/shutdownlab/shutdownlab/report/shutdown"
 )
 
 // TestVerdictDoesNotMoveWithPhase sweeps action.at over one 300 ms request
@@ -72,7 +73,7 @@ func runWithRecords(t *testing.T, r *runner.Runner, name string) (report.Run, []
 // windowUnexplained counts the failed requests in the delivery window that
 // were neither refused nor of the idle-close signature.
 func windowUnexplained(meta record.Meta, reqs []record.Request) int {
-	w, ok := report.DeliveryWindow(meta)
+	w, ok := shutdown.DeliveryWindow(meta)
 	if !ok {
 		return 0
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report"
+	"github.com/shutdownlab/shutdownlab/report/shutdown"
 )
 
 // The assertions of TestStockZoo (stockzoo_integration_test.go), apart
@@ -37,7 +38,7 @@ func completedInflight(t *testing.T, runDir string) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, ok := report.DeliveryWindow(meta)
+	w, ok := shutdown.DeliveryWindow(meta)
 	if !ok {
 		t.Fatalf("%s: no action fired", runDir)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report"
 	"github.com/shutdownlab/shutdownlab/report/plotkit"
+	"github.com/shutdownlab/shutdownlab/report/shutdown"
 )
 
 // MaxLatencyPoints bounds the points of one latency plot; above it the ok
@@ -245,7 +246,7 @@ func loadStart(meta record.Meta, pts []rawPoint) int64 {
 }
 
 // latencyMarkers are the vertical lines of a latency plot: t₀ (action
-// sent), t (report.SignalTime, when it differs from t₀), and the acted-on
+// sent), t (shutdown.SignalTime, when it differs from t₀), and the acted-on
 // replica's ready_false, listener_closed, drained, deadline and engine exit,
 // and the proxy's acknowledgement of a deregistration. None without an
 // action.
@@ -257,10 +258,10 @@ func latencyMarkers(meta record.Meta, base int64) []plotkit.Marker {
 	var out []plotkit.Marker
 	mk := func(name, label string, at int64) {
 		out = append(out, plotkit.Marker{Name: name, X: float64(at-base) / 1e9,
-			Label: fmt.Sprintf("%s %s ms", label, report.SignedMs(float64(at-tl.T0)/1e6))})
+			Label: fmt.Sprintf("%s %s ms", label, shutdown.SignedMs(float64(at-tl.T0)/1e6))})
 	}
 	mk(plotkit.MarkerAction, "t0 action sent", tl.T0)
-	if t, ref := report.SignalTime(meta); t != tl.T0 {
+	if t, ref := shutdown.SignalTime(meta); t != tl.T0 {
 		mk(plotkit.MarkerSignal, "t signal ("+ref+")", t)
 	}
 	for _, p := range []string{report.PhaseReadyFalse, report.PhaseListenerClosed, report.PhaseDrained, report.PhaseDeadline, report.PhaseExit, report.PhaseDeregAcked} {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report"
+	"github.com/shutdownlab/shutdownlab/report/shutdown"
 )
 
 // PreStopEnv is the target's pre-stop variable (how long it keeps serving,
@@ -72,7 +73,7 @@ func Rows(res *report.Result) []Row {
 			}
 			ok = true
 			row.DelayMs = a.Deregister.AfterMs
-			if k := report.ActedReplica(r.Meta); k >= 0 {
+			if k := shutdown.ActedReplica(r.Meta); k >= 0 {
 				row.PreStop = r.Meta.Replicas[k].Env[PreStopEnv]
 			}
 			if !r.Valid {

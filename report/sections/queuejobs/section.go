@@ -14,6 +14,7 @@ import (
 
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report"
+	"github.com/shutdownlab/shutdownlab/report/shutdown"
 )
 
 // jobsLedgerRows are the rows of the Jobs section's ledger table: the
@@ -110,7 +111,7 @@ type jobsEnd struct {
 // jobsEndOf reads how the acted-on replica of meta ended. Pure.
 func jobsEndOf(meta record.Meta) jobsEnd {
 	e := jobsEnd{Code: "—", AfterMs: "—", Last: "—"}
-	i := report.ActedReplica(meta)
+	i := shutdown.ActedReplica(meta)
 	if i < 0 {
 		return e
 	}
@@ -129,7 +130,7 @@ func jobsEndOf(meta record.Meta) jobsEnd {
 	if a := meta.Action; a != nil && a.SentNs > 0 && rep.ExitedNs > 0 {
 		ms := float64(rep.ExitedNs-a.SentNs) / 1e6
 		after = &ms
-		e.AfterMs = report.SignedMs(ms)
+		e.AfterMs = shutdown.SignedMs(ms)
 	}
 	if n := len(rep.Events); n > 0 {
 		last := rep.Events[n-1]

@@ -10,6 +10,7 @@ import (
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report"
 	"github.com/shutdownlab/shutdownlab/report/plotkit"
+	"github.com/shutdownlab/shutdownlab/report/shutdown"
 )
 
 // PlotFile is the per-job timeline of one run of each variant with a
@@ -75,7 +76,7 @@ type jobsPlotData struct {
 // those jobs on any replica. x is seconds after the action was sent
 // (else after the first run's start). Pure.
 func jobsTimeline(meta record.Meta, maxRows int) (jobsPlotData, error) {
-	d := jobsPlotData{Acted: report.ActedReplica(meta), Origin: "s after t0 (action sent)"}
+	d := jobsPlotData{Acted: shutdown.ActedReplica(meta), Origin: "s after t0 (action sent)"}
 	if meta.Jobs == nil {
 		return d, fmt.Errorf("no job ledger")
 	}
@@ -180,10 +181,10 @@ func jobsMarkers(meta record.Meta, origin int64, acted int) []plotkit.Marker {
 	var out []plotkit.Marker
 	mk := func(name, label string, at int64) {
 		out = append(out, plotkit.Marker{Name: name, X: float64(at-origin) / 1e9,
-			Label: fmt.Sprintf("%s %s ms", label, report.SignedMs(float64(at-a.SentNs)/1e6))})
+			Label: fmt.Sprintf("%s %s ms", label, shutdown.SignedMs(float64(at-a.SentNs)/1e6))})
 	}
 	mk(plotkit.MarkerAction, "t0 action sent", a.SentNs)
-	if t, ref := report.SignalTime(meta); t != a.SentNs {
+	if t, ref := shutdown.SignalTime(meta); t != a.SentNs {
 		mk(plotkit.MarkerSignal, "t signal ("+ref+")", t)
 	}
 	if g := a.Again; g != nil && g.SentNs > 0 {

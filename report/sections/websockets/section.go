@@ -17,6 +17,7 @@ import (
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report"
 	"github.com/shutdownlab/shutdownlab/report/plotkit"
+	"github.com/shutdownlab/shutdownlab/report/shutdown"
 )
 
 // Section is the WebSocket section of a report: its two plots, linked
@@ -108,7 +109,7 @@ func wsPlotRun(v *report.Variant) *report.Run {
 
 // wsOrigin is the x origin of a run's ws plots: T0, else the load start.
 func wsOrigin(meta record.Meta, ws *report.WSLines) (int64, bool) {
-	if w, ok := report.DeliveryWindow(meta); ok {
+	if w, ok := shutdown.DeliveryWindow(meta); ok {
 		return w.T0, true
 	}
 	return report.WSPeakBase(meta, ws), false
