@@ -13,6 +13,7 @@ import (
 
 	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 	"github.com/shutdownlab/shutdownlab/record"
+	"github.com/shutdownlab/shutdownlab/report/wsmetrics"
 )
 
 // Result is everything a report is made of: every run of every variant of
@@ -269,6 +270,43 @@ func ReadRunRecords(rd string, onReq func(*record.Request) error, onSum func(*re
 	return ReadRecords(r, name, onReq, onSum)
 }
 
+// LoadRunWS is LoadRun that also returns the run's ws lines (empty for
+// runs of the other load kinds).
+func LoadRunWS(rd string) (record.Meta, []record.Request, *wsmetrics.Lines, error) {
+	var meta record.Meta
+	ws := &wsmetrics.Lines{}
+	if err := resultdir.ReadJSON(filepath.Join(rd, resultdir.EventsFile), &meta); err != nil {
+		return meta, nil, ws, err
+	}
+	var reqs []record.Request
+	var sum *record.Summary
+	err := readRecordsFileWS(rd, func(r *record.Request) error {
+		reqs = append(reqs, *r)
+		return nil
+	}, func(s *record.Summary) { sum = s }, ws)
+	if meta.Agent == nil {
+		meta.Agent = sum
+	}
+	return meta, reqs, ws, err
+}
+
+// readRecordsFileWS is ReadRunRecords that also keeps the ws lines in ws.
+func readRecordsFileWS(rd string, onReq func(*record.Request) error, onSum func(*record.Summary), ws *wsmetrics.Lines) error {
+	r, name, err := resultdir.OpenRecords(rd)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	return readRecords(r, name, onReq, onSum, ws)
+}
+
+// ReadWSLines reads only the ws lines of run directory rd.
+func ReadWSLines(rd string) (*wsmetrics.Lines, error) {
+	ws := &wsmetrics.Lines{}
+	err := readRecordsFileWS(rd, func(*record.Request) error { return nil }, nil, ws)
+	return ws, err
+}
+
 // ReadRecords streams agent lines from r, each decoded as the runner
 // decodes it (record.Line): each request line is passed to onReq (the
 // pointer is reused: copy what you keep), a summary line to onSum (may be
@@ -281,7 +319,7 @@ func ReadRecords(r io.Reader, name string, onReq func(*record.Request) error, on
 
 // readRecords is ReadRecords that also keeps the WebSocket driver's lines
 // (and counts the start lines) in ws when ws is not nil.
-func readRecords(r io.Reader, name string, onReq func(*record.Request) error, onSum func(*record.Summary), ws *WSLines) error {
+func readRecords(r io.Reader, name string, onReq func(*record.Request) error, onSum func(*record.Summary), ws *wsmetrics.Lines) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var l record.Line
 	for line := 1; ; line++ {
@@ -309,11 +347,11 @@ func readRecords(r io.Reader, name string, onReq func(*record.Request) error, on
 
 // takeLine decodes one agent line into l and hands it on by its type (a
 // ws or start line to ws, when not nil).
-func takeLine(l *record.Line, b []byte, onReq func(*record.Request) error, onSum func(*record.Summary), ws *WSLines) error {
+func takeLine(l *record.Line, b []byte, onReq func(*record.Request) error, onSum func(*record.Summary), ws *wsmetrics.Lines) error {
 	if err := l.Decode(b); err != nil {
 		return err
 	}
-	if ws != nil && ws.take(l) {
+	if ws != nil && ws.Take(l) {
 		return nil
 	}
 	switch l.Type {

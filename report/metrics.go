@@ -12,6 +12,7 @@ import (
 
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report/shutdown"
+	"github.com/shutdownlab/shutdownlab/report/wsmetrics"
 )
 
 // Metrics are the measurements of one run. Every field is a pure function of
@@ -129,8 +130,8 @@ type Metrics struct {
 	// The cluster metrics of a run of the Node cluster target (cluster.go);
 	// nil, and absent from the JSON, otherwise.
 	*ClusterMetrics
-	// The WebSocket metrics of a ws run (load.kind ws); nil, and absent
-	// from the JSON, otherwise.
+	// The WebSocket metrics of a ws run (load.kind ws; report/wsmetrics);
+	// nil, and absent from the JSON, otherwise.
 	*WSMetrics
 	// The queue-job metrics of a run with a job ledger (load.kind jobs;
 	// jobs.go); nil, and absent from the JSON, otherwise.
@@ -150,6 +151,14 @@ type Metrics struct {
 	// Notes explain accounting errors and other oddities; not a metric.
 	Notes []string `json:"notes,omitempty"`
 }
+
+// The capabilities' metrics that Metrics embeds, by the names of the
+// embedded fields (each computed by its capability's package; the catalog
+// defines their rows).
+type (
+	// WSMetrics are the metrics of a WebSocket run (wsmetrics.Metrics).
+	WSMetrics = wsmetrics.Metrics
+)
 
 // IsFailed reports whether class c counts as a failure of the service; it
 // is record.Class.Failed (an unknown class counts as failed, and fails
@@ -175,7 +184,7 @@ func Compute(meta record.Meta, reqs []record.Request) Metrics { return ComputeWS
 // ComputeWS is Compute for a run whose records may hold the WebSocket
 // load driver's lines (ws; nil or empty for the other load kinds). It is
 // pure, and modifies neither reqs nor ws.
-func ComputeWS(meta record.Meta, reqs []record.Request, ws *WSLines) Metrics {
+func ComputeWS(meta record.Meta, reqs []record.Request, ws *wsmetrics.Lines) Metrics {
 	m := Metrics{ByClass: map[string]int{}, AccountingOK: true, SetupMs: meta.SetupMs, TeardownMs: meta.TeardownMs}
 	var tally record.Tally
 	var okLat []float64
@@ -202,7 +211,10 @@ func ComputeWS(meta record.Meta, reqs []record.Request, ws *WSLines) Metrics {
 	computeReplica(&m, meta)
 	computeWrites(&m, meta, reqs)
 	computeCluster(&m, meta, reqs)
-	computeWS(&m, meta, ws)
+	if w, notes := wsmetrics.Compute(meta, ws, m.StopTimeoutS); w != nil {
+		m.WSMetrics = w
+		m.Notes = append(m.Notes, notes...)
+	}
 	computeRollout(&m, meta, reqs)
 	computeJobs(&m, meta, reqs)
 	if len(okLat) > 0 {
@@ -215,15 +227,15 @@ func ComputeWS(meta record.Meta, reqs []record.Request, ws *WSLines) Metrics {
 }
 
 // checkAccounting applies the accounting rule (record.CheckAccounting, or
-// record.CheckProbeAccounting for a probe run, checkWSAccounting for a ws
+// record.CheckProbeAccounting for a probe run, wsmetrics.CheckAccounting for a ws
 // run) to the run's summary or
 // probe line and its records; each problem is a note and makes accounting
 // fail. An agent run saved without a summary only gets a note: there is
 // nothing to cross-check.
-func checkAccounting(m *Metrics, meta record.Meta, t *record.Tally, ws *WSLines) {
+func checkAccounting(m *Metrics, meta record.Meta, t *record.Tally, ws *wsmetrics.Lines) {
 	var errs []error
-	if isWSRun(meta, ws) {
-		errs = checkWSAccounting(m.Requests, ws)
+	if wsmetrics.IsRun(meta, ws) {
+		errs = wsmetrics.CheckAccounting(m.Requests, ws)
 	} else if meta.LoadKind == record.LoadKindProbe {
 		if meta.Probe != nil {
 			t.Probes++

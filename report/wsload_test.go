@@ -5,7 +5,27 @@ import (
 	"testing"
 
 	"github.com/shutdownlab/shutdownlab/record"
+	"github.com/shutdownlab/shutdownlab/report/internal/fixture"
+	"github.com/shutdownlab/shutdownlab/report/wsmetrics"
 )
+
+// The hand-made ws records (report/internal/fixture).
+const wsT0 = fixture.WST0
+
+var (
+	wsAt    = fixture.WSAt
+	opened  = fixture.WSOpened
+	refused = fixture.WSRefused
+	closed  = fixture.WSClosed
+)
+
+// show prints a nullable float.
+func show(p *float64) any {
+	if p == nil {
+		return "nil"
+	}
+	return *p
+}
 
 // wsRecords is a records.jsonl of a ws run: a start line, two clients (one
 // closed by the server and back 250 ms later, one never back), their
@@ -36,9 +56,9 @@ func wsMeta() record.Meta {
 }
 
 // readWS reads wsRecords as report does.
-func readWS(t *testing.T, text string) ([]record.Request, *WSLines) {
+func readWS(t *testing.T, text string) ([]record.Request, *wsmetrics.Lines) {
 	t.Helper()
-	ws := &WSLines{}
+	ws := &wsmetrics.Lines{}
 	var reqs []record.Request
 	err := readRecords(strings.NewReader(text), "records.jsonl", func(r *record.Request) error {
 		reqs = append(reqs, *r)
@@ -150,7 +170,7 @@ func TestWSAccounting(t *testing.T) {
 	for _, tt := range tests {
 		_, ws := readWS(t, tt.records)
 		got := ""
-		for _, err := range checkWSAccounting(tt.reqs, ws) {
+		for _, err := range wsmetrics.CheckAccounting(tt.reqs, ws) {
 			got += err.Error() + "\n"
 		}
 		if tt.want == "" && got != "" || !strings.Contains(got, tt.want) {

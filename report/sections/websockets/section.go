@@ -18,6 +18,7 @@ import (
 	"github.com/shutdownlab/shutdownlab/report"
 	"github.com/shutdownlab/shutdownlab/report/plotkit"
 	"github.com/shutdownlab/shutdownlab/report/shutdown"
+	"github.com/shutdownlab/shutdownlab/report/wsmetrics"
 )
 
 // Section is the WebSocket section of a report: its two plots, linked
@@ -108,24 +109,24 @@ func wsPlotRun(v *report.Variant) *report.Run {
 }
 
 // wsOrigin is the x origin of a run's ws plots: T0, else the load start.
-func wsOrigin(meta record.Meta, ws *report.WSLines) (int64, bool) {
+func wsOrigin(meta record.Meta, ws *wsmetrics.Lines) (int64, bool) {
 	if w, ok := shutdown.DeliveryWindow(meta); ok {
 		return w.T0, true
 	}
-	return report.WSPeakBase(meta, ws), false
+	return wsmetrics.PeakBase(meta, ws), false
 }
 
 // wsHandshakeSeries counts every attempt the clients started (any outcome)
 // per 100 ms bucket from origin, from the first bucket to the last with
 // the empty ones as 0, as a step line (x: bucket start, s after origin).
-func wsHandshakeSeries(ws *report.WSLines, origin int64) []plotkit.Point {
+func wsHandshakeSeries(ws *wsmetrics.Lines, origin int64) []plotkit.Point {
 	if len(ws.Attempts) == 0 {
 		return nil
 	}
 	counts := map[int64]int{}
 	lo, hi := int64(0), int64(0)
 	for i, a := range ws.Attempts {
-		b := floorDiv(a.Start-origin, report.WSBucketNs)
+		b := floorDiv(a.Start-origin, wsmetrics.BucketNs)
 		counts[b]++
 		if i == 0 || b < lo {
 			lo = b
@@ -136,7 +137,7 @@ func wsHandshakeSeries(ws *report.WSLines, origin int64) []plotkit.Point {
 	}
 	out := make([]plotkit.Point, 0, hi-lo+2)
 	for b := lo; b <= hi+1; b++ {
-		out = append(out, plotkit.Point{X: float64(b*report.WSBucketNs) / 1e9, Y: float64(counts[b])})
+		out = append(out, plotkit.Point{X: float64(b*wsmetrics.BucketNs) / 1e9, Y: float64(counts[b])})
 	}
 	return out
 }
@@ -153,14 +154,14 @@ func floorDiv(a, b int64) int64 {
 // wsCloseSeries is the cumulative count of the closes the client did not
 // start at or after t0 (the population of ws_close_after_signal_*), as a
 // step line from (0, 0) (x: ms after t0). Behind a proxy with opened
-// handshakes no replica can be named for (report.WSUnattributed), it counts the
+// handshakes no replica can be named for (wsmetrics.Unattributed), it counts the
 // closes of every replica, and every is true.
-func wsCloseSeries(meta record.Meta, ws *report.WSLines, t0 int64) (pts []plotkit.Point, every bool) {
-	acted := report.WSActedUpstream(meta)
-	if report.WSUnattributed(meta, ws.Attempts) > 0 {
+func wsCloseSeries(meta record.Meta, ws *wsmetrics.Lines, t0 int64) (pts []plotkit.Point, every bool) {
+	acted := wsmetrics.ActedUpstream(meta)
+	if wsmetrics.Unattributed(meta, ws.Attempts) > 0 {
 		acted, every = func(string) bool { return true }, true
 	}
-	times := report.WSCloseTimes(ws, t0, acted)
+	times := wsmetrics.CloseTimes(ws, t0, acted)
 	out := []plotkit.Point{{X: 0, Y: 0}}
 	for i, ms := range times {
 		out = append(out, plotkit.Point{X: ms, Y: float64(i + 1)})

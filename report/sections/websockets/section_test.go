@@ -16,6 +16,7 @@ import (
 	"github.com/shutdownlab/shutdownlab/report"
 	"github.com/shutdownlab/shutdownlab/report/internal/fixture"
 	"github.com/shutdownlab/shutdownlab/report/plotkit"
+	"github.com/shutdownlab/shutdownlab/report/wsmetrics"
 )
 
 // The hand-made ws records (report/internal/fixture).
@@ -57,7 +58,7 @@ func TestWSHandshakeSeries(t *testing.T) {
 		}, []plotkit.Point{{X: -0.2, Y: 1}, {X: -0.1, Y: 0}, {X: 0, Y: 3}, {X: 0.1, Y: 0}, {X: 0.2, Y: 1}, {X: 0.3, Y: 0}}},
 	}
 	for _, tt := range tests {
-		got := wsHandshakeSeries(&report.WSLines{Attempts: tt.attempts}, wsT0)
+		got := wsHandshakeSeries(&wsmetrics.Lines{Attempts: tt.attempts}, wsT0)
 		if len(got) != len(tt.want) {
 			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
 			continue
@@ -74,7 +75,7 @@ func TestWSHandshakeSeries(t *testing.T) {
 // TestWSCloseSeries: a step from (0, 0) through every close the client did
 // not start at or after t0.
 func TestWSCloseSeries(t *testing.T) {
-	ws := &report.WSLines{Closes: []record.WSClose{
+	ws := &wsmetrics.Lines{Closes: []record.WSClose{
 		closed(0, 1, 1, 300, 1001, record.WSClosedByServer),
 		closed(1, 1, 2, -20, 1001, record.WSClosedByServer),
 		closed(2, 1, 3, 100, 1006, record.WSClosedAbnormal),

@@ -1,4 +1,11 @@
-package report
+// Package wsmetrics computes the metrics of a run of the WebSocket load
+// driver (load.kind ws) from its ws lines (Lines), the acted-on replica's
+// lifecycle events and environment, and the delivery window: closes by
+// code and their spread after t0, the upgrades around readiness, the time
+// to restore a stream, the handshake peak, the event accounting and the
+// W6 budget. Pure; report embeds the result in its Metrics as WSMetrics,
+// and its catalog defines the ws_* rows.
+package wsmetrics
 
 import (
 	"fmt"
@@ -12,13 +19,14 @@ import (
 	"github.com/shutdownlab/shutdownlab/report/shutdown"
 )
 
-// WSMetrics are the metrics of a run driven by the WebSocket load driver
-// (load.kind ws), pure functions of its ws lines (WSLines), the acted-on
+// Metrics are the metrics of a run driven by the WebSocket load driver
+// (load.kind ws), pure functions of its ws lines (Lines), the acted-on
 // replica's lifecycle events and environment, and the delivery window.
-// They are embedded in Metrics: absent from the JSON of other runs, and
-// present (null when there is nothing to measure) in ws runs.
+// They are embedded in report.Metrics (as report.WSMetrics): absent from
+// the JSON of other runs, and present (null when there is nothing to
+// measure) in ws runs.
 // docs/metrics.md defines each one.
-type WSMetrics struct {
+type Metrics struct {
 	// WSClients counts the clients (ws_client lines); WSAttempts the
 	// connection attempts (ws_attempt lines).
 	WSClients  int `json:"ws_clients"`
@@ -104,43 +112,47 @@ const (
 // and CLOSE_SPREAD_MS default to 0.
 const defaultCloseDeadlineMs = 2000
 
-// WSBucketNs is the width of a handshake-rate bucket: 100 ms.
-const WSBucketNs = int64(100e6)
+// BucketNs is the width of a handshake-rate bucket: 100 ms.
+const BucketNs = int64(100e6)
 
-// computeWS fills the WebSocket metrics of a ws run.
-func computeWS(m *Metrics, meta record.Meta, ws *WSLines) {
-	if !isWSRun(meta, ws) {
-		return
+// Compute returns the WebSocket metrics of a ws run (nil for a run of
+// another load kind) and its notes, in order: what could not be
+// attributed or read, and where the handshake peak was. stopTimeoutS is
+// the stop grace period in force (report's stop_timeout_s; nil when
+// unknown), which the W6 budget is compared with.
+func Compute(meta record.Meta, ws *Lines, stopTimeoutS *int) (*Metrics, []string) {
+	if !IsRun(meta, ws) {
+		return nil, nil
 	}
 	if ws == nil {
-		ws = &WSLines{}
+		ws = &Lines{}
 	}
-	w := &WSMetrics{WSClients: len(ws.Clients), WSAttempts: len(ws.Attempts)}
-	m.WSMetrics = w
-	acted := WSActedUpstream(meta)
+	w := &Metrics{WSClients: len(ws.Clients), WSAttempts: len(ws.Attempts)}
+	var notes []string
+	acted := ActedUpstream(meta)
 	w.WSClose1001, w.WSClose1006, w.WSCloseOther = wsCloseCodes(ws.Closes)
 	w.WSRestoreP50Ms, w.WSRestoreP99Ms, w.WSRestoreMaxMs, w.WSUnrestored = wsRestore(ws)
 	w.WSAttemptsPerClientMax, w.WSAttemptsPerClientMean = wsAttemptsPerClient(ws)
 	wsEventTotals(w, ws.Clients)
 	attributed := true
-	if n := WSUnattributed(meta, ws.Attempts); n > 0 {
+	if n := Unattributed(meta, ws.Attempts); n > 0 {
 		attributed = false
-		m.Notes = append(m.Notes, fmt.Sprintf("ws: %d opened handshakes carry no %s, so behind the proxy their replica is unknown: "+
+		notes = append(notes, fmt.Sprintf("ws: %d opened handshakes carry no %s, so behind the proxy their replica is unknown: "+
 			"ws_close_after_signal_*, ws_peak_handshakes_per_100ms and ws_upgrades_accepted_after_ready_false are null", n, record.UpstreamHeader))
 	}
 	if win, ok := shutdown.DeliveryWindow(meta); ok && attributed {
-		after := WSCloseTimes(ws, win.T0, acted)
+		after := CloseTimes(ws, win.T0, acted)
 		w.WSCloseAfterSignalP50Ms, w.WSCloseAfterSignalP95Ms, w.WSCloseAfterSignalMaxMs = quantiles(after, 0.5, 0.95)
 	}
-	if peak, at := wsPeakHandshakes(ws.Attempts, WSPeakBase(meta, ws), meta.Topology != ""); attributed {
+	if peak, at := wsPeakHandshakes(ws.Attempts, PeakBase(meta, ws), meta.Topology != ""); attributed {
 		w.WSPeakHandshakes = &peak
 		if peak > 0 {
-			m.Notes = append(m.Notes, fmt.Sprintf("ws handshake peak: %d in the 100 ms bucket from %s ms after t0 at %s", peak, shutdown.SignedMs(float64(at.bucket*WSBucketNs)/1e6), at.instance))
+			notes = append(notes, fmt.Sprintf("ws handshake peak: %d in the 100 ms bucket from %s ms after t0 at %s", peak, shutdown.SignedMs(float64(at.bucket*BucketNs)/1e6), at.instance))
 		}
 	}
 	i := shutdown.ActedReplica(meta)
 	if i < 0 {
-		return
+		return w, notes
 	}
 	rep := meta.Replicas[i]
 	env := wsEnv{vars: rep.Env}
@@ -158,15 +170,15 @@ func computeWS(m *Metrics, meta record.Meta, ws *WSLines) {
 		}
 	}
 	if mode := shutdown.UpMode(rep.Events); mode == "" || mode == "full" {
-		w.WSBudgetMs, w.WSBudgetFits = wsBudget(&env, m.StopTimeoutS)
+		w.WSBudgetMs, w.WSBudgetFits = wsBudget(&env, stopTimeoutS)
 	}
-	m.Notes = append(m.Notes, env.notes...)
+	return w, append(notes, env.notes...)
 }
 
-// WSActedUpstream returns the test "this handshake's upstream is the
+// ActedUpstream returns the test "this handshake's upstream is the
 // acted-on replica": always true on a direct topology; behind a proxy, the
 // upstream header names the replica ("name:port").
-func WSActedUpstream(meta record.Meta) func(string) bool {
+func ActedUpstream(meta record.Meta) func(string) bool {
 	if meta.Topology == "" {
 		return func(string) bool { return true }
 	}
@@ -178,10 +190,10 @@ func WSActedUpstream(meta record.Meta) func(string) bool {
 	return func(up string) bool { return strings.HasPrefix(up, prefix) }
 }
 
-// WSUnattributed counts, behind a proxy, the opened handshakes (101)
+// Unattributed counts, behind a proxy, the opened handshakes (101)
 // without an upstream header: connections no replica can be named for.
 // Always 0 on a direct topology.
-func WSUnattributed(meta record.Meta, attempts []record.WSAttempt) int {
+func Unattributed(meta record.Meta, attempts []record.WSAttempt) int {
 	if meta.Topology == "" {
 		return 0
 	}
@@ -214,10 +226,10 @@ func wsCloseCodes(closes []record.WSClose) (c1001, c1006, other int) {
 	return c1001, c1006, other
 }
 
-// WSCloseTimes returns, in ms after t0 and sorted, the close times of the
+// CloseTimes returns, in ms after t0 and sorted, the close times of the
 // closes the client did not start that ended at or after t0 on a
 // connection whose handshake upstream passes acted.
-func WSCloseTimes(ws *WSLines, t0 int64, acted func(string) bool) []float64 {
+func CloseTimes(ws *Lines, t0 int64, acted func(string) bool) []float64 {
 	up := map[uint64]string{}
 	for _, a := range ws.Attempts {
 		if a.Conn != 0 {
@@ -235,6 +247,8 @@ func WSCloseTimes(ws *WSLines, t0 int64, acted func(string) bool) []float64 {
 	return out
 }
 
+func ptr[T any](v T) *T { return &v }
+
 // quantiles returns the p and q quantiles (stat.Empirical, as the latency
 // metrics) and the maximum of sorted xs; nil for each without values.
 func quantiles(xs []float64, p, q float64) (*float64, *float64, *float64) {
@@ -249,7 +263,7 @@ func quantiles(xs []float64, p, q float64) (*float64, *float64, *float64) {
 // connections was open at that moment, else the end of its first
 // handshake that opened after it. Closes never followed by an open
 // connection are counted, not timed.
-func wsRestore(ws *WSLines) (p50, p99, maxMs *float64, unrestored int) {
+func wsRestore(ws *Lines) (p50, p99, maxMs *float64, unrestored int) {
 	closedAt := map[uint64]int64{}
 	for _, c := range ws.Closes {
 		closedAt[c.Conn] = c.Closed
@@ -293,7 +307,7 @@ func wsRestore(ws *WSLines) (p50, p99, maxMs *float64, unrestored int) {
 // wsAttemptsPerClient returns the most attempts one client made and the
 // mean over the clients (every client that printed a ws_client line or
 // made an attempt; nil without any).
-func wsAttemptsPerClient(ws *WSLines) (int, *float64) {
+func wsAttemptsPerClient(ws *Lines) (int, *float64) {
 	per := map[int]int{}
 	for _, c := range ws.Clients {
 		per[c.Client] += 0
@@ -313,7 +327,7 @@ func wsAttemptsPerClient(ws *WSLines) (int, *float64) {
 
 // wsEventTotals sums the clients' event accounting into w: delivered is
 // received minus what the id cache rejected.
-func wsEventTotals(w *WSMetrics, clients []record.WSClient) {
+func wsEventTotals(w *Metrics, clients []record.WSClient) {
 	for _, c := range clients {
 		w.WSEventsDelivered += c.Received - c.DupRejected
 		w.WSEventsDupRejected += c.DupRejected
@@ -327,7 +341,7 @@ func wsEventTotals(w *WSMetrics, clients []record.WSClient) {
 // acted-on replica's ready_false): accepted by that replica, refused
 // draining, refused over capacity (by any instance), refused by a proxy.
 // A refusal header of another value is in no count; a note says so.
-func wsAfterReadyFalse(w *WSMetrics, attempts []record.WSAttempt, t int64, acted func(string) bool) {
+func wsAfterReadyFalse(w *Metrics, attempts []record.WSAttempt, t int64, acted func(string) bool) {
 	var acc, drain, capa, proxy int
 	for _, a := range attempts {
 		switch {

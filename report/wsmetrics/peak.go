@@ -1,4 +1,4 @@
-package report
+package wsmetrics
 
 import (
 	"cmp"
@@ -17,10 +17,10 @@ type wsPeakAt struct {
 	instance string
 }
 
-// WSPeakBase is the origin of the handshake buckets: T0 when an action
+// PeakBase is the origin of the handshake buckets: T0 when an action
 // fired (the storm follows it; the first connections before it are not
 // counted), else the load start, else the first attempt's start.
-func WSPeakBase(meta record.Meta, ws *WSLines) int64 {
+func PeakBase(meta record.Meta, ws *Lines) int64 {
 	if w, ok := shutdown.DeliveryWindow(meta); ok {
 		return w.T0
 	}
@@ -63,7 +63,7 @@ func wsPeakHandshakes(attempts []record.WSAttempt, base int64, proxied bool) (in
 			}
 			inst = a.Upstream
 		}
-		counts[wsPeakAt{bucket: (a.Start - base) / WSBucketNs, instance: inst}]++
+		counts[wsPeakAt{bucket: (a.Start - base) / BucketNs, instance: inst}]++
 	}
 	var peak int
 	var at wsPeakAt

@@ -1,19 +1,17 @@
-package report
+package wsmetrics
 
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 
-	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 	"github.com/shutdownlab/shutdownlab/record"
 )
 
-// WSLines are the WebSocket load driver's lines of one run, as read from
+// Lines are the WebSocket load driver's lines of one run, as read from
 // records.jsonl (record.Line): every connection attempt, every close of an
 // opened connection and every client's totals, in file order, and how many
 // start lines there were.
-type WSLines struct {
+type Lines struct {
 	Attempts []record.WSAttempt
 	Closes   []record.WSClose
 	Clients  []record.WSClient
@@ -22,13 +20,13 @@ type WSLines struct {
 }
 
 // Empty reports whether w holds no ws line at all.
-func (w *WSLines) Empty() bool {
+func (w *Lines) Empty() bool {
 	return w == nil || len(w.Attempts) == 0 && len(w.Closes) == 0 && len(w.Clients) == 0
 }
 
-// take keeps l when it is a ws line (or counts it when it is a start
+// Take keeps l when it is a ws line (or counts it when it is a start
 // line) and reports whether it was one of those.
-func (w *WSLines) take(l *record.Line) bool {
+func (w *Lines) Take(l *record.Line) bool {
 	switch l.Type {
 	case record.TypeWSAttempt:
 		w.Attempts = append(w.Attempts, l.WSAttempt)
@@ -46,7 +44,7 @@ func (w *WSLines) take(l *record.Line) bool {
 
 // tally counts the lines into a record.WSTally, the input of
 // record.CheckWSAccounting.
-func (w *WSLines) tally() *record.WSTally {
+func (w *Lines) tally() *record.WSTally {
 	var t record.WSTally
 	for _, a := range w.Attempts {
 		t.AddAttempt(a)
@@ -60,18 +58,18 @@ func (w *WSLines) tally() *record.WSTally {
 	return &t
 }
 
-// isWSRun reports whether a run was driven by the WebSocket load driver:
+// IsRun reports whether a run was driven by the WebSocket load driver:
 // its Meta says so, or its records hold ws lines.
-func isWSRun(meta record.Meta, ws *WSLines) bool {
+func IsRun(meta record.Meta, ws *Lines) bool {
 	return meta.LoadKind == record.LoadKindWS || !ws.Empty()
 }
 
-// checkWSAccounting is the accounting rule of a ws run, as the runner
+// CheckAccounting is the accounting rule of a ws run, as the runner
 // applies it: record.CheckWSAccounting over the ws lines, exactly one start
 // line, and no request line.
-func checkWSAccounting(reqs int, ws *WSLines) []error {
+func CheckAccounting(reqs int, ws *Lines) []error {
 	if ws == nil {
-		ws = &WSLines{}
+		ws = &Lines{}
 	}
 	errs := record.CheckWSAccounting(ws.tally())
 	if ws.Empty() {
@@ -87,41 +85,4 @@ func checkWSAccounting(reqs int, ws *WSLines) []error {
 		errs[i] = fmt.Errorf("ws accounting: %w", err)
 	}
 	return errs
-}
-
-// LoadRunWS is LoadRun that also returns the run's ws lines (empty for
-// runs of the other load kinds).
-func LoadRunWS(rd string) (record.Meta, []record.Request, *WSLines, error) {
-	var meta record.Meta
-	ws := &WSLines{}
-	if err := resultdir.ReadJSON(filepath.Join(rd, resultdir.EventsFile), &meta); err != nil {
-		return meta, nil, ws, err
-	}
-	var reqs []record.Request
-	var sum *record.Summary
-	err := readRecordsFileWS(rd, func(r *record.Request) error {
-		reqs = append(reqs, *r)
-		return nil
-	}, func(s *record.Summary) { sum = s }, ws)
-	if meta.Agent == nil {
-		meta.Agent = sum
-	}
-	return meta, reqs, ws, err
-}
-
-// readRecordsFileWS is ReadRunRecords that also keeps the ws lines in ws.
-func readRecordsFileWS(rd string, onReq func(*record.Request) error, onSum func(*record.Summary), ws *WSLines) error {
-	r, name, err := resultdir.OpenRecords(rd)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	return readRecords(r, name, onReq, onSum, ws)
-}
-
-// ReadWSLines reads only the ws lines of run directory rd.
-func ReadWSLines(rd string) (*WSLines, error) {
-	ws := &WSLines{}
-	err := readRecordsFileWS(rd, func(*record.Request) error { return nil }, nil, ws)
-	return ws, err
 }

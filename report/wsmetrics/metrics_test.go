@@ -1,4 +1,4 @@
-package report
+package wsmetrics
 
 import (
 	"math"
@@ -58,7 +58,7 @@ func TestWSCloseCodes(t *testing.T) {
 }
 
 func TestWSCloseTimes(t *testing.T) {
-	ws := &WSLines{
+	ws := &Lines{
 		Attempts: []record.WSAttempt{opened(0, 1, 1, -900, -899, "replica-0:8080"), opened(1, 1, 2, -900, -899, "replica-1:8080"),
 			opened(2, 1, 3, -900, -899, "replica-0:8080"), opened(3, 1, 4, -900, -899, "")},
 		Closes: []record.WSClose{
@@ -69,12 +69,12 @@ func TestWSCloseTimes(t *testing.T) {
 		},
 	}
 	all := func(string) bool { return true }
-	if got := WSCloseTimes(ws, wsT0, all); !reflect.DeepEqual(got, []float64{300, 700}) {
+	if got := CloseTimes(ws, wsT0, all); !reflect.DeepEqual(got, []float64{300, 700}) {
 		t.Errorf("direct: %v, want [300 700]", got)
 	}
 	meta := record.Meta{Topology: record.TopologyCaddy, Replicas: []record.Replica{{Name: "replica-0"}, {Name: "replica-1"}},
 		Action: &record.Action{Replica: 0, SentNs: wsT0}}
-	if got := WSCloseTimes(ws, wsT0, WSActedUpstream(meta)); !reflect.DeepEqual(got, []float64{700}) {
+	if got := CloseTimes(ws, wsT0, ActedUpstream(meta)); !reflect.DeepEqual(got, []float64{700}) {
 		t.Errorf("behind caddy, replica-0 acted on: %v, want [700]", got)
 	}
 }
@@ -83,32 +83,32 @@ func TestWSRestore(t *testing.T) {
 	const srv, cli = record.WSClosedByServer, record.WSClosedByClient
 	tests := []struct {
 		name          string
-		ws            WSLines
+		ws            Lines
 		p50, p99, max *float64
 		unrestored    int
 	}{
-		{"no closes", WSLines{Attempts: []record.WSAttempt{opened(0, 1, 1, 0, 1, "")}}, nil, nil, nil, 0},
-		{"the client's own close needs no restore", WSLines{
+		{"no closes", Lines{Attempts: []record.WSAttempt{opened(0, 1, 1, 0, 1, "")}}, nil, nil, nil, 0},
+		{"the client's own close needs no restore", Lines{
 			Attempts: []record.WSAttempt{opened(0, 1, 1, 0, 1, "")},
 			Closes:   []record.WSClose{closed(0, 1, 1, 500, 1000, cli)}}, nil, nil, nil, 0},
-		{"a close, a refusal, then the next open", WSLines{
+		{"a close, a refusal, then the next open", Lines{
 			Attempts: []record.WSAttempt{opened(0, 1, 1, -900, -899, ""), refused(0, 2, 110, 503, record.RefusalDraining, "", record.ClassHTTPError),
 				opened(0, 3, 2, 300, 350, "")},
 			Closes: []record.WSClose{closed(0, 1, 1, 100, 1001, srv), closed(0, 3, 2, 2000, 1000, cli)}}, fp(250), fp(250), fp(250), 0},
-		{"a client that never reconnects", WSLines{
+		{"a client that never reconnects", Lines{
 			Attempts: []record.WSAttempt{opened(0, 1, 1, -900, -899, ""), refused(0, 2, 110, 0, "", "", record.ClassRefused),
 				opened(1, 1, 2, -900, -899, ""), opened(1, 2, 3, 150, 160, "")},
 			Closes: []record.WSClose{closed(0, 1, 1, 100, 1006, record.WSClosedAbnormal), closed(1, 1, 2, 100, 1001, srv),
 				closed(1, 2, 3, 900, 1000, cli)}}, fp(60), fp(60), fp(60), 1},
-		{"double schedule: another connection of the client is still open", WSLines{
+		{"double schedule: another connection of the client is still open", Lines{
 			Attempts: []record.WSAttempt{opened(0, 1, 1, -900, -899, ""), opened(0, 2, 2, -500, -480, ""), opened(0, 3, 3, 400, 420, "")},
 			Closes: []record.WSClose{closed(0, 1, 1, 100, 1001, srv), closed(0, 2, 2, 300, 1001, srv),
 				closed(0, 3, 3, 900, 1000, cli)}}, fp(0), fp(120), fp(120), 0},
-		{"a connection closed before does not count (but the first close had it open)", WSLines{
+		{"a connection closed before does not count (but the first close had it open)", Lines{
 			Attempts: []record.WSAttempt{opened(0, 1, 1, -900, -899, ""), opened(0, 2, 2, -500, -480, ""), opened(0, 3, 3, 400, 420, "")},
 			Closes: []record.WSClose{closed(0, 1, 1, 100, 1001, srv), closed(0, 2, 2, 50, 1001, srv),
 				closed(0, 3, 3, 900, 1000, cli)}}, fp(0), fp(320), fp(320), 0},
-		{"a connection never closed keeps the client connected", WSLines{
+		{"a connection never closed keeps the client connected", Lines{
 			Attempts: []record.WSAttempt{opened(0, 1, 1, -900, -899, ""), opened(0, 2, 2, -500, -480, "")},
 			Closes:   []record.WSClose{closed(0, 1, 1, 100, 1006, record.WSClosedAbnormal)}}, fp(0), fp(0), fp(0), 0},
 	}
@@ -124,16 +124,16 @@ func TestWSRestore(t *testing.T) {
 func TestWSAttemptsPerClient(t *testing.T) {
 	tests := []struct {
 		name string
-		ws   WSLines
+		ws   Lines
 		max  int
 		mean *float64
 	}{
-		{"no client", WSLines{}, 0, nil},
-		{"one attempt each", WSLines{Attempts: []record.WSAttempt{opened(0, 1, 1, 0, 1, ""), opened(1, 1, 2, 0, 1, "")}}, 1, fp(1)},
-		{"duplicate attempts of the double-schedule bug count", WSLines{Attempts: []record.WSAttempt{opened(0, 1, 1, 0, 1, ""),
+		{"no client", Lines{}, 0, nil},
+		{"one attempt each", Lines{Attempts: []record.WSAttempt{opened(0, 1, 1, 0, 1, ""), opened(1, 1, 2, 0, 1, "")}}, 1, fp(1)},
+		{"duplicate attempts of the double-schedule bug count", Lines{Attempts: []record.WSAttempt{opened(0, 1, 1, 0, 1, ""),
 			refused(0, 2, 10, 0, "", "", record.ClassRefused), refused(0, 3, 10, 0, "", "", record.ClassRefused),
 			opened(1, 1, 2, 0, 1, "")}}, 3, fp(2)},
-		{"a client without attempts counts in the mean", WSLines{Attempts: []record.WSAttempt{opened(0, 1, 1, 0, 1, ""), opened(0, 2, 2, 5, 6, "")},
+		{"a client without attempts counts in the mean", Lines{Attempts: []record.WSAttempt{opened(0, 1, 1, 0, 1, ""), opened(0, 2, 2, 5, 6, "")},
 			Clients: []record.WSClient{{Client: 0}, {Client: 1}}}, 2, fp(1)},
 	}
 	for _, tt := range tests {
@@ -165,7 +165,7 @@ func TestWSAfterReadyFalse(t *testing.T) {
 		{"behind a proxy: accepted by the acted-on replica only", func(u string) bool { return strings.HasPrefix(u, "replica-0:") }, 1, 1, 1, 1},
 	}
 	for _, tt := range tests {
-		var w WSMetrics
+		var w Metrics
 		wsAfterReadyFalse(&w, attempts, wsAt(0), tt.acted)
 		got := []int{*w.WSAcceptedAfterReadyFalse, *w.WSRefusedDraining, *w.WSRefusedCapacity, *w.WSRefusedProxy}
 		if want := []int{tt.acc, tt.drain, tt.capa, tt.prox}; !reflect.DeepEqual(got, want) {
@@ -240,7 +240,7 @@ func TestWSBudget(t *testing.T) {
 }
 
 func TestWSEventTotals(t *testing.T) {
-	var w WSMetrics
+	var w Metrics
 	wsEventTotals(&w, []record.WSClient{
 		{Client: 0, WSEventCounts: record.WSEventCounts{Received: 100, DupRejected: 4, DupAccepted: 1, Replayed: 7, Gaps: 1, Skipped: 3}, Unknown: 3},
 		{Client: 1, WSEventCounts: record.WSEventCounts{Received: 50}, Unknown: 0},
