@@ -2,7 +2,7 @@
 // jobs run's shutdown end by itself, worst case, before the grace
 // period's SIGKILL? It is the rule alone, defined once: scenarios builds
 // its Input from a scenario before a run (scenarios.SpecBudgetInput) and
-// report from a saved run's events.json (report.JobsBudgetOf). It
+// report from a saved run's events.json (jobsmetrics.BudgetOf). It
 // imports only the standard library.
 package budget
 

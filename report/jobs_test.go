@@ -214,16 +214,3 @@ func slicesHas(ds []MetricDef, name string) bool {
 	}
 	return false
 }
-
-func TestLongestDBRequestMs(t *testing.T) {
-	reqs := []record.Request{{Path: "/slow?ms=900"}, {Path: "/db?ms=250"}, {Path: "/db"}, {Path: "/db?ms=x"}, {Path: "/dbx?ms=5000"}}
-	if got := longestDBRequestMs(reqs); got != 300 {
-		t.Errorf("got %d, want 300 (the default of /db, over 250; /slow and /dbx are not /db)", got)
-	}
-	if got := longestDBRequestMs(reqs[:2]); got != 250 {
-		t.Errorf("got %d, want 250", got)
-	}
-	if got := longestDBRequestMs(nil); got != 0 {
-		t.Errorf("got %d without requests", got)
-	}
-}

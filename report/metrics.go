@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/shutdownlab/shutdownlab/record"
+	"github.com/shutdownlab/shutdownlab/report/jobsmetrics"
 	"github.com/shutdownlab/shutdownlab/report/shutdown"
 	"github.com/shutdownlab/shutdownlab/report/wsmetrics"
 )
@@ -134,7 +135,7 @@ type Metrics struct {
 	// nil, and absent from the JSON, otherwise.
 	*WSMetrics
 	// The queue-job metrics of a run with a job ledger (load.kind jobs;
-	// jobs.go); nil, and absent from the JSON, otherwise.
+	// report/jobsmetrics); nil, and absent from the JSON, otherwise.
 	*JobsMetrics
 	// The rollout metrics of a run that rolled a Swarm service
 	// (rollout.go); nil, and absent from the JSON, otherwise.
@@ -158,6 +159,9 @@ type Metrics struct {
 type (
 	// WSMetrics are the metrics of a WebSocket run (wsmetrics.Metrics).
 	WSMetrics = wsmetrics.Metrics
+	// JobsMetrics are the metrics of a run with a job ledger
+	// (jobsmetrics.Metrics).
+	JobsMetrics = jobsmetrics.Metrics
 )
 
 // IsFailed reports whether class c counts as a failure of the service; it
@@ -216,7 +220,10 @@ func ComputeWS(meta record.Meta, reqs []record.Request, ws *wsmetrics.Lines) Met
 		m.Notes = append(m.Notes, notes...)
 	}
 	computeRollout(&m, meta, reqs)
-	computeJobs(&m, meta, reqs)
+	if j, notes := jobsmetrics.Compute(meta, reqs); j != nil {
+		m.JobsMetrics = j
+		m.Notes = append(m.Notes, notes...)
+	}
 	if len(okLat) > 0 {
 		sort.Float64s(okLat)
 		m.P50Ms = ptr(stat.Quantile(0.5, stat.Empirical, okLat, nil))
@@ -251,7 +258,7 @@ func checkAccounting(m *Metrics, meta record.Meta, t *record.Tally, ws *wsmetric
 		if errors.Is(err, record.ErrNoSummary) {
 			// A jobs run without HTTP clients sends no request: its
 			// producer prints no summary, and there is nothing to check.
-			if !(IsJobsRun(meta) && m.Requests == 0) {
+			if !(jobsmetrics.IsRun(meta) && m.Requests == 0) {
 				m.Notes = append(m.Notes, "no agent summary: accounting not cross-checked")
 			}
 			continue

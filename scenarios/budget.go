@@ -5,7 +5,7 @@ import "github.com/shutdownlab/shutdownlab/budget"
 // The shutdown budget (claim J3 in docs/claims.md) before a run, from the scenario
 // alone: the rule is budget.Audit; this file builds its input from a
 // Spec. report builds the same input from a saved run's events.json
-// (report.JobsBudgetOf).
+// (jobsmetrics.BudgetOf).
 
 // SpecBudget audits a resolved Spec (see budget.Audit).
 func SpecBudget(s *Spec) budget.Result { return budget.Audit(SpecBudgetInput(s)) }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report"
+	"github.com/shutdownlab/shutdownlab/report/jobsmetrics"
 	"github.com/shutdownlab/shutdownlab/report/shutdown"
 )
 
@@ -26,7 +27,7 @@ var jobsLedgerRows = []string{"jobs_inserted", "jobs_completed_once", "jobs_comp
 func hasJobs(res *report.Result) bool {
 	for i := range res.Variants {
 		for j := range res.Variants[i].Runs {
-			if report.IsJobsRun(res.Variants[i].Runs[j].Meta) {
+			if jobsmetrics.IsRun(res.Variants[i].Runs[j].Meta) {
 				return true
 			}
 		}
@@ -82,7 +83,7 @@ func jobsAddUp(res *report.Result) string {
 				continue
 			}
 			n++
-			if sum := report.JobsClassSum(jobs); sum != jobs.Inserted {
+			if sum := jobsmetrics.ClassSum(jobs); sum != jobs.Inserted {
 				bad = append(bad, fmt.Sprintf("%s run %d (%d of %d)", report.MarkdownCell(v.Label), v.Runs[j].Meta.Run, sum, jobs.Inserted))
 			}
 		}
@@ -142,10 +143,10 @@ func jobsEndOf(meta record.Meta) jobsEnd {
 }
 
 // graceOf is the grace period of meta's action as the budget audit reads
-// it (report.JobsBudgetOf): its length in ms and where it comes from
+// it (jobsmetrics.BudgetOf): its length in ms and where it comes from
 // ("": none, a signal action).
 func graceOf(meta record.Meta) (ms int, from string) {
-	b := report.JobsBudgetOf(meta, nil)
+	b := jobsmetrics.BudgetOf(meta, nil)
 	return b.GraceMS, b.GraceFrom
 }
 
@@ -193,7 +194,7 @@ func writeJobsReplicaTable(b *strings.Builder, res *report.Result) {
 		v := &res.Variants[i]
 		for j := range v.Runs {
 			r := &v.Runs[j]
-			if !report.IsJobsRun(r.Meta) {
+			if !jobsmetrics.IsRun(r.Meta) {
 				continue
 			}
 			e := jobsEndOf(r.Meta)

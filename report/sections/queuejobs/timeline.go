@@ -9,6 +9,7 @@ import (
 	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report"
+	"github.com/shutdownlab/shutdownlab/report/jobsmetrics"
 	"github.com/shutdownlab/shutdownlab/report/plotkit"
 	"github.com/shutdownlab/shutdownlab/report/shutdown"
 )
@@ -93,7 +94,7 @@ func jobsTimeline(meta record.Meta, maxRows int) (jobsPlotData, error) {
 	var mine []record.JobEntry
 	for _, e := range meta.Jobs.Entries {
 		for k := range e.Runs {
-			if report.JobClientReplica(meta, e.Runs[k].Client) == d.Acted {
+			if jobsmetrics.ClientReplica(meta, e.Runs[k].Client) == d.Acted {
 				mine = append(mine, e)
 				break
 			}
@@ -144,7 +145,7 @@ func jobsRow(meta record.Meta, e record.JobEntry, sec func(int64) float64, end i
 	applied := map[int]bool{}
 	for k := range e.Runs {
 		r := &e.Runs[k]
-		rep := report.JobClientReplica(meta, r.Client)
+		rep := jobsmetrics.ClientReplica(meta, r.Client)
 		pr := jobsPlotRun{Replica: rep, Start: sec(r.StartedNs), Outcome: r.Outcome}
 		switch {
 		case r.EndedNs != 0:
@@ -154,7 +155,7 @@ func jobsRow(meta record.Meta, e record.JobEntry, sec func(int64) float64, end i
 		default:
 			pr.End, pr.Open = sec(max(end, r.StartedNs)), true
 		}
-		if k > 0 && report.JobClientReplica(meta, e.Runs[k-1].Client) != rep {
+		if k > 0 && jobsmetrics.ClientReplica(meta, e.Runs[k-1].Client) != rep {
 			pr.Resumed = true
 		}
 		for _, s := range r.StepsNs {
@@ -211,7 +212,7 @@ func jobsPlotRunOf(v *report.Variant) *report.Run {
 	var first *report.Run
 	for j := range v.Runs {
 		r := &v.Runs[j]
-		if !report.IsJobsRun(r.Meta) {
+		if !jobsmetrics.IsRun(r.Meta) {
 			continue
 		}
 		if r.Valid {

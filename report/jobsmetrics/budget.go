@@ -1,4 +1,4 @@
-package report
+package jobsmetrics
 
 import (
 	"math"
@@ -15,13 +15,13 @@ import (
 // scenarios applies before a run; this file builds its input from what
 // events.json recorded of the run's configuration.
 
-// JobsBudgetOf audits a saved run's configuration: the acted-on
+// BudgetOf audits a saved run's configuration: the acted-on
 // replica's mode (MODE in its env, else its up event) and env, the grace
 // period (a stop action's -t, else the replica's StopTimeout, else
 // Docker's 10 s; none for a signal), the longest job of the ledger, the
 // longest /db?ms= request of the records, and the action's signal again
 // (its send time after the action's). Pure.
-func JobsBudgetOf(meta record.Meta, reqs []record.Request) budget.Result {
+func BudgetOf(meta record.Meta, reqs []record.Request) budget.Result {
 	return budget.Audit(budgetInputOf(meta, reqs))
 }
 

@@ -1,4 +1,4 @@
-package report
+package jobsmetrics
 
 import (
 	"reflect"
@@ -10,6 +10,11 @@ import (
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
+
+// jobsT0 is the action's send time of the synthetic runs.
+const jobsT0 = int64(1_900_000_000_000_000_000)
+
+func intp(n int) *int { return &n }
 
 // TestBudgetInputOf: the input the audit reads from a saved run: the
 // acted-on replica's mode (MODE, else its up event) and env, the grace
@@ -95,7 +100,7 @@ func TestJobsBudgetOfMatchesSpec(t *testing.T) {
 		tt.edit(&s)
 		want := scenarios.SpecBudget(&s)
 		meta, reqs := recordedRun(&s)
-		got := JobsBudgetOf(meta, reqs)
+		got := BudgetOf(meta, reqs)
 		if string(got.Verdict) != string(want.Verdict) || got.Text != want.Text {
 			t.Errorf("%s:\nreport    %s %q\nscenarios %s %q", tt.name, got.Verdict, got.Text, want.Verdict, want.Text)
 		}
@@ -132,4 +137,17 @@ func recordedRun(s *scenarios.Spec) (record.Meta, []record.Request) {
 		reqs = append(reqs, record.Request{Method: "GET", Path: "/db?ms=" + strconv.Itoa(j.HTTPMS)})
 	}
 	return record.Meta{Action: a, Replicas: []record.Replica{rep}, Jobs: jobs}, reqs
+}
+
+func TestLongestDBRequestMs(t *testing.T) {
+	reqs := []record.Request{{Path: "/slow?ms=900"}, {Path: "/db?ms=250"}, {Path: "/db"}, {Path: "/db?ms=x"}, {Path: "/dbx?ms=5000"}}
+	if got := longestDBRequestMs(reqs); got != 300 {
+		t.Errorf("got %d, want 300 (the default of /db, over 250; /slow and /dbx are not /db)", got)
+	}
+	if got := longestDBRequestMs(reqs[:2]); got != 250 {
+		t.Errorf("got %d, want 250", got)
+	}
+	if got := longestDBRequestMs(nil); got != 0 {
+		t.Errorf("got %d without requests", got)
+	}
 }

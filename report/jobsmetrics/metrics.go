@@ -1,4 +1,11 @@
-package report
+// Package jobsmetrics computes the metrics of a run that worked queue jobs
+// (load.kind jobs) from its job ledger (record.Meta.Jobs), the acted-on
+// replica's lifecycle events and exit, and the action: the ledger's
+// classes and step flags, the hand-over, the jobs abandoned, River's
+// rescue, and the shutdown budget audit of the run's configuration
+// (BudgetOf). Pure; report embeds the result in its Metrics as
+// JobsMetrics, and its catalog defines the rows.
+package jobsmetrics
 
 import (
 	"fmt"
@@ -9,13 +16,14 @@ import (
 	"github.com/shutdownlab/shutdownlab/report/shutdown"
 )
 
-// JobsMetrics are the metrics of a queue-job run (load.kind jobs): pure
+// Metrics are the metrics of a queue-job run (load.kind jobs): pure
 // functions of the run's ledger (record.Meta.Jobs), the acted-on
 // replica's lifecycle events and exit, the action, and (for the budget)
-// the requests' paths. They are embedded in Metrics: absent from the JSON
-// of runs without a ledger, present (some null) in every run with one.
+// the requests' paths. They are embedded in report.Metrics (as
+// report.JobsMetrics): absent from the JSON of runs without a ledger,
+// present (some null) in every run with one.
 // docs/metrics.md ("Queue jobs") defines each one.
-type JobsMetrics struct {
+type Metrics struct {
 	// The ledger: jobs inserted, then the jobs of each class
 	// (record.JobClasses); the classes add up to the jobs inserted.
 	JobsInserted          int `json:"jobs_inserted"`
@@ -55,7 +63,7 @@ type JobsMetrics struct {
 	// is "exit": it got to say how it ended.
 	FinalLog bool `json:"final_log"`
 	// BudgetFits is the budget audit of the run's configuration
-	// (JobsBudgetOf): the shutdown ends by itself before the grace
+	// (BudgetOf): the shutdown ends by itself before the grace
 	// period's SIGKILL. Null without a grace period (a signal action) or
 	// when a variable does not parse.
 	BudgetFits *bool `json:"budget_fits"`
@@ -64,18 +72,19 @@ type JobsMetrics struct {
 	BudgetAudit string `json:"budget_audit"`
 }
 
-// IsJobsRun reports whether meta is a queue-job run with a ledger.
-func IsJobsRun(meta record.Meta) bool { return meta.Jobs != nil }
+// IsRun reports whether meta is a queue-job run with a ledger.
+func IsRun(meta record.Meta) bool { return meta.Jobs != nil }
 
-// computeJobs fills the job metrics of a run with a ledger.
-func computeJobs(m *Metrics, meta record.Meta, reqs []record.Request) {
-	if !IsJobsRun(meta) {
-		return
+// Compute returns the job metrics of a run with a ledger (nil without
+// one) and the notes on its ledger: it could not be read, its classes do
+// not add up, or it lists problems.
+func Compute(meta record.Meta, reqs []record.Request) (*Metrics, []string) {
+	if !IsRun(meta) {
+		return nil, nil
 	}
 	j := meta.Jobs
-	jm := &JobsMetrics{JobsInserted: j.Inserted,
+	jm := &Metrics{JobsInserted: j.Inserted,
 		JobsStepsTwice: j.StepsTwice, JobsExtraEffects: j.ExtraEffects, JobsStepsMissing: j.StepsMissing}
-	m.JobsMetrics = jm
 	for _, c := range []struct {
 		class string
 		n     *int
@@ -84,7 +93,7 @@ func computeJobs(m *Metrics, meta record.Meta, reqs []record.Request) {
 		{record.JobCancelled, &jm.JobsCancelled}, {record.JobNotFound, &jm.JobsNotFound}} {
 		*c.n = j.ByClass[c.class]
 	}
-	m.Notes = append(m.Notes, jobsLedgerNotes(j)...)
+	notes := jobsLedgerNotes(j)
 	acted := shutdown.ActedReplica(meta)
 	if acted >= 0 {
 		rep := &meta.Replicas[acted]
@@ -94,11 +103,12 @@ func computeJobs(m *Metrics, meta record.Meta, reqs []record.Request) {
 		jm.FinalLog = len(rep.Events) > 0 && rep.Events[len(rep.Events)-1].Event == record.EventExit
 	}
 	jm.RescueDueMs = rescueDueMs(meta)
-	b := JobsBudgetOf(meta, reqs)
+	b := BudgetOf(meta, reqs)
 	jm.BudgetAudit = b.Text
 	if b.Verdict == budget.Fits || b.Verdict == budget.Exceeds || b.Verdict == budget.NoShutdown {
 		jm.BudgetFits = ptr(b.Fits)
 	}
+	return jm, notes
 }
 
 // jobsLedgerNotes says what is wrong with a ledger: it could not be read,
@@ -108,7 +118,7 @@ func jobsLedgerNotes(j *record.Jobs) []string {
 	if j.Error != "" {
 		notes = append(notes, "jobs ledger not read: "+j.Error)
 	}
-	if sum := JobsClassSum(j); sum != j.Inserted {
+	if sum := ClassSum(j); sum != j.Inserted {
 		notes = append(notes, fmt.Sprintf("jobs ledger: the classes add up to %d, not the %d jobs inserted", sum, j.Inserted))
 	}
 	for _, p := range j.Problems {
@@ -117,9 +127,9 @@ func jobsLedgerNotes(j *record.Jobs) []string {
 	return notes
 }
 
-// JobsClassSum adds up a ledger's class counts (every inserted job is in
+// ClassSum adds up a ledger's class counts (every inserted job is in
 // exactly one class: the sum is the jobs inserted when the ledger adds up).
-func JobsClassSum(j *record.Jobs) int {
+func ClassSum(j *record.Jobs) int {
 	sum := 0
 	for _, n := range j.ByClass {
 		sum += n
@@ -127,10 +137,10 @@ func JobsClassSum(j *record.Jobs) int {
 	return sum
 }
 
-// JobClientReplica returns the index of the replica a River client id
+// ClientReplica returns the index of the replica a River client id
 // (record.JobRun.Client) names (-1: none): the replica's INSTANCE (the id
 // the worker takes), else its name, or its name followed by ":port".
-func JobClientReplica(meta record.Meta, client string) int {
+func ClientReplica(meta record.Meta, client string) int {
 	for i := range meta.Replicas {
 		r := &meta.Replicas[i]
 		if inst := r.Env["INSTANCE"]; inst != "" && inst == client {
@@ -148,7 +158,7 @@ func JobClientReplica(meta record.Meta, client string) int {
 
 // onReplica reports whether run ran on replica i.
 func onReplica(meta record.Meta, run *record.JobRun, i int) bool {
-	return JobClientReplica(meta, run.Client) == i
+	return ClientReplica(meta, run.Client) == i
 }
 
 // jobHandoverMs is job_handover_ms: the longest gap, over the jobs, from
@@ -231,3 +241,5 @@ func rescueDueMs(meta record.Meta) *float64 {
 	}
 	return due
 }
+
+func ptr[T any](v T) *T { return &v }
