@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/shutdownlab/shutdownlab/record"
+	"github.com/shutdownlab/shutdownlab/report/clustermetrics"
 	"github.com/shutdownlab/shutdownlab/report/jobsmetrics"
 	"github.com/shutdownlab/shutdownlab/report/shutdown"
 	"github.com/shutdownlab/shutdownlab/report/wsmetrics"
@@ -128,8 +129,8 @@ type Metrics struct {
 	// The probe metrics of a probe run (load.kind probe); nil, and absent
 	// from the JSON, otherwise.
 	*ProbeMetrics
-	// The cluster metrics of a run of the Node cluster target (cluster.go);
-	// nil, and absent from the JSON, otherwise.
+	// The cluster metrics of a run of the Node cluster target
+	// (report/clustermetrics); nil, and absent from the JSON, otherwise.
 	*ClusterMetrics
 	// The WebSocket metrics of a ws run (load.kind ws; report/wsmetrics);
 	// nil, and absent from the JSON, otherwise.
@@ -157,6 +158,9 @@ type Metrics struct {
 // embedded fields (each computed by its capability's package; the catalog
 // defines their rows).
 type (
+	// ClusterMetrics are the supervisor metrics of a run of the Node
+	// cluster target (clustermetrics.Metrics).
+	ClusterMetrics = clustermetrics.Metrics
 	// WSMetrics are the metrics of a WebSocket run (wsmetrics.Metrics).
 	WSMetrics = wsmetrics.Metrics
 	// JobsMetrics are the metrics of a run with a job ledger
@@ -214,7 +218,10 @@ func ComputeWS(meta record.Meta, reqs []record.Request, ws *wsmetrics.Lines) Met
 	computePhases(&m, meta, reqs)
 	computeReplica(&m, meta)
 	computeWrites(&m, meta, reqs)
-	computeCluster(&m, meta, reqs)
+	if c, notes := clustermetrics.Compute(meta, reqs); c != nil {
+		m.ClusterMetrics = c
+		m.Notes = append(m.Notes, notes...)
+	}
 	if w, notes := wsmetrics.Compute(meta, ws, m.StopTimeoutS); w != nil {
 		m.WSMetrics = w
 		m.Notes = append(m.Notes, notes...)

@@ -1,4 +1,11 @@
-package report
+// Package clustermetrics computes the supervisor metrics of a run of the
+// Node cluster target (targetapp/node/cluster.js) from the acted-on
+// replica's lifecycle events (fork, worker_exit, forced_exit), its exit,
+// the engine's kill events and the request records: forks after the
+// signal, crashes and their resurrection, how workers and the primary
+// ended, the requests severed at the kill. Pure; report embeds the result
+// in its Metrics as ClusterMetrics, and its catalog defines the rows.
+package clustermetrics
 
 import (
 	"slices"
@@ -7,17 +14,13 @@ import (
 	"github.com/shutdownlab/shutdownlab/report/shutdown"
 )
 
-// NeedsCluster: the cluster metrics exist only for runs of the cluster
-// target (target.program cluster: the acted-on replica logged fork
-// events).
-const NeedsCluster Need = "cluster"
-
 // ClusterMetrics are the supervisor metrics of a run of the Node cluster
 // target (targetapp/node/cluster.js), pure functions of the acted-on
 // replica's lifecycle events, its exit, the engine's kill events and the
-// request records. They are embedded in Metrics: absent from the JSON of
-// other runs. docs/metrics.md, "Cluster target", defines each one.
-type ClusterMetrics struct {
+// request records. They are embedded in report.Metrics (as
+// report.ClusterMetrics): absent from the JSON of other runs.
+// docs/metrics.md, "Cluster target", defines each one.
+type Metrics struct {
 	// ForksAfterSignal counts fork events at or after the replica's first
 	// signal event (C1: > 0 with a blind supervisor; C2: 0 gated); null
 	// when it logged no signal.
@@ -53,26 +56,26 @@ type ClusterMetrics struct {
 	SeveredAtKill *int `json:"severed_at_kill"`
 }
 
-// computeCluster fills the cluster metrics of a cluster-target run (one
-// whose acted-on replica logged a fork); other runs get none.
-func computeCluster(m *Metrics, meta record.Meta, reqs []record.Request) {
+// Compute returns the cluster metrics of a cluster-target run (one whose
+// acted-on replica logged a fork; nil for other runs) and its notes.
+func Compute(meta record.Meta, reqs []record.Request) (*Metrics, []string) {
 	i := shutdown.ActedReplica(meta)
 	if i < 0 {
-		return
+		return nil, nil
 	}
 	rep := meta.Replicas[i]
 	if !slices.ContainsFunc(rep.Events, func(e record.Event) bool { return e.Event == record.EventFork }) {
-		return
+		return nil, nil
 	}
-	c := &ClusterMetrics{}
-	m.ClusterMetrics = c
+	c := &Metrics{}
+	var notes []string
 	forks, crashes, res, ok := Resurrections(rep.Events)
 	c.ForksAfterSignal, c.Crashes = forks, crashes
 	if crashes > 0 && ok {
 		c.ResurrectionMs = ptr(slices.Max(res))
 	}
 	if crashes > 0 && !ok {
-		m.Notes = append(m.Notes, "cluster: a crashed worker was never replaced")
+		notes = append(notes, "cluster: a crashed worker was never replaced")
 	}
 	for _, e := range rep.Events {
 		switch e.Event {
@@ -106,6 +109,7 @@ func computeCluster(m *Metrics, meta record.Meta, reqs []record.Request) {
 		}
 		c.SeveredAtKill = &n
 	}
+	return c, notes
 }
 
 // Resurrections reads a cluster primary's events: the forks at or after
@@ -211,51 +215,4 @@ func killWindow(meta record.Meta, rep record.Replica) (lo, hi int64, ok bool) {
 	return 0, 0, false
 }
 
-// isClusterRun is the presence test of the cluster metric rows.
-func isClusterRun(m *Metrics) bool { return m.ClusterMetrics != nil }
-
-// clusterDef is one cluster metric row: optional, present in cluster runs.
-func clusterDef(name string, k Kind, null string, cmp Comparison, doc string, get func(*ClusterMetrics) Value) MetricDef {
-	return MetricDef{Name: name, Kind: k, Null: null, Compare: cmp, Optional: NeedsCluster, present: isClusterRun, Doc: doc,
-		get: func(m *Metrics) Value {
-			if m.ClusterMetrics == nil {
-				return Value{Null: true}
-			}
-			return get(m.ClusterMetrics)
-		}}
-}
-
-// clusterDefs are the cluster metric rows, after the probe rows.
-var clusterDefs = []MetricDef{
-	clusterDef("forks_after_signal", KindCount, "n/a (no signal logged)", CompareLoss, "cluster: workers forked at or after the primary's first signal",
-		func(c *ClusterMetrics) Value { return intP(c.ForksAfterSignal) }),
-	clusterDef("crashes", KindCount, "", CompareNone, "cluster: worker exits before the first signal",
-		func(c *ClusterMetrics) Value { return intV(c.Crashes) }),
-	clusterDef("resurrection_ms", KindMs, "n/a", CompareLatency, "cluster: slowest crash's worker_exit to the next fork",
-		func(c *ClusterMetrics) Value {
-			if c.ResurrectionMs == nil && c.Crashes > 0 {
-				return Value{Null: true, Why: "NEVER"}
-			}
-			return floatP(c.ResurrectionMs)
-		}),
-	clusterDef("worker_exits", KindCount, "", CompareNone, "cluster: worker_exit events",
-		func(c *ClusterMetrics) Value { return intV(c.WorkerExits) }),
-	clusterDef("worker_exits_code_0", KindCount, "", CompareNone, "cluster: workers that exited with code 0",
-		func(c *ClusterMetrics) Value { return intV(c.WorkerExitsCode0) }),
-	clusterDef("worker_exits_code_other", KindCount, "", CompareNone, "cluster: workers that exited with another code",
-		func(c *ClusterMetrics) Value { return intV(c.WorkerExitsCodeOther) }),
-	clusterDef("worker_exits_sigkill", KindCount, "", CompareNone, "cluster: workers killed by SIGKILL",
-		func(c *ClusterMetrics) Value { return intV(c.WorkerExitsSIGKILL) }),
-	clusterDef("worker_exits_signal_other", KindCount, "", CompareNone, "cluster: workers killed by another signal",
-		func(c *ClusterMetrics) Value { return intV(c.WorkerExitsSignalOther) }),
-	clusterDef("forced_exit", KindBool, "", CompareNone, "cluster: the primary logged forced_exit (teardown timeout)",
-		func(c *ClusterMetrics) Value { return boolV(c.ForcedExit) }),
-	clusterDef("forced_exit_ms", KindMs, "none", CompareNone, "cluster: forced_exit's ms since the signal",
-		func(c *ClusterMetrics) Value { return floatP(c.ForcedExitMs) }),
-	clusterDef("ended_by_self", KindBool, "NEVER", CompareNone, "cluster: exited with the code of its own exit event",
-		func(c *ClusterMetrics) Value { return boolP(c.EndedBySelf) }),
-	clusterDef("ended_by_engine_kill", KindBool, "NEVER", CompareNone, "cluster: exit 137 after the engine's SIGKILL, no exit event",
-		func(c *ClusterMetrics) Value { return boolP(c.EndedByEngineKill) }),
-	clusterDef("severed_at_kill", KindCount, "n/a (not killed)", CompareLoss, "cluster: failed requests open across the kill",
-		func(c *ClusterMetrics) Value { return intP(c.SeveredAtKill) }),
-}
+func ptr[T any](v T) *T { return &v }
