@@ -58,3 +58,47 @@ var clusterDefs = []MetricDef{
 	clusterDef("severed_at_kill", KindCount, "n/a (not killed)", CompareLoss, "cluster: failed requests open across the kill",
 		func(c *ClusterMetrics) Value { return intP(c.SeveredAtKill) }),
 }
+
+// NeedsRollout: the rollout metrics exist only for runs of platform swarm
+// whose action rolled the service (Meta.Rollout).
+const NeedsRollout Need = "rollout"
+
+// isRolloutRun is the presence test of the rollout metric rows.
+func isRolloutRun(m *Metrics) bool { return m.RolloutMetrics != nil }
+
+// rolloutDef is one rollout metric row: optional, present in rollout runs.
+func rolloutDef(name string, k Kind, null string, cmp Comparison, doc string, get func(*RolloutMetrics) Value) MetricDef {
+	return MetricDef{Name: name, Kind: k, Null: null, Compare: cmp, Optional: NeedsRollout, present: isRolloutRun, Doc: doc,
+		get: func(m *Metrics) Value {
+			if m.RolloutMetrics == nil {
+				return Value{Null: true}
+			}
+			return get(m.RolloutMetrics)
+		}}
+}
+
+// rolloutDefs are the rollout metric rows.
+var rolloutDefs = []MetricDef{
+	rolloutDef("rollout_failed", KindCount, "", CompareLoss, "rollout: failed requests started at or after the service update was sent",
+		func(r *RolloutMetrics) Value { return intV(r.RolloutFailed) }),
+	rolloutDef("rollout_non2xx", KindCount, "", CompareLoss, "rollout: of rollout_failed, HTTP responses outside 2xx",
+		func(r *RolloutMetrics) Value { return intV(r.RolloutNon2xx) }),
+	rolloutDef("rollout_ms", KindMs, "NEVER", CompareLatency, "rollout: update sent to the last old task's exit or new task's healthy start (engine)",
+		func(r *RolloutMetrics) Value { return floatP(r.RolloutMs) }),
+	rolloutDef("rollout_converged", KindBool, "", CompareNone, "rollout: every new task ran and every old one ended within the bound",
+		func(r *RolloutMetrics) Value { return boolV(r.RolloutConverged) }),
+	rolloutDef("old_tasks_killed", KindCount, "", CompareLoss, "rollout: old tasks SIGKILLed at the end of their grace period",
+		func(r *RolloutMetrics) Value { return intV(r.OldTasksKilled) }),
+	rolloutDef("old_exit_code", KindCode, "NEVER", CompareCodes, "rollout: largest exit code of the old tasks",
+		func(r *RolloutMetrics) Value { return intP(r.OldExitCode) }),
+	rolloutDef("old_stop_to_exit_ms", KindMs, "n/a", CompareLatency, "rollout: slowest old task, stop signal to exit (engine events)",
+		func(r *RolloutMetrics) Value { return floatP(r.OldStopToExitMs) }),
+	rolloutDef("old_served_after_signal", KindCount, "n/a (no upstream header)", CompareNone, "rollout: ok requests old tasks served that started after their stop signal",
+		func(r *RolloutMetrics) Value { return intP(r.OldServedAfterSignal) }),
+	rolloutDef("task_restarts", KindCount, "", CompareLoss, "rollout: tasks beyond one old and one new per slot (Swarm replaced failed or unhealthy ones)",
+		func(r *RolloutMetrics) Value { return intV(r.TaskRestarts) }),
+	rolloutDef("unhealthy_events", KindCount, "", CompareNone, "rollout: the engine's health_status: unhealthy events",
+		func(r *RolloutMetrics) Value { return intV(r.UnhealthyEvents) }),
+	rolloutDef("failed_unattributed", KindCount, "", CompareNone, "rollout: of rollout_failed, requests that name no task (no upstream header)",
+		func(r *RolloutMetrics) Value { return intV(r.FailedUnattributed) }),
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report/clustermetrics"
 	"github.com/shutdownlab/shutdownlab/report/jobsmetrics"
+	"github.com/shutdownlab/shutdownlab/report/rolloutmetrics"
 	"github.com/shutdownlab/shutdownlab/report/shutdown"
 	"github.com/shutdownlab/shutdownlab/report/wsmetrics"
 )
@@ -139,7 +140,7 @@ type Metrics struct {
 	// report/jobsmetrics); nil, and absent from the JSON, otherwise.
 	*JobsMetrics
 	// The rollout metrics of a run that rolled a Swarm service
-	// (rollout.go); nil, and absent from the JSON, otherwise.
+	// (report/rolloutmetrics); nil, and absent from the JSON, otherwise.
 	*RolloutMetrics
 	// The resource metrics of a run with samples of its acted-on replica
 	// (resources.go: read from the resources file, not Compute); nil, and
@@ -166,6 +167,9 @@ type (
 	// JobsMetrics are the metrics of a run with a job ledger
 	// (jobsmetrics.Metrics).
 	JobsMetrics = jobsmetrics.Metrics
+	// RolloutMetrics are the metrics of a run that rolled a Swarm service
+	// (rolloutmetrics.Metrics).
+	RolloutMetrics = rolloutmetrics.Metrics
 )
 
 // IsFailed reports whether class c counts as a failure of the service; it
@@ -226,7 +230,7 @@ func ComputeWS(meta record.Meta, reqs []record.Request, ws *wsmetrics.Lines) Met
 		m.WSMetrics = w
 		m.Notes = append(m.Notes, notes...)
 	}
-	computeRollout(&m, meta, reqs)
+	m.RolloutMetrics = rolloutmetrics.Compute(meta, reqs)
 	if j, notes := jobsmetrics.Compute(meta, reqs); j != nil {
 		m.JobsMetrics = j
 		m.Notes = append(m.Notes, notes...)

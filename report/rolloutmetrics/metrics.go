@@ -1,4 +1,10 @@
-package report
+// Package rolloutmetrics computes the metrics of a run that rolled a Swarm
+// service (platform swarm; record.Meta.Rollout) from its tasks as the
+// engine reported them and its request records: what the clients saw over
+// the whole rollout, and how the old tasks ended. Pure; report embeds the
+// result in its Metrics as RolloutMetrics, and its catalog defines the
+// rows.
+package rolloutmetrics
 
 import (
 	"slices"
@@ -6,14 +12,11 @@ import (
 	"github.com/shutdownlab/shutdownlab/record"
 )
 
-// NeedsRollout: the rollout metrics exist only for runs of platform swarm
-// whose action rolled the service (Meta.Rollout).
-const NeedsRollout Need = "rollout"
-
-// RolloutMetrics are the metrics of a Swarm rollout (record.Rollout):
-// what the clients saw over the whole rollout, and what the engine says of
-// the old tasks. Pure functions of the run's Meta and records.
-type RolloutMetrics struct {
+// Metrics are the metrics of a Swarm rollout (record.Rollout): what the
+// clients saw over the whole rollout, and what the engine says of the old
+// tasks. Pure functions of the run's Meta and records, embedded in
+// report.Metrics (as report.RolloutMetrics).
+type Metrics struct {
 	// RolloutFailed counts failed requests started at or after the update
 	// was sent (until the load's end); RolloutNon2xx those of them that
 	// got an HTTP response outside 2xx.
@@ -50,14 +53,14 @@ type RolloutMetrics struct {
 	FailedUnattributed int `json:"failed_unattributed"`
 }
 
-// computeRollout fills the rollout metrics of a run with a Swarm rollout.
-func computeRollout(m *Metrics, meta record.Meta, reqs []record.Request) {
+// Compute returns the rollout metrics of a run with a Swarm rollout (nil
+// without one, or when the update was never sent).
+func Compute(meta record.Meta, reqs []record.Request) *Metrics {
 	r := meta.Rollout
 	if r == nil || r.SentNs == 0 {
-		return
+		return nil
 	}
-	rm := &RolloutMetrics{RolloutConverged: r.Converged}
-	m.RolloutMetrics = rm
+	rm := &Metrics{RolloutConverged: r.Converged}
 	tasks := map[string]*record.SwarmTask{}
 	for i := range r.Tasks {
 		if t := &r.Tasks[i]; t.Upstream != "" {
@@ -96,10 +99,11 @@ func computeRollout(m *Metrics, meta record.Meta, reqs []record.Request) {
 	if r.Converged {
 		rm.RolloutMs = rolloutEnd(r)
 	}
+	return rm
 }
 
 // oldTasks fills the old tasks' exit metrics.
-func oldTasks(rm *RolloutMetrics, r *record.Rollout) {
+func oldTasks(rm *Metrics, r *record.Rollout) {
 	worst, all := 0, true
 	for _, t := range r.Tasks {
 		if t.Generation != record.GenerationOld || t.CreatedNs > r.SentNs {
@@ -163,44 +167,4 @@ func rolloutEnd(r *record.Rollout) *float64 {
 	}
 	d := float64(slices.Max(ends)-r.SentNs) / 1e6
 	return &d
-}
-
-// isRolloutRun is the presence test of the rollout metric rows.
-func isRolloutRun(m *Metrics) bool { return m.RolloutMetrics != nil }
-
-// rolloutDef is one rollout metric row: optional, present in rollout runs.
-func rolloutDef(name string, k Kind, null string, cmp Comparison, doc string, get func(*RolloutMetrics) Value) MetricDef {
-	return MetricDef{Name: name, Kind: k, Null: null, Compare: cmp, Optional: NeedsRollout, present: isRolloutRun, Doc: doc,
-		get: func(m *Metrics) Value {
-			if m.RolloutMetrics == nil {
-				return Value{Null: true}
-			}
-			return get(m.RolloutMetrics)
-		}}
-}
-
-// rolloutDefs are the rollout metric rows.
-var rolloutDefs = []MetricDef{
-	rolloutDef("rollout_failed", KindCount, "", CompareLoss, "rollout: failed requests started at or after the service update was sent",
-		func(r *RolloutMetrics) Value { return intV(r.RolloutFailed) }),
-	rolloutDef("rollout_non2xx", KindCount, "", CompareLoss, "rollout: of rollout_failed, HTTP responses outside 2xx",
-		func(r *RolloutMetrics) Value { return intV(r.RolloutNon2xx) }),
-	rolloutDef("rollout_ms", KindMs, "NEVER", CompareLatency, "rollout: update sent to the last old task's exit or new task's healthy start (engine)",
-		func(r *RolloutMetrics) Value { return floatP(r.RolloutMs) }),
-	rolloutDef("rollout_converged", KindBool, "", CompareNone, "rollout: every new task ran and every old one ended within the bound",
-		func(r *RolloutMetrics) Value { return boolV(r.RolloutConverged) }),
-	rolloutDef("old_tasks_killed", KindCount, "", CompareLoss, "rollout: old tasks SIGKILLed at the end of their grace period",
-		func(r *RolloutMetrics) Value { return intV(r.OldTasksKilled) }),
-	rolloutDef("old_exit_code", KindCode, "NEVER", CompareCodes, "rollout: largest exit code of the old tasks",
-		func(r *RolloutMetrics) Value { return intP(r.OldExitCode) }),
-	rolloutDef("old_stop_to_exit_ms", KindMs, "n/a", CompareLatency, "rollout: slowest old task, stop signal to exit (engine events)",
-		func(r *RolloutMetrics) Value { return floatP(r.OldStopToExitMs) }),
-	rolloutDef("old_served_after_signal", KindCount, "n/a (no upstream header)", CompareNone, "rollout: ok requests old tasks served that started after their stop signal",
-		func(r *RolloutMetrics) Value { return intP(r.OldServedAfterSignal) }),
-	rolloutDef("task_restarts", KindCount, "", CompareLoss, "rollout: tasks beyond one old and one new per slot (Swarm replaced failed or unhealthy ones)",
-		func(r *RolloutMetrics) Value { return intV(r.TaskRestarts) }),
-	rolloutDef("unhealthy_events", KindCount, "", CompareNone, "rollout: the engine's health_status: unhealthy events",
-		func(r *RolloutMetrics) Value { return intV(r.UnhealthyEvents) }),
-	rolloutDef("failed_unattributed", KindCount, "", CompareNone, "rollout: of rollout_failed, requests that name no task (no upstream header)",
-		func(r *RolloutMetrics) Value { return intV(r.FailedUnattributed) }),
 }

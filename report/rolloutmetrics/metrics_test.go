@@ -1,4 +1,4 @@
-package report
+package rolloutmetrics
 
 import (
 	"testing"
@@ -20,9 +20,7 @@ func TestComputeRollout(t *testing.T) {
 		{Start: 4600, Class: record.ClassHTTPError, Status: 502},                            // the proxy's own 502
 		{Start: 8000, Class: record.ClassHTTPError, Status: 503, Upstream: "10.0.0.3:8080"}, // a task's 503
 	}
-	var m Metrics
-	computeRollout(&m, rolloutMeta(), reqs)
-	r := m.RolloutMetrics
+	r := Compute(rolloutMeta(), reqs)
 	if r == nil {
 		t.Fatal("no rollout metrics")
 	}
@@ -44,15 +42,12 @@ func TestComputeRollout(t *testing.T) {
 	check("rollout_ms", *r.RolloutMs, 0.0081)
 
 	// Topology direct: no request names a task.
-	var d Metrics
-	computeRollout(&d, rolloutMeta(), []record.Request{{Start: 2000, Class: record.ClassEOF}})
+	d := Compute(rolloutMeta(), []record.Request{{Start: 2000, Class: record.ClassEOF}})
 	if d.OldServedAfterSignal != nil || d.FailedUnattributed != 1 {
 		t.Errorf("direct: served after signal %v, unattributed %d", d.OldServedAfterSignal, d.FailedUnattributed)
 	}
 	// Not sent: no metrics.
-	var n Metrics
-	computeRollout(&n, record.Meta{Rollout: &record.Rollout{}}, nil)
-	if n.RolloutMetrics != nil {
+	if n := Compute(record.Meta{Rollout: &record.Rollout{}}, nil); n != nil {
 		t.Errorf("a rollout never sent has metrics")
 	}
 }
