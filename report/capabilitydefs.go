@@ -102,3 +102,48 @@ var rolloutDefs = []MetricDef{
 	rolloutDef("failed_unattributed", KindCount, "", CompareNone, "rollout: of rollout_failed, requests that name no task (no upstream header)",
 		func(r *RolloutMetrics) Value { return intV(r.FailedUnattributed) }),
 }
+
+// isProbeRun is the presence test of the probe metric rows.
+func isProbeRun(m *Metrics) bool { return m.ProbeMetrics != nil }
+
+// probeDefs are the probe metric rows, shown only when some run is a probe
+// run (whatever their values: a socket never closed is a NEVER worth a row).
+var probeDefs = []MetricDef{
+	{Name: "probe_response_after_signal_ms", Kind: KindMs, Null: "n/a", Optional: NeedsProbe, present: isProbeRun, Doc: "probe: response end minus the signal time t",
+		get: func(m *Metrics) Value {
+			return probeFloat(m, func(p *ProbeMetrics) *float64 { return p.ProbeResponseAfterSignalMs })
+		}},
+	{Name: "probe_response_after_start_ms", Kind: KindMs, Null: "n/a", Optional: NeedsProbe, present: isProbeRun, Doc: "probe: response end minus the probe's load start",
+		get: func(m *Metrics) Value {
+			return probeFloat(m, func(p *ProbeMetrics) *float64 { return p.ProbeResponseAfterStartMs })
+		}},
+	{Name: "probe_response_keepalive", Kind: KindBool, Null: "no response", Optional: NeedsProbe, present: isProbeRun, Doc: "probe: the response's Connection header was not close",
+		get: func(m *Metrics) Value {
+			if m.ProbeMetrics == nil || m.ProbeResponseKeepalive == nil {
+				return Value{Null: true}
+			}
+			return boolV(*m.ProbeResponseKeepalive)
+		}},
+	{Name: "probe_socket_closed_after_signal_ms", Kind: KindMs, Null: "NEVER", Optional: NeedsProbe, present: isProbeRun, Doc: "probe: socket closed by the server minus t (NEVER: not within max_wait)",
+		get: func(m *Metrics) Value {
+			return probeFloat(m, func(p *ProbeMetrics) *float64 { return p.ProbeSocketClosedAfterSignalMs })
+		}},
+	{Name: "probe_socket_closed_after_response_ms", Kind: KindMs, Null: "NEVER", Optional: NeedsProbe, present: isProbeRun, Doc: "probe: socket closed minus response end (idle time)",
+		get: func(m *Metrics) Value {
+			return probeFloat(m, func(p *ProbeMetrics) *float64 { return p.ProbeSocketClosedAfterResponseMs })
+		}},
+	{Name: "probe_server_closed", Kind: KindBool, Optional: NeedsProbe, present: isProbeRun, Doc: "probe: the server ended the socket (eof or reset)",
+		get: func(m *Metrics) Value {
+			if m.ProbeMetrics == nil {
+				return Value{Null: true}
+			}
+			return boolV(m.ProbeServerClosed)
+		}},
+}
+
+func probeFloat(m *Metrics, f func(*ProbeMetrics) *float64) Value {
+	if m.ProbeMetrics == nil {
+		return Value{Null: true}
+	}
+	return floatP(f(m.ProbeMetrics))
+}

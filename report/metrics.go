@@ -13,6 +13,7 @@ import (
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report/clustermetrics"
 	"github.com/shutdownlab/shutdownlab/report/jobsmetrics"
+	"github.com/shutdownlab/shutdownlab/report/probemetrics"
 	"github.com/shutdownlab/shutdownlab/report/rolloutmetrics"
 	"github.com/shutdownlab/shutdownlab/report/shutdown"
 	"github.com/shutdownlab/shutdownlab/report/wsmetrics"
@@ -127,8 +128,8 @@ type Metrics struct {
 	BaselineP99Ms *float64 `json:"baseline_p99_ms,omitempty"`
 	P99VsBaseline *float64 `json:"p99_vs_baseline,omitempty"`
 
-	// The probe metrics of a probe run (load.kind probe); nil, and absent
-	// from the JSON, otherwise.
+	// The probe metrics of a probe run (load.kind probe;
+	// report/probemetrics); nil, and absent from the JSON, otherwise.
 	*ProbeMetrics
 	// The cluster metrics of a run of the Node cluster target
 	// (report/clustermetrics); nil, and absent from the JSON, otherwise.
@@ -159,6 +160,9 @@ type Metrics struct {
 // embedded fields (each computed by its capability's package; the catalog
 // defines their rows).
 type (
+	// ProbeMetrics are the metrics of a run of the raw-socket probe
+	// (probemetrics.Metrics).
+	ProbeMetrics = probemetrics.Metrics
 	// ClusterMetrics are the supervisor metrics of a run of the Node
 	// cluster target (clustermetrics.Metrics).
 	ClusterMetrics = clustermetrics.Metrics
@@ -218,7 +222,10 @@ func ComputeWS(meta record.Meta, reqs []record.Request, ws *wsmetrics.Lines) Met
 		}
 	}
 	checkAccounting(&m, meta, &tally, ws)
-	computeProbe(&m, meta)
+	if p, notes := probemetrics.Compute(meta); p != nil {
+		m.ProbeMetrics = p
+		m.Notes = append(m.Notes, notes...)
+	}
 	computePhases(&m, meta, reqs)
 	computeReplica(&m, meta)
 	computeWrites(&m, meta, reqs)
