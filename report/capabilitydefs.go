@@ -147,3 +147,43 @@ func probeFloat(m *Metrics, f func(*ProbeMetrics) *float64) Value {
 	}
 	return floatP(f(m.ProbeMetrics))
 }
+
+// NeedsResources: the resource metrics exist only for runs whose target
+// processes were sampled (a local engine whose /proc this host shares;
+// record.Meta.Resources says when they were not).
+const NeedsResources Need = "resources"
+
+// hasResources is the presence test of the resource metric rows.
+func hasResources(m *Metrics) bool { return m.ResourceMetrics != nil }
+
+// resourceDefs are the resource metric rows, shown only when some run has
+// samples of its acted-on replica.
+var resourceDefs = []MetricDef{
+	{Name: "fds_at_signal", Kind: KindCount, Null: "n/a", Optional: NeedsResources, present: hasResources,
+		Doc: "open fds of the acted-on replica's processes in the last sample at or before the signal",
+		get: func(m *Metrics) Value {
+			return resourceV(m, func(r *ResourceMetrics) Value { return intP(r.FDsAtSignal) })
+		}},
+	{Name: "fd_growth_per_abort", Kind: KindRatio, Null: "n/a", Optional: NeedsResources, present: hasResources,
+		Doc: "(fds at load end, or at the action if before it, - fds at load start) / aborted requests ended by then",
+		get: func(m *Metrics) Value {
+			return resourceV(m, func(r *ResourceMetrics) Value { return floatP(r.FDGrowthPerAbort) })
+		}},
+	{Name: "peak_rss_bytes", Kind: KindCount, Null: "n/a", Optional: NeedsResources, present: hasResources,
+		Doc: "largest resident memory total of the acted-on replica's processes",
+		get: func(m *Metrics) Value {
+			return resourceV(m, func(r *ResourceMetrics) Value { return intP(r.PeakRSSBytes) })
+		}},
+	{Name: "threads_at_signal", Kind: KindCount, Null: "n/a", Optional: NeedsResources, present: hasResources,
+		Doc: "threads of the acted-on replica's processes in the last sample at or before the signal",
+		get: func(m *Metrics) Value {
+			return resourceV(m, func(r *ResourceMetrics) Value { return intP(r.ThreadsAtSignal) })
+		}},
+}
+
+func resourceV(m *Metrics, f func(*ResourceMetrics) Value) Value {
+	if m.ResourceMetrics == nil {
+		return Value{Null: true, Why: "not sampled"}
+	}
+	return f(m.ResourceMetrics)
+}

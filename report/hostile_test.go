@@ -37,3 +37,14 @@ func TestHostileOutOfLatency(t *testing.T) {
 		})
 	}
 }
+
+func checkP[T comparable](t *testing.T, name string, got, want *T) {
+	t.Helper()
+	switch {
+	case got == nil && want == nil:
+	case got == nil || want == nil:
+		t.Errorf("%s = %v, want %v", name, got, want)
+	case *got != *want:
+		t.Errorf("%s = %v, want %v", name, *got, *want)
+	}
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 	"github.com/shutdownlab/shutdownlab/record"
+	"github.com/shutdownlab/shutdownlab/report/resourcemetrics"
 	"github.com/shutdownlab/shutdownlab/report/wsmetrics"
 )
 
@@ -222,6 +223,17 @@ func loadRun(rd string) (Run, error) {
 		run.Reason = missing
 	}
 	return run, nil
+}
+
+// addResources reads run directory rd's samples into run's metrics
+// (reqs: its request records).
+func addResources(rd string, run *Run, reqs []record.Request) error {
+	samples, err := resourcemetrics.ReadSamples(rd)
+	if err != nil {
+		return err
+	}
+	run.Metrics.ResourceMetrics = resourcemetrics.Compute(run.Meta, reqs, samples)
+	return nil
 }
 
 // missingReason says which file of run directory rd is missing, and what

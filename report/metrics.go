@@ -14,6 +14,7 @@ import (
 	"github.com/shutdownlab/shutdownlab/report/clustermetrics"
 	"github.com/shutdownlab/shutdownlab/report/jobsmetrics"
 	"github.com/shutdownlab/shutdownlab/report/probemetrics"
+	"github.com/shutdownlab/shutdownlab/report/resourcemetrics"
 	"github.com/shutdownlab/shutdownlab/report/rolloutmetrics"
 	"github.com/shutdownlab/shutdownlab/report/shutdown"
 	"github.com/shutdownlab/shutdownlab/report/wsmetrics"
@@ -144,8 +145,8 @@ type Metrics struct {
 	// (report/rolloutmetrics); nil, and absent from the JSON, otherwise.
 	*RolloutMetrics
 	// The resource metrics of a run with samples of its acted-on replica
-	// (resources.go: read from the resources file, not Compute); nil, and
-	// absent from the JSON, otherwise.
+	// (report/resourcemetrics: read from the resources file by Load, not
+	// Compute); nil, and absent from the JSON, otherwise.
 	*ResourceMetrics
 
 	// Harness cost, copied from the Meta.
@@ -174,6 +175,9 @@ type (
 	// RolloutMetrics are the metrics of a run that rolled a Swarm service
 	// (rolloutmetrics.Metrics).
 	RolloutMetrics = rolloutmetrics.Metrics
+	// ResourceMetrics are the metrics of a run whose acted-on replica was
+	// sampled (resourcemetrics.Metrics).
+	ResourceMetrics = resourcemetrics.Metrics
 )
 
 // IsFailed reports whether class c counts as a failure of the service; it

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shutdownlab/shutdownlab/report"
 	"github.com/shutdownlab/shutdownlab/report/document"
+	"github.com/shutdownlab/shutdownlab/report/resourcemetrics"
 )
 
 // TestResourcesCountConnections samples the Go target (behind
@@ -43,12 +43,12 @@ func TestResourcesCountConnections(t *testing.T) {
 			t.Fatalf("%s: meta resources %+v: want replica-0 sampled (a local engine)", v.Label, rr)
 		}
 		rep := rr.Replicas[0]
-		samples, err := report.ReadResources(filepath.Join(oc.Dir, v.Slug, run.Name))
+		samples, err := resourcemetrics.ReadSamples(filepath.Join(oc.Dir, v.Slug, run.Name))
 		if err != nil {
 			t.Fatal(err)
 		}
-		var at report.Tick
-		for _, k := range report.Ticks(samples, "replica-0") {
+		var at resourcemetrics.Tick
+		for _, k := range resourcemetrics.Ticks(samples, "replica-0") {
 			if k.TimeNs <= run.Meta.Action.SentNs {
 				at = k
 			}

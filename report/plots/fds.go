@@ -12,8 +12,8 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/shutdownlab/shutdownlab/record"
-	"github.com/shutdownlab/shutdownlab/report"
 	"github.com/shutdownlab/shutdownlab/report/plotkit"
+	"github.com/shutdownlab/shutdownlab/report/resourcemetrics"
 )
 
 // fdSeries is one replica's open-fd total over time on a latency plot: X
@@ -37,7 +37,7 @@ func fdSeriesOf(samples []record.ResourceSample, base int64) []fdSeries {
 	var out []fdSeries
 	for _, name := range names {
 		fs := fdSeries{Replica: name}
-		for _, k := range report.Ticks(samples, name) {
+		for _, k := range resourcemetrics.Ticks(samples, name) {
 			fs.Points = append(fs.Points, plotkit.Point{X: float64(k.TimeNs-base) / 1e9, Y: float64(k.FDs)})
 		}
 		out = append(out, fs)

@@ -16,6 +16,7 @@ import (
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report"
 	"github.com/shutdownlab/shutdownlab/report/plotkit"
+	"github.com/shutdownlab/shutdownlab/report/resourcemetrics"
 	"github.com/shutdownlab/shutdownlab/report/shutdown"
 )
 
@@ -64,7 +65,7 @@ func writeLatencyPlot(name, scenario string, v *report.Variant, r *report.Run) e
 		return err
 	}
 	d := lb.finish(MaxLatencyPoints)
-	samples, err := report.ReadResources(filepath.Dir(name))
+	samples, err := resourcemetrics.ReadSamples(filepath.Dir(name))
 	if err != nil {
 		return err
 	}

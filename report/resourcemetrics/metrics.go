@@ -1,4 +1,10 @@
-package report
+// Package resourcemetrics reads a run's resource samples (resources.jsonl:
+// the open fds, RSS and threads of each replica's process tree, every
+// 100 ms) and computes the metrics of its acted-on replica from them: fds
+// and threads at the signal, fd growth per aborted request, peak RSS.
+// Pure but for ReadSamples; report embeds the result in its Metrics as
+// ResourceMetrics, and its catalog defines the rows.
+package resourcemetrics
 
 import (
 	"bufio"
@@ -15,17 +21,13 @@ import (
 	"github.com/shutdownlab/shutdownlab/report/shutdown"
 )
 
-// NeedsResources: the resource metrics exist only for runs whose target
-// processes were sampled (a local engine whose /proc this host shares;
-// record.Meta.Resources says when they were not).
-const NeedsResources Need = "resources"
-
-// ResourceMetrics are read from the resource samples of the acted-on
+// Metrics are read from the resource samples of the acted-on
 // replica (replica 0 without an action): its container's process tree,
-// summed per tick. They are embedded in Metrics: absent from the JSON of a
-// run without samples of that replica, and present (null where there is
-// nothing to measure) otherwise.
-type ResourceMetrics struct {
+// summed per tick. They are embedded in report.Metrics (as
+// report.ResourceMetrics): absent from the JSON of a run without samples
+// of that replica, and present (null where there is nothing to measure)
+// otherwise.
+type Metrics struct {
 	// FDsAtSignal is the tree's open fds in the last tick at or before
 	// the signal (shutdown.SignalTime); null without an action or such a tick.
 	FDsAtSignal *int `json:"fds_at_signal"`
@@ -119,20 +121,19 @@ func tickAt(ticks []Tick, t int64) (Tick, bool) {
 	return got, ok
 }
 
-// ComputeResources fills m's resource metrics from the run's request
-// records and resource samples (nil when none of the acted-on replica: the
+// Compute returns the resource metrics of a run from its request records
+// and resource samples (nil without samples of the acted-on replica: the
 // rows are then absent). It is pure.
-func ComputeResources(m *Metrics, meta record.Meta, reqs []record.Request, samples []record.ResourceSample) {
+func Compute(meta record.Meta, reqs []record.Request, samples []record.ResourceSample) *Metrics {
 	i := shutdown.ActedReplica(meta)
 	if i < 0 {
-		return
+		return nil
 	}
 	ticks := Ticks(samples, meta.Replicas[i].Name)
 	if len(ticks) == 0 {
-		return
+		return nil
 	}
-	rm := &ResourceMetrics{}
-	m.ResourceMetrics = rm
+	rm := &Metrics{}
 	peak := 0
 	for _, k := range ticks {
 		peak = max(peak, int(k.RSSBytes))
@@ -158,12 +159,13 @@ func ComputeResources(m *Metrics, meta record.Meta, reqs []record.Request, sampl
 	if aborted > 0 && okStart && okEnd && first.TimeNs <= last.TimeNs {
 		rm.FDGrowthPerAbort = ptr(float64(last.FDs-first.FDs) / float64(aborted))
 	}
+	return rm
 }
 
-// ReadResources reads run directory rd's resource samples
+// ReadSamples reads run directory rd's resource samples
 // (resultdir.ResourcesFile); none when the file is absent. A line that does
 // not decode is an error naming the file and line.
-func ReadResources(rd string) ([]record.ResourceSample, error) {
+func ReadSamples(rd string) ([]record.ResourceSample, error) {
 	f, err := os.Open(filepath.Join(rd, resultdir.ResourcesFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -190,48 +192,4 @@ func ReadResources(rd string) ([]record.ResourceSample, error) {
 	return out, nil
 }
 
-// addResources reads run directory rd's samples into run's metrics
-// (reqs: its request records).
-func addResources(rd string, run *Run, reqs []record.Request) error {
-	samples, err := ReadResources(rd)
-	if err != nil {
-		return err
-	}
-	ComputeResources(&run.Metrics, run.Meta, reqs, samples)
-	return nil
-}
-
-// hasResources is the presence test of the resource metric rows.
-func hasResources(m *Metrics) bool { return m.ResourceMetrics != nil }
-
-// resourceDefs are the resource metric rows, shown only when some run has
-// samples of its acted-on replica.
-var resourceDefs = []MetricDef{
-	{Name: "fds_at_signal", Kind: KindCount, Null: "n/a", Optional: NeedsResources, present: hasResources,
-		Doc: "open fds of the acted-on replica's processes in the last sample at or before the signal",
-		get: func(m *Metrics) Value {
-			return resourceV(m, func(r *ResourceMetrics) Value { return intP(r.FDsAtSignal) })
-		}},
-	{Name: "fd_growth_per_abort", Kind: KindRatio, Null: "n/a", Optional: NeedsResources, present: hasResources,
-		Doc: "(fds at load end, or at the action if before it, - fds at load start) / aborted requests ended by then",
-		get: func(m *Metrics) Value {
-			return resourceV(m, func(r *ResourceMetrics) Value { return floatP(r.FDGrowthPerAbort) })
-		}},
-	{Name: "peak_rss_bytes", Kind: KindCount, Null: "n/a", Optional: NeedsResources, present: hasResources,
-		Doc: "largest resident memory total of the acted-on replica's processes",
-		get: func(m *Metrics) Value {
-			return resourceV(m, func(r *ResourceMetrics) Value { return intP(r.PeakRSSBytes) })
-		}},
-	{Name: "threads_at_signal", Kind: KindCount, Null: "n/a", Optional: NeedsResources, present: hasResources,
-		Doc: "threads of the acted-on replica's processes in the last sample at or before the signal",
-		get: func(m *Metrics) Value {
-			return resourceV(m, func(r *ResourceMetrics) Value { return intP(r.ThreadsAtSignal) })
-		}},
-}
-
-func resourceV(m *Metrics, f func(*ResourceMetrics) Value) Value {
-	if m.ResourceMetrics == nil {
-		return Value{Null: true, Why: "not sampled"}
-	}
-	return f(m.ResourceMetrics)
-}
+func ptr[T any](v T) *T { return &v }

@@ -1,4 +1,4 @@
-package report
+package resourcemetrics
 
 import (
 	"os"
@@ -90,9 +90,7 @@ func TestComputeResources(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m := Compute(meta(tt.action), tt.reqs)
-			ComputeResources(&m, meta(tt.action), tt.reqs, tt.samples)
-			rm := m.ResourceMetrics
+			rm := Compute(meta(tt.action), tt.reqs, tt.samples)
 			if (rm != nil) != tt.want.present {
 				t.Fatalf("ResourceMetrics = %+v, want present %v", rm, tt.want.present)
 			}
@@ -120,17 +118,17 @@ func checkP[T comparable](t *testing.T, name string, got, want *T) {
 
 func TestReadResources(t *testing.T) {
 	dir := t.TempDir()
-	if s, err := ReadResources(dir); s != nil || err != nil {
+	if s, err := ReadSamples(dir); s != nil || err != nil {
 		t.Fatalf("no file: %v, %v; want nothing", s, err)
 	}
 	path := filepath.Join(dir, resultdir.ResourcesFile)
 	os.WriteFile(path, []byte(`{"ts_ns":1,"replica":"replica-0","pid":7,"ppid":1,"fds":4,"rss_bytes":8,"threads":1}`+"\n\n"), 0o644)
-	s, err := ReadResources(dir)
+	s, err := ReadSamples(dir)
 	if err != nil || len(s) != 1 || s[0].FDs != 4 || s[0].Replica != "replica-0" {
 		t.Fatalf("= %+v, %v", s, err)
 	}
 	os.WriteFile(path, []byte("{\"ts_ns\":1}\n{oops\n"), 0o644)
-	if _, err := ReadResources(dir); err == nil || !strings.HasPrefix(err.Error(), resultdir.ResourcesFile+":2:") {
+	if _, err := ReadSamples(dir); err == nil || !strings.HasPrefix(err.Error(), resultdir.ResourcesFile+":2:") {
 		t.Errorf("bad line: error %v, want one naming %s:2", err, resultdir.ResourcesFile)
 	}
 }
