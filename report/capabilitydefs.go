@@ -3,7 +3,135 @@ package report
 // The catalog rows of the capabilities, each read through its
 // capability's metrics embedded in Metrics (nil: the row is null), and
 // each optional: present in a report when some run is of the capability.
-// defs (catalog.go) places them among the core rows.
+// defs (catalog.go) places them among the core rows; they are listed here
+// in that order: the probe, WebSocket, cluster, jobs, resource and rollout
+// rows.
+
+// isProbeRun is the presence test of the probe metric rows.
+func isProbeRun(m *Metrics) bool { return m.ProbeMetrics != nil }
+
+// probeDefs are the probe metric rows, shown only when some run is a probe
+// run (whatever their values: a socket never closed is a NEVER worth a row).
+var probeDefs = []MetricDef{
+	{Name: "probe_response_after_signal_ms", Kind: KindMs, Null: "n/a", Optional: NeedsProbe, present: isProbeRun, Doc: "probe: response end minus the signal time t",
+		get: func(m *Metrics) Value {
+			return probeFloat(m, func(p *ProbeMetrics) *float64 { return p.ProbeResponseAfterSignalMs })
+		}},
+	{Name: "probe_response_after_start_ms", Kind: KindMs, Null: "n/a", Optional: NeedsProbe, present: isProbeRun, Doc: "probe: response end minus the probe's load start",
+		get: func(m *Metrics) Value {
+			return probeFloat(m, func(p *ProbeMetrics) *float64 { return p.ProbeResponseAfterStartMs })
+		}},
+	{Name: "probe_response_keepalive", Kind: KindBool, Null: "no response", Optional: NeedsProbe, present: isProbeRun, Doc: "probe: the response's Connection header was not close",
+		get: func(m *Metrics) Value {
+			if m.ProbeMetrics == nil || m.ProbeResponseKeepalive == nil {
+				return Value{Null: true}
+			}
+			return boolV(*m.ProbeResponseKeepalive)
+		}},
+	{Name: "probe_socket_closed_after_signal_ms", Kind: KindMs, Null: "NEVER", Optional: NeedsProbe, present: isProbeRun, Doc: "probe: socket closed by the server minus t (NEVER: not within max_wait)",
+		get: func(m *Metrics) Value {
+			return probeFloat(m, func(p *ProbeMetrics) *float64 { return p.ProbeSocketClosedAfterSignalMs })
+		}},
+	{Name: "probe_socket_closed_after_response_ms", Kind: KindMs, Null: "NEVER", Optional: NeedsProbe, present: isProbeRun, Doc: "probe: socket closed minus response end (idle time)",
+		get: func(m *Metrics) Value {
+			return probeFloat(m, func(p *ProbeMetrics) *float64 { return p.ProbeSocketClosedAfterResponseMs })
+		}},
+	{Name: "probe_server_closed", Kind: KindBool, Optional: NeedsProbe, present: isProbeRun, Doc: "probe: the server ended the socket (eof or reset)",
+		get: func(m *Metrics) Value {
+			if m.ProbeMetrics == nil {
+				return Value{Null: true}
+			}
+			return boolV(m.ProbeServerClosed)
+		}},
+}
+
+func probeFloat(m *Metrics, f func(*ProbeMetrics) *float64) Value {
+	if m.ProbeMetrics == nil {
+		return Value{Null: true}
+	}
+	return floatP(f(m.ProbeMetrics))
+}
+
+// isWSMetricsRun is the presence test of the ws metric rows: every ws run
+// has them, whatever their values.
+func isWSMetricsRun(m *Metrics) bool { return m.WSMetrics != nil }
+
+// wsCount, wsMs, wsCountP and wsBoolP read one WSMetrics field; null in a
+// run without ws metrics.
+func wsCount(f func(*WSMetrics) int) func(*Metrics) Value {
+	return func(m *Metrics) Value {
+		if m.WSMetrics == nil {
+			return Value{Null: true}
+		}
+		return intV(f(m.WSMetrics))
+	}
+}
+
+func wsMs(f func(*WSMetrics) *float64) func(*Metrics) Value {
+	return func(m *Metrics) Value {
+		if m.WSMetrics == nil {
+			return Value{Null: true}
+		}
+		return floatP(f(m.WSMetrics))
+	}
+}
+
+func wsCountP(f func(*WSMetrics) *int) func(*Metrics) Value {
+	return func(m *Metrics) Value {
+		if m.WSMetrics == nil {
+			return Value{Null: true}
+		}
+		return intP(f(m.WSMetrics))
+	}
+}
+
+func wsBoolP(f func(*WSMetrics) *bool) func(*Metrics) Value {
+	return func(m *Metrics) Value {
+		if m.WSMetrics == nil {
+			return Value{Null: true}
+		}
+		return boolP(f(m.WSMetrics))
+	}
+}
+
+// wsDef is a ws metric row: optional (NeedsWS), present in every ws run.
+func wsDef(name string, k Kind, null, doc string, get func(*Metrics) Value) MetricDef {
+	return MetricDef{Name: name, Kind: k, Null: null, Doc: doc, Optional: NeedsWS, present: isWSMetricsRun, get: get}
+}
+
+// wsDefs are the WebSocket metric rows (docs/metrics.md, "WebSocket
+// runs"), in table order after the probe rows.
+var wsDefs = []MetricDef{
+	wsDef("ws_clients", KindCount, "", "ws: clients (ws_client lines)", wsCount(func(w *WSMetrics) int { return w.WSClients })),
+	wsDef("ws_attempts", KindCount, "", "ws: connection attempts (ws_attempt lines)", wsCount(func(w *WSMetrics) int { return w.WSAttempts })),
+	wsDef("ws_close_1001", KindCount, "", "ws: closes the client did not start, code 1001 (going away)", wsCount(func(w *WSMetrics) int { return w.WSClose1001 })),
+	wsDef("ws_close_1006", KindCount, "", "ws: closes the client did not start, no close frame (1006)", wsCount(func(w *WSMetrics) int { return w.WSClose1006 })),
+	wsDef("ws_close_other", KindCount, "", "ws: closes the client did not start, any other code", wsCount(func(w *WSMetrics) int { return w.WSCloseOther })),
+	wsDef("ws_close_after_signal_p50_ms", KindMs, "n/a", "ws: median close time after t0 (closes the client did not start)", wsMs(func(w *WSMetrics) *float64 { return w.WSCloseAfterSignalP50Ms })),
+	wsDef("ws_close_after_signal_p95_ms", KindMs, "n/a", "ws: 95th percentile close time after t0", wsMs(func(w *WSMetrics) *float64 { return w.WSCloseAfterSignalP95Ms })),
+	wsDef("ws_close_after_signal_max_ms", KindMs, "n/a", "ws: last close after t0", wsMs(func(w *WSMetrics) *float64 { return w.WSCloseAfterSignalMaxMs })),
+	wsDef("ws_close_spread_ms", KindMs, "n/a", "ws: the acted-on replica's CLOSE_SPREAD_MS (n/a: unset, all at once, or not recorded)", wsMs(func(w *WSMetrics) *float64 { return w.WSCloseSpreadMs })),
+	wsDef("ws_terminated", KindCount, "n/a", "ws: peers terminated at the close deadline (ws_terminated events)", lifecycle(wsCount(func(w *WSMetrics) int { return w.WSTerminated }))),
+	wsDef("ws_upgrades_accepted_after_ready_false", KindCount, "n/a", "ws: upgrades the acted-on replica accepted after its readiness failed", wsCountP(func(w *WSMetrics) *int { return w.WSAcceptedAfterReadyFalse })),
+	wsDef("ws_upgrades_refused_draining", KindCount, "n/a", "ws: upgrades refused 503 draining after readiness failed", wsCountP(func(w *WSMetrics) *int { return w.WSRefusedDraining })),
+	wsDef("ws_upgrades_refused_capacity", KindCount, "n/a", "ws: upgrades refused 503 capacity after readiness failed", wsCountP(func(w *WSMetrics) *int { return w.WSRefusedCapacity })),
+	wsDef("ws_upgrades_refused_proxy", KindCount, "n/a", "ws: upgrades refused 503 without the refusal header (a proxy) after readiness failed", wsCountP(func(w *WSMetrics) *int { return w.WSRefusedProxy })),
+	wsDef("ws_restore_p50_ms", KindMs, "n/a", "ws: median time from a close to the client's next open connection", wsMs(func(w *WSMetrics) *float64 { return w.WSRestoreP50Ms })),
+	wsDef("ws_restore_p99_ms", KindMs, "n/a", "ws: 99th percentile time to restore", wsMs(func(w *WSMetrics) *float64 { return w.WSRestoreP99Ms })),
+	wsDef("ws_restore_max_ms", KindMs, "n/a", "ws: longest time to restore", wsMs(func(w *WSMetrics) *float64 { return w.WSRestoreMaxMs })),
+	wsDef("ws_unrestored", KindCount, "", "ws: closes never followed by an open connection of the client", wsCount(func(w *WSMetrics) int { return w.WSUnrestored })),
+	wsDef("ws_attempts_per_client_max", KindCount, "", "ws: most attempts of one client", wsCount(func(w *WSMetrics) int { return w.WSAttemptsPerClientMax })),
+	wsDef("ws_attempts_per_client_mean", KindRatio, "n/a", "ws: attempts per client, mean", wsMs(func(w *WSMetrics) *float64 { return w.WSAttemptsPerClientMean })),
+	wsDef("ws_peak_handshakes_per_100ms", KindCount, "n/a", "ws: most handshakes one instance answered in 100 ms, from t0", wsCountP(func(w *WSMetrics) *int { return w.WSPeakHandshakes })),
+	wsDef("ws_upgrades_per_s", KindCount, "n/a", "ws: the acted-on replica's UPGRADES_PER_S (n/a: unset, no limit, or not recorded)", wsCountP(func(w *WSMetrics) *int { return w.WSUpgradesPerS })),
+	wsDef("ws_events_delivered", KindCount, "", "ws: events delivered to the application (received - dup_rejected)", wsCount(func(w *WSMetrics) int { return w.WSEventsDelivered })),
+	wsDef("ws_events_dup_rejected", KindCount, "", "ws: duplicate events the id cache rejected", wsCount(func(w *WSMetrics) int { return w.WSEventsDupRejected })),
+	wsDef("ws_events_dup_accepted", KindCount, "", "ws: events delivered twice (an evicted id)", wsCount(func(w *WSMetrics) int { return w.WSEventsDupAccepted })),
+	wsDef("ws_events_unknown", KindCount, "", "ws: sequence numbers in a gap never delivered (contents unknown)", wsCount(func(w *WSMetrics) int { return w.WSEventsUnknown })),
+	wsDef("ws_events_replayed", KindCount, "", "ws: events delivered from the replay buffer", wsCount(func(w *WSMetrics) int { return w.WSEventsReplayed })),
+	wsDef("ws_budget_ms", KindMs, "n/a", "ws: PRESTOP_MS + CLOSE_SPREAD_MS + CLOSE_DEADLINE_MS (W6)", wsMs(func(w *WSMetrics) *float64 { return w.WSBudgetMs })),
+	wsDef("ws_budget_fits", KindBool, "n/a", "ws: ws_budget_ms is less than the stop timeout (W6)", wsBoolP(func(w *WSMetrics) *bool { return w.WSBudgetFits })),
+}
 
 // NeedsCluster: the cluster metrics exist only for runs of the cluster
 // target (target.program cluster: the acted-on replica logged fork
@@ -59,6 +187,131 @@ var clusterDefs = []MetricDef{
 		func(c *ClusterMetrics) Value { return intP(c.SeveredAtKill) }),
 }
 
+// isJobsMetricsRun is the presence test of the job metric rows: every run
+// with a ledger has them, whatever their values.
+func isJobsMetricsRun(m *Metrics) bool { return m.JobsMetrics != nil }
+
+// jobsCount, jobsMs, jobsCountP and jobsBoolP read one JobsMetrics field;
+// null in a run without a ledger.
+func jobsCount(f func(*JobsMetrics) int) func(*Metrics) Value {
+	return func(m *Metrics) Value {
+		if m.JobsMetrics == nil {
+			return Value{Null: true}
+		}
+		return intV(f(m.JobsMetrics))
+	}
+}
+
+func jobsMs(f func(*JobsMetrics) *float64) func(*Metrics) Value {
+	return func(m *Metrics) Value {
+		if m.JobsMetrics == nil {
+			return Value{Null: true}
+		}
+		return floatP(f(m.JobsMetrics))
+	}
+}
+
+func jobsCountP(f func(*JobsMetrics) *int) func(*Metrics) Value {
+	return func(m *Metrics) Value {
+		if m.JobsMetrics == nil {
+			return Value{Null: true}
+		}
+		return intP(f(m.JobsMetrics))
+	}
+}
+
+func jobsBool(f func(*JobsMetrics) bool) func(*Metrics) Value {
+	return func(m *Metrics) Value {
+		if m.JobsMetrics == nil {
+			return Value{Null: true}
+		}
+		return boolV(f(m.JobsMetrics))
+	}
+}
+
+func jobsBoolP(f func(*JobsMetrics) *bool) func(*Metrics) Value {
+	return func(m *Metrics) Value {
+		if m.JobsMetrics == nil {
+			return Value{Null: true}
+		}
+		return boolP(f(m.JobsMetrics))
+	}
+}
+
+// jobsDef is a job metric row: optional (NeedsJobs), present in every run
+// with a ledger.
+// They are not compared by gate NEW --baseline OLD (Compare is none):
+// write an expectation (jobs_steps_twice == 0) instead.
+func jobsDef(name string, k Kind, null, doc string, get func(*Metrics) Value) MetricDef {
+	return MetricDef{Name: name, Kind: k, Null: null, Doc: doc, Optional: NeedsJobs, present: isJobsMetricsRun, get: get}
+}
+
+// jobsDefs are the queue-job metric rows (docs/metrics.md, "Queue jobs"),
+// in table order after the WebSocket rows.
+var jobsDefs = []MetricDef{
+	jobsDef("jobs_inserted", KindCount, "", "jobs: inserted by the producer (the ledger's total)", jobsCount(func(j *JobsMetrics) int { return j.JobsInserted })),
+	jobsDef("jobs_completed_once", KindCount, "", "jobs: completed in one run", jobsCount(func(j *JobsMetrics) int { return j.JobsCompletedOnce })),
+	jobsDef("jobs_completed_handover", KindCount, "", "jobs: completed after a hand-over to another run", jobsCount(func(j *JobsMetrics) int { return j.JobsCompletedHandover })),
+	jobsDef("jobs_running", KindCount, "", "jobs: left running (stuck until River's rescue)", jobsCount(func(j *JobsMetrics) int { return j.JobsRunning })),
+	jobsDef("jobs_waiting", KindCount, "", "jobs: back in the queue (available, scheduled, retryable, pending), not run again", jobsCount(func(j *JobsMetrics) int { return j.JobsWaiting })),
+	jobsDef("jobs_discarded", KindCount, "", "jobs: discarded by River (out of attempts)", jobsCount(func(j *JobsMetrics) int { return j.JobsDiscarded })),
+	jobsDef("jobs_cancelled", KindCount, "", "jobs: cancelled", jobsCount(func(j *JobsMetrics) int { return j.JobsCancelled })),
+	jobsDef("jobs_not_found", KindCount, "", "jobs: inserted but not in the database (a bug: must be 0)", jobsCount(func(j *JobsMetrics) int { return j.JobsNotFound })),
+	jobsDef("jobs_steps_twice", KindCount, "", "jobs with a step applied more than once", jobsCount(func(j *JobsMetrics) int { return j.JobsStepsTwice })),
+	jobsDef("jobs_extra_effects", KindCount, "", "surplus effect rows over all jobs", jobsCount(func(j *JobsMetrics) int { return j.JobsExtraEffects })),
+	jobsDef("jobs_steps_missing", KindCount, "", "completed jobs missing a step (a bug: must be 0)", jobsCount(func(j *JobsMetrics) int { return j.JobsStepsMissing })),
+	jobsDef("job_handover_ms", KindMs, "none", "longest time from a run of the acted-on replica leaving a job to another replica's run starting it", jobsMs(func(j *JobsMetrics) *float64 { return j.JobHandoverMs })),
+	jobsDef("jobs_cut", KindCount, "n/a", "the acted-on replica's worker_stopped jobs_cut (jobs stopped at a checkpoint, handed back)", lifecycle(jobsCountP(func(j *JobsMetrics) *int { return j.JobsCut }))),
+	jobsDef("jobs_abandoned", KindCount, "", "jobs the acted-on replica's runs left without an end", jobsCount(func(j *JobsMetrics) int { return j.JobsAbandoned })),
+	jobsDef("rescue_due_ms", KindMs, "none", "when River's rescuer would free the jobs left running, after the action", jobsMs(func(j *JobsMetrics) *float64 { return j.RescueDueMs })),
+	jobsDef("final_log", KindBool, "n/a", "the acted-on replica's last lifecycle event is exit", lifecycle(jobsBool(func(j *JobsMetrics) bool { return j.FinalLog }))),
+	jobsDef("budget_fits", KindBool, "n/a", "the budget audit: the shutdown ends by itself before the grace period", jobsBoolP(func(j *JobsMetrics) *bool { return j.BudgetFits })),
+}
+
+// NeedsJobs: the job metrics exist only in runs with a job ledger
+// (load.kind jobs).
+const NeedsJobs Need = "jobs"
+
+// NeedsResources: the resource metrics exist only for runs whose target
+// processes were sampled (a local engine whose /proc this host shares;
+// record.Meta.Resources says when they were not).
+const NeedsResources Need = "resources"
+
+// hasResources is the presence test of the resource metric rows.
+func hasResources(m *Metrics) bool { return m.ResourceMetrics != nil }
+
+// resourceDefs are the resource metric rows, shown only when some run has
+// samples of its acted-on replica.
+var resourceDefs = []MetricDef{
+	{Name: "fds_at_signal", Kind: KindCount, Null: "n/a", Optional: NeedsResources, present: hasResources,
+		Doc: "open fds of the acted-on replica's processes in the last sample at or before the signal",
+		get: func(m *Metrics) Value {
+			return resourceV(m, func(r *ResourceMetrics) Value { return intP(r.FDsAtSignal) })
+		}},
+	{Name: "fd_growth_per_abort", Kind: KindRatio, Null: "n/a", Optional: NeedsResources, present: hasResources,
+		Doc: "(fds at load end, or at the action if before it, - fds at load start) / aborted requests ended by then",
+		get: func(m *Metrics) Value {
+			return resourceV(m, func(r *ResourceMetrics) Value { return floatP(r.FDGrowthPerAbort) })
+		}},
+	{Name: "peak_rss_bytes", Kind: KindCount, Null: "n/a", Optional: NeedsResources, present: hasResources,
+		Doc: "largest resident memory total of the acted-on replica's processes",
+		get: func(m *Metrics) Value {
+			return resourceV(m, func(r *ResourceMetrics) Value { return intP(r.PeakRSSBytes) })
+		}},
+	{Name: "threads_at_signal", Kind: KindCount, Null: "n/a", Optional: NeedsResources, present: hasResources,
+		Doc: "threads of the acted-on replica's processes in the last sample at or before the signal",
+		get: func(m *Metrics) Value {
+			return resourceV(m, func(r *ResourceMetrics) Value { return intP(r.ThreadsAtSignal) })
+		}},
+}
+
+func resourceV(m *Metrics, f func(*ResourceMetrics) Value) Value {
+	if m.ResourceMetrics == nil {
+		return Value{Null: true, Why: "not sampled"}
+	}
+	return f(m.ResourceMetrics)
+}
+
 // NeedsRollout: the rollout metrics exist only for runs of platform swarm
 // whose action rolled the service (Meta.Rollout).
 const NeedsRollout Need = "rollout"
@@ -101,89 +354,4 @@ var rolloutDefs = []MetricDef{
 		func(r *RolloutMetrics) Value { return intV(r.UnhealthyEvents) }),
 	rolloutDef("failed_unattributed", KindCount, "", CompareNone, "rollout: of rollout_failed, requests that name no task (no upstream header)",
 		func(r *RolloutMetrics) Value { return intV(r.FailedUnattributed) }),
-}
-
-// isProbeRun is the presence test of the probe metric rows.
-func isProbeRun(m *Metrics) bool { return m.ProbeMetrics != nil }
-
-// probeDefs are the probe metric rows, shown only when some run is a probe
-// run (whatever their values: a socket never closed is a NEVER worth a row).
-var probeDefs = []MetricDef{
-	{Name: "probe_response_after_signal_ms", Kind: KindMs, Null: "n/a", Optional: NeedsProbe, present: isProbeRun, Doc: "probe: response end minus the signal time t",
-		get: func(m *Metrics) Value {
-			return probeFloat(m, func(p *ProbeMetrics) *float64 { return p.ProbeResponseAfterSignalMs })
-		}},
-	{Name: "probe_response_after_start_ms", Kind: KindMs, Null: "n/a", Optional: NeedsProbe, present: isProbeRun, Doc: "probe: response end minus the probe's load start",
-		get: func(m *Metrics) Value {
-			return probeFloat(m, func(p *ProbeMetrics) *float64 { return p.ProbeResponseAfterStartMs })
-		}},
-	{Name: "probe_response_keepalive", Kind: KindBool, Null: "no response", Optional: NeedsProbe, present: isProbeRun, Doc: "probe: the response's Connection header was not close",
-		get: func(m *Metrics) Value {
-			if m.ProbeMetrics == nil || m.ProbeResponseKeepalive == nil {
-				return Value{Null: true}
-			}
-			return boolV(*m.ProbeResponseKeepalive)
-		}},
-	{Name: "probe_socket_closed_after_signal_ms", Kind: KindMs, Null: "NEVER", Optional: NeedsProbe, present: isProbeRun, Doc: "probe: socket closed by the server minus t (NEVER: not within max_wait)",
-		get: func(m *Metrics) Value {
-			return probeFloat(m, func(p *ProbeMetrics) *float64 { return p.ProbeSocketClosedAfterSignalMs })
-		}},
-	{Name: "probe_socket_closed_after_response_ms", Kind: KindMs, Null: "NEVER", Optional: NeedsProbe, present: isProbeRun, Doc: "probe: socket closed minus response end (idle time)",
-		get: func(m *Metrics) Value {
-			return probeFloat(m, func(p *ProbeMetrics) *float64 { return p.ProbeSocketClosedAfterResponseMs })
-		}},
-	{Name: "probe_server_closed", Kind: KindBool, Optional: NeedsProbe, present: isProbeRun, Doc: "probe: the server ended the socket (eof or reset)",
-		get: func(m *Metrics) Value {
-			if m.ProbeMetrics == nil {
-				return Value{Null: true}
-			}
-			return boolV(m.ProbeServerClosed)
-		}},
-}
-
-func probeFloat(m *Metrics, f func(*ProbeMetrics) *float64) Value {
-	if m.ProbeMetrics == nil {
-		return Value{Null: true}
-	}
-	return floatP(f(m.ProbeMetrics))
-}
-
-// NeedsResources: the resource metrics exist only for runs whose target
-// processes were sampled (a local engine whose /proc this host shares;
-// record.Meta.Resources says when they were not).
-const NeedsResources Need = "resources"
-
-// hasResources is the presence test of the resource metric rows.
-func hasResources(m *Metrics) bool { return m.ResourceMetrics != nil }
-
-// resourceDefs are the resource metric rows, shown only when some run has
-// samples of its acted-on replica.
-var resourceDefs = []MetricDef{
-	{Name: "fds_at_signal", Kind: KindCount, Null: "n/a", Optional: NeedsResources, present: hasResources,
-		Doc: "open fds of the acted-on replica's processes in the last sample at or before the signal",
-		get: func(m *Metrics) Value {
-			return resourceV(m, func(r *ResourceMetrics) Value { return intP(r.FDsAtSignal) })
-		}},
-	{Name: "fd_growth_per_abort", Kind: KindRatio, Null: "n/a", Optional: NeedsResources, present: hasResources,
-		Doc: "(fds at load end, or at the action if before it, - fds at load start) / aborted requests ended by then",
-		get: func(m *Metrics) Value {
-			return resourceV(m, func(r *ResourceMetrics) Value { return floatP(r.FDGrowthPerAbort) })
-		}},
-	{Name: "peak_rss_bytes", Kind: KindCount, Null: "n/a", Optional: NeedsResources, present: hasResources,
-		Doc: "largest resident memory total of the acted-on replica's processes",
-		get: func(m *Metrics) Value {
-			return resourceV(m, func(r *ResourceMetrics) Value { return intP(r.PeakRSSBytes) })
-		}},
-	{Name: "threads_at_signal", Kind: KindCount, Null: "n/a", Optional: NeedsResources, present: hasResources,
-		Doc: "threads of the acted-on replica's processes in the last sample at or before the signal",
-		get: func(m *Metrics) Value {
-			return resourceV(m, func(r *ResourceMetrics) Value { return intP(r.ThreadsAtSignal) })
-		}},
-}
-
-func resourceV(m *Metrics, f func(*ResourceMetrics) Value) Value {
-	if m.ResourceMetrics == nil {
-		return Value{Null: true, Why: "not sampled"}
-	}
-	return f(m.ResourceMetrics)
 }
