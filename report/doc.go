@@ -7,15 +7,19 @@
 // assembles a whole report, every section included, and rebuilds it from
 // disk without Docker.
 //
-// The metric names, kinds and exact definitions are listed by Defs and
-// documented for users in docs/metrics.md.
+// The metric names, kinds and exact definitions are listed by Defs (the
+// catalog: the core rows, and each capability's rows in capabilitydefs.go)
+// and documented for users in docs/metrics.md.
 //
-// Of shutdownlab, report imports only record and three leaves: budget (the
-// shutdown budget audit), internal/resultdir (the result directory's
-// layout and files) and internal/orderedjson (the spread table's ordered
-// JSON), plus gonum's stat package: it never needs Docker, and draws
-// nothing. The packages around it draw: report/plotkit (the drawing kit),
-// report/plots (failures.png, latency.png), report/sections/* (each
-// capability's section of report.md and its plots), and report/document
-// puts them together.
+// Below it, and imported by it: report/shutdown (the acted-on replica, the
+// signal's delivery window and time) and each capability's analysis,
+// whose metrics Metrics embeds (report/probemetrics, wsmetrics,
+// clustermetrics, jobsmetrics, resourcemetrics, rolloutmetrics). Of the
+// rest of shutdownlab it imports only record and two leaves:
+// internal/resultdir (the result directory's layout and files) and
+// internal/orderedjson (the spread table's ordered JSON), plus gonum's stat
+// package: it never needs Docker, and draws nothing. Above it: report/plotkit
+// (the drawing kit), report/plots (failures.png, latency.png),
+// report/sections/… (each capability's section of report.md and its
+// plots), and report/document, which puts them together.
 package report
