@@ -14,7 +14,7 @@ import (
 	"github.com/shutdownlab/shutdownlab/report/shutdown"
 )
 
-// ClusterMetrics are the supervisor metrics of a run of the Node cluster
+// Metrics are the supervisor metrics of a run of the Node cluster
 // target (targetapp/node/cluster.js), pure functions of the acted-on
 // replica's lifecycle events, its exit, the engine's kill events and the
 // request records. They are embedded in report.Metrics (as

@@ -21,7 +21,7 @@ import (
 	"github.com/shutdownlab/shutdownlab/report/shutdown"
 )
 
-// Metrics are read from the resource samples of the acted-on
+// Metrics are the metrics read from the resource samples of the acted-on
 // replica (replica 0 without an action): its container's process tree,
 // summed per tick. They are embedded in report.Metrics (as
 // report.ResourceMetrics): absent from the JSON of a run without samples
