@@ -19,10 +19,10 @@ type Event struct {
 	Ms *float64 `json:"ms,omitempty"`
 	// Inflight is the number of in-flight requests (on EventDeadline).
 	Inflight *int `json:"inflight,omitempty"`
-	// JobStep and JobSteps say how far the background job got (on
+	// HandlerJobStep and JobSteps say how far the background job got (on
 	// EventDeadline and the job events).
-	JobStep  *int `json:"job_step,omitempty"`
-	JobSteps *int `json:"job_steps,omitempty"`
+	HandlerJobStep  *int `json:"job_step,omitempty"`
+	HandlerJobSteps *int `json:"job_steps,omitempty"`
 	// Code is the process exit code (on EventExit, and EventWorkerExit
 	// when the worker exited rather than died from a signal).
 	Code *int `json:"code,omitempty"`

@@ -175,9 +175,9 @@ type Replica struct {
 	OOMKilled bool `json:"oom_killed,omitempty"`
 	// Events are the app's lifecycle lines parsed from its stdout.
 	Events []Event `json:"events,omitempty"`
-	// JobLog is the target's JobFile read back after the run (one entry
+	// HandlerJobLog is the target's HandlerJobFile read back after the run (one entry
 	// per line).
-	JobLog []string `json:"job_log,omitempty"`
+	HandlerJobLog []string `json:"job_log,omitempty"`
 	// Ledger is the target's LedgerFile read back after the run: request
 	// ids.
 	Ledger []string `json:"ledger,omitempty"`

@@ -37,14 +37,17 @@ const (
 	EventDrained = "drained"
 	// EventDeadline: DRAIN_MS passed before the drain finished.
 	EventDeadline = "deadline"
-	// EventJobStart: a /job was accepted.
-	EventJobStart = "job_start"
-	// EventJobCommit: the job's COMMIT line was fsynced.
-	EventJobCommit = "job_commit"
-	// EventJobError: writing job.log failed; the job stopped.
-	EventJobError = "job_error"
-	// EventJobAbandoned: the process exits while a job still runs.
-	EventJobAbandoned = "job_abandoned"
+	// EventHandlerJobStart: a /job was accepted. A "handler job" is the
+	// HTTP /job endpoint's work, done inside its request handler; the
+	// queue jobs of load.kind jobs (package jobs, JobsMetrics) are another
+	// thing, and their names say Jobs or queue.
+	EventHandlerJobStart = "job_start"
+	// EventHandlerJobCommit: the job's COMMIT line was fsynced.
+	EventHandlerJobCommit = "job_commit"
+	// EventHandlerJobError: writing job.log failed; the job stopped.
+	EventHandlerJobError = "job_error"
+	// EventHandlerJobAbandoned: the process exits while a job still runs.
+	EventHandlerJobAbandoned = "job_abandoned"
 	// EventExit: logged just before the process exits (Code).
 	EventExit = "exit"
 
@@ -80,9 +83,9 @@ const (
 // Events lists every lifecycle event name, in the order of a full-mode
 // shutdown where there is one; the WebSocket events (WSEvents, record/ws.go)
 // close the list.
-var Events = []string{EventUp, EventJobStart, EventJobCommit, EventJobError, EventSignal,
+var Events = []string{EventUp, EventHandlerJobStart, EventHandlerJobCommit, EventHandlerJobError, EventSignal,
 	EventReadyFalse, EventListenerClosed, EventShutdownReturned, EventDrained, EventDeadline,
-	EventJobAbandoned, EventExit, EventFork, EventWorkerExit, EventTeardownBroadcast, EventForcedExit,
+	EventHandlerJobAbandoned, EventExit, EventFork, EventWorkerExit, EventTeardownBroadcast, EventForcedExit,
 	EventWSClosing, EventWSCloseSent, EventWSTerminated, EventWSAbandoned}
 
 // WorkerEvents are the queue worker's events (the Go target with
@@ -99,8 +102,8 @@ const (
 	// LedgerFile holds one X-Request-Id per POST /write, fsynced before
 	// the work.
 	LedgerFile = "ledger.log"
-	// JobFile holds the background job's "step i/N" lines, then COMMIT.
-	JobFile = "job.log"
+	// HandlerJobFile holds the background job's "step i/N" lines, then COMMIT.
+	HandlerJobFile = "job.log"
 )
 
 // The values of Action.Kind: how the acted-on replica was told to stop (a

@@ -100,13 +100,13 @@ type Metrics struct {
 	// LifecycleLog is true when the acted-on replica logged shutdownlab
 	// lifecycle events (the built-in targets do; a user's image usually
 	// does not). Without it the metrics below are null: not measured.
-	LifecycleLog      bool     `json:"lifecycle_log"`
-	DrainMs           *float64 `json:"drain_ms"`
-	SignalHandled     *bool    `json:"signal_handled"`
-	DeadlineHit       *bool    `json:"deadline_hit"`
-	AbandonedInflight *int     `json:"abandoned_inflight"`
-	JobSteps          *int     `json:"job_steps"`
-	JobCommitted      *bool    `json:"job_committed"`
+	LifecycleLog        bool     `json:"lifecycle_log"`
+	DrainMs             *float64 `json:"drain_ms"`
+	SignalHandled       *bool    `json:"signal_handled"`
+	DeadlineHit         *bool    `json:"deadline_hit"`
+	AbandonedInflight   *int     `json:"abandoned_inflight"`
+	HandlerJobSteps     *int     `json:"job_steps"`
+	HandlerJobCommitted *bool    `json:"job_committed"`
 
 	// Latency of ok requests (End - Start), null without ok requests.
 	P50Ms *float64 `json:"p50_ms"`
@@ -337,7 +337,7 @@ func computeReplica(m *Metrics, meta record.Meta) {
 			deadline = true
 		}
 	}
-	for _, line := range rep.JobLog {
+	for _, line := range rep.HandlerJobLog {
 		if strings.HasPrefix(line, "step ") {
 			steps++
 		}
@@ -346,7 +346,7 @@ func computeReplica(m *Metrics, meta record.Meta) {
 		}
 	}
 	m.SignalHandled, m.DeadlineHit = &handled, &deadline
-	m.JobSteps, m.JobCommitted = &steps, &committed
+	m.HandlerJobSteps, m.HandlerJobCommitted = &steps, &committed
 }
 
 // envOverriddenNote says which variables of a user image's own

@@ -172,8 +172,8 @@ func TestReplicaMetrics(t *testing.T) {
 		}},
 		// No lifecycle events at all (a user image that does not log):
 		// the lifecycle metrics are not measured (null), not false.
-		{"silent", record.Meta{Action: actionAt(1000), Replicas: []record.Replica{{JobLog: jobLog(3, false)}}}, func(t *testing.T, m Metrics) {
-			if m.LifecycleLog || m.SignalHandled != nil || m.DeadlineHit != nil || m.AbandonedInflight != nil || m.DrainMs != nil || m.JobSteps != nil || m.JobCommitted != nil {
+		{"silent", record.Meta{Action: actionAt(1000), Replicas: []record.Replica{{HandlerJobLog: jobLog(3, false)}}}, func(t *testing.T, m Metrics) {
+			if m.LifecycleLog || m.SignalHandled != nil || m.DeadlineHit != nil || m.AbandonedInflight != nil || m.DrainMs != nil || m.HandlerJobSteps != nil || m.HandlerJobCommitted != nil {
 				t.Errorf("got %+v", m)
 			}
 			for _, name := range []string{"signal_handled", "deadline_hit", "drain_ms", "job_steps", "job_committed", "abandoned_inflight", "signal_seen_ms"} {
@@ -184,20 +184,20 @@ func TestReplicaMetrics(t *testing.T) {
 		}},
 		// A lifecycle log without a signal event: a measured negative.
 		{"no handler", record.Meta{Action: actionAt(1000), Replicas: []record.Replica{{Events: []record.Event{{Event: "up"}}}}}, func(t *testing.T, m Metrics) {
-			if !m.LifecycleLog || *m.SignalHandled || *m.DeadlineHit || m.DrainMs != nil || *m.JobSteps != 0 {
+			if !m.LifecycleLog || *m.SignalHandled || *m.DeadlineHit || m.DrainMs != nil || *m.HandlerJobSteps != 0 {
 				t.Errorf("got %+v", m)
 			}
 		}},
 		// A job cut after 23 steps, no COMMIT.
-		{"job cut", record.Meta{Replicas: []record.Replica{{Events: up, JobLog: jobLog(23, false)}}}, func(t *testing.T, m Metrics) {
-			if *m.JobSteps != 23 || *m.JobCommitted {
-				t.Errorf("job = %d steps committed %v", m.JobSteps, m.JobCommitted)
+		{"job cut", record.Meta{Replicas: []record.Replica{{Events: up, HandlerJobLog: jobLog(23, false)}}}, func(t *testing.T, m Metrics) {
+			if *m.HandlerJobSteps != 23 || *m.HandlerJobCommitted {
+				t.Errorf("job = %d steps committed %v", m.HandlerJobSteps, m.HandlerJobCommitted)
 			}
 		}},
 		// A finished job.
-		{"job done", record.Meta{Replicas: []record.Replica{{Events: up, JobLog: jobLog(30, true)}}}, func(t *testing.T, m Metrics) {
-			if *m.JobSteps != 30 || !*m.JobCommitted {
-				t.Errorf("job = %d steps committed %v", m.JobSteps, m.JobCommitted)
+		{"job done", record.Meta{Replicas: []record.Replica{{Events: up, HandlerJobLog: jobLog(30, true)}}}, func(t *testing.T, m Metrics) {
+			if *m.HandlerJobSteps != 30 || !*m.HandlerJobCommitted {
+				t.Errorf("job = %d steps committed %v", m.HandlerJobSteps, m.HandlerJobCommitted)
 			}
 		}},
 		// No action: replica 0 is described; exited but exit_after_ms null.

@@ -34,9 +34,11 @@ func handled(b bool) set {
 func abandoned(n int) set {
 	return func(m *report.Metrics) { m.LifecycleLog, m.AbandonedInflight = true, ip(n) }
 }
-func steps(n int) set { return func(m *report.Metrics) { m.LifecycleLog, m.JobSteps = true, ip(n) } }
+func steps(n int) set {
+	return func(m *report.Metrics) { m.LifecycleLog, m.HandlerJobSteps = true, ip(n) }
+}
 func committed(b bool) set {
-	return func(m *report.Metrics) { m.LifecycleLog, m.JobCommitted = true, &b }
+	return func(m *report.Metrics) { m.LifecycleLog, m.HandlerJobCommitted = true, &b }
 }
 func ghosts(n int) set { return func(m *report.Metrics) { m.GhostWrites, m.LostWrites = ip(n), ip(0) } }
 func lost(n int) set   { return func(m *report.Metrics) { m.LostWrites = ip(n) } }
@@ -109,7 +111,7 @@ func runs(n int, sets ...set) []report.Run {
 // mkRun makes one valid run.
 func mkRun(sets ...set) report.Run {
 	m := report.Metrics{ByClass: map[string]int{}, AccountingOK: true, LifecycleLog: true,
-		SignalHandled: new(bool), DeadlineHit: new(bool), JobSteps: new(int), JobCommitted: new(bool)}
+		SignalHandled: new(bool), DeadlineHit: new(bool), HandlerJobSteps: new(int), HandlerJobCommitted: new(bool)}
 	for _, s := range sets {
 		s(&m)
 	}

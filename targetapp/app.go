@@ -15,11 +15,11 @@ import (
 	"github.com/shutdownlab/shutdownlab/record"
 )
 
-// LedgerFile and JobFile are the file names written under DATA_DIR
+// LedgerFile and HandlerJobFile are the file names written under DATA_DIR
 // (defined in record, where the runner reads them back).
 const (
-	LedgerFile = record.LedgerFile
-	JobFile    = record.JobFile
+	LedgerFile     = record.LedgerFile
+	HandlerJobFile = record.HandlerJobFile
 )
 
 // App is one target app: its HTTP server, its readiness, its counters of

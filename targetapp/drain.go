@@ -111,7 +111,7 @@ func (a *App) status(signalAt time.Time) DrainResult {
 func (a *App) deadline(signalAt time.Time) DrainResult {
 	r := a.status(signalAt)
 	a.log.Log(record.Event{Event: record.EventDeadline, Ms: msp(r.Elapsed), Inflight: intp(r.Inflight),
-		JobStep: intp(r.JobStep), JobSteps: intp(r.JobSteps)})
+		HandlerJobStep: intp(r.JobStep), HandlerJobSteps: intp(r.JobSteps)})
 	a.logAbandoned(r)
 	r.JobsRunning = a.workerGiveUp(signalAt)
 	return r
@@ -122,7 +122,7 @@ func (a *App) logAbandoned(r DrainResult) {
 		a.log.Log(record.Event{Event: record.EventWSAbandoned, Conns: intp(r.WSConns)})
 	}
 	if r.JobRunning {
-		a.log.Log(record.Event{Event: record.EventJobAbandoned, JobStep: intp(r.JobStep), JobSteps: intp(r.JobSteps)})
+		a.log.Log(record.Event{Event: record.EventHandlerJobAbandoned, HandlerJobStep: intp(r.JobStep), HandlerJobSteps: intp(r.JobSteps)})
 	}
 }
 

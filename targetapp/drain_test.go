@@ -152,7 +152,7 @@ func TestDrainAwaitsJob(t *testing.T) {
 	if !r.Drained || r.JobRunning || r.JobStep != 3 || r.Elapsed < 100*time.Millisecond {
 		t.Errorf("drain = %+v, want drained after the job", r)
 	}
-	if got := readLines(t, a.cfg.DataDir, JobFile); !slices.Equal(got, []string{"step 1/3", "step 2/3", "step 3/3", "COMMIT"}) {
+	if got := readLines(t, a.cfg.DataDir, HandlerJobFile); !slices.Equal(got, []string{"step 1/3", "step 2/3", "step 3/3", "COMMIT"}) {
 		t.Errorf("job.log = %q", got)
 	}
 	n := names(out.events(t))
@@ -184,7 +184,7 @@ func TestDrainDeadline(t *testing.T) {
 	}
 	evs := out.events(t)
 	d := find(evs, "deadline")
-	if len(d) != 1 || *d[0].Inflight != 1 || *d[0].JobSteps != 100 || *d[0].JobStep != r.JobStep || d[0].Ms == nil {
+	if len(d) != 1 || *d[0].Inflight != 1 || *d[0].HandlerJobSteps != 100 || *d[0].HandlerJobStep != r.JobStep || d[0].Ms == nil {
 		t.Errorf("deadline events = %+v", d)
 	}
 	if len(find(evs, "job_abandoned")) != 1 || len(find(evs, "drained")) != 0 {
@@ -194,7 +194,7 @@ func TestDrainDeadline(t *testing.T) {
 	if got := <-res; got.err == nil {
 		t.Errorf("stuck request got %d after Close", got.resp.StatusCode)
 	}
-	if slices.Contains(readLines(t, a.cfg.DataDir, JobFile), "COMMIT") {
+	if slices.Contains(readLines(t, a.cfg.DataDir, HandlerJobFile), "COMMIT") {
 		t.Error("abandoned job committed")
 	}
 }
@@ -263,7 +263,7 @@ func TestRunFullDeadline(t *testing.T) {
 		t.Errorf("exit code %d, want 1", c)
 	}
 	evs := out.events(t)
-	if d := find(evs, "deadline"); len(d) != 1 || *d[0].Inflight != 1 || *d[0].JobStep != 0 || *d[0].JobSteps != 0 {
+	if d := find(evs, "deadline"); len(d) != 1 || *d[0].Inflight != 1 || *d[0].HandlerJobStep != 0 || *d[0].HandlerJobSteps != 0 {
 		t.Errorf("deadline = %+v", d)
 	}
 	if e := evs[len(evs)-1]; e.Event != "exit" || *e.Code != 1 {

@@ -91,7 +91,7 @@ func TestBadQuery(t *testing.T) {
 	if got := readLines(t, a.cfg.DataDir, LedgerFile); len(got) != 0 {
 		t.Errorf("rejected writes reached the ledger: %q", got)
 	}
-	if got := readLines(t, a.cfg.DataDir, JobFile); len(got) != 0 {
+	if got := readLines(t, a.cfg.DataDir, HandlerJobFile); len(got) != 0 {
 		t.Errorf("rejected jobs wrote: %q", got)
 	}
 }
@@ -189,7 +189,7 @@ func TestJob(t *testing.T) {
 	}
 	eventually(t, 2*time.Second, "job done", func() bool { r, _, _ := a.JobStatus(); return !r })
 	want := []string{"step 1/3", "step 2/3", "step 3/3", "COMMIT"}
-	if got := readLines(t, a.cfg.DataDir, JobFile); !slices.Equal(got, want) {
+	if got := readLines(t, a.cfg.DataDir, HandlerJobFile); !slices.Equal(got, want) {
 		t.Errorf("job.log = %q, want %q", got, want)
 	}
 	if _, step, steps := a.JobStatus(); step != 3 || steps != 3 {
@@ -199,14 +199,14 @@ func TestJob(t *testing.T) {
 	if !slices.Equal(names(evs), []string{"job_start", "job_commit"}) {
 		t.Errorf("events = %v", names(evs))
 	}
-	if c := find(evs, "job_commit"); len(c) == 1 && (*c[0].JobStep != 3 || *c[0].JobSteps != 3) {
+	if c := find(evs, "job_commit"); len(c) == 1 && (*c[0].HandlerJobStep != 3 || *c[0].HandlerJobSteps != 3) {
 		t.Errorf("job_commit = %+v", c[0])
 	}
 	// A finished job frees the slot; the next one appends.
 	if rec := do(a, "GET", "/job?steps=1&step_ms=0", nil, ""); rec.Code != 202 {
 		t.Errorf("job after commit = %d", rec.Code)
 	}
-	eventually(t, 2*time.Second, "second job", func() bool { return len(readLines(t, a.cfg.DataDir, JobFile)) == 6 })
+	eventually(t, 2*time.Second, "second job", func() bool { return len(readLines(t, a.cfg.DataDir, HandlerJobFile)) == 6 })
 }
 
 func TestLoggerClock(t *testing.T) {

@@ -40,7 +40,7 @@ func (a *App) StartJob(steps int, stepDur time.Duration) error {
 		a.mu.Unlock()
 		return ErrJobRunning
 	}
-	f, err := os.OpenFile(filepath.Join(a.cfg.DataDir, JobFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(filepath.Join(a.cfg.DataDir, HandlerJobFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		a.mu.Unlock()
 		return fmt.Errorf("job log: %w", err)
@@ -48,7 +48,7 @@ func (a *App) StartJob(steps int, stepDur time.Duration) error {
 	a.job = jobState{running: true, steps: steps}
 	a.jobWG.Add(1)
 	a.mu.Unlock()
-	a.log.Log(record.Event{Event: record.EventJobStart, JobStep: intp(0), JobSteps: intp(steps)})
+	a.log.Log(record.Event{Event: record.EventHandlerJobStart, HandlerJobStep: intp(0), HandlerJobSteps: intp(steps)})
 	go a.runJob(f, steps, stepDur)
 	return nil
 }
@@ -60,7 +60,7 @@ func (a *App) runJob(f *os.File, steps int, stepDur time.Duration) {
 	finish := func(ev, msg string) {
 		// Log first, so "job_commit" precedes a "drained" it allowed.
 		if ev != "" {
-			a.log.Log(record.Event{Event: ev, JobStep: intp(done), JobSteps: intp(steps), Msg: msg})
+			a.log.Log(record.Event{Event: ev, HandlerJobStep: intp(done), HandlerJobSteps: intp(steps), Msg: msg})
 		}
 		a.mu.Lock()
 		a.job.running = false
@@ -79,7 +79,7 @@ func (a *App) runJob(f *os.File, steps int, stepDur time.Duration) {
 			return
 		}
 		if err := appendLine(fmt.Sprintf("step %d/%d", i, steps)); err != nil {
-			finish(record.EventJobError, err.Error())
+			finish(record.EventHandlerJobError, err.Error())
 			return
 		}
 		done = i
@@ -88,8 +88,8 @@ func (a *App) runJob(f *os.File, steps int, stepDur time.Duration) {
 		a.mu.Unlock()
 	}
 	if err := appendLine("COMMIT"); err != nil {
-		finish(record.EventJobError, err.Error())
+		finish(record.EventHandlerJobError, err.Error())
 		return
 	}
-	finish(record.EventJobCommit, "")
+	finish(record.EventHandlerJobCommit, "")
 }

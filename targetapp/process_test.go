@@ -283,7 +283,7 @@ func TestProcessFullDeadline(t *testing.T) {
 	}
 	evs := c.snapshot()
 	d := find(evs, "deadline")
-	if len(d) != 1 || *d[0].Inflight != 1 || *d[0].JobStep != 0 || *d[0].JobSteps != 0 {
+	if len(d) != 1 || *d[0].Inflight != 1 || *d[0].HandlerJobStep != 0 || *d[0].HandlerJobSteps != 0 {
 		t.Errorf("deadline events %+v", d)
 	}
 	if slices.Contains(names(evs), "drained") || exitEvent(t, evs) != 1 {
@@ -308,7 +308,7 @@ func TestProcessFullJobCommit(t *testing.T) {
 		t.Errorf("exit %v, want 0", st)
 	}
 	want := []string{"step 1/5", "step 2/5", "step 3/5", "step 4/5", "step 5/5", "COMMIT"}
-	if got := readLines(t, c.dataDir, JobFile); !slices.Equal(got, want) {
+	if got := readLines(t, c.dataDir, HandlerJobFile); !slices.Equal(got, want) {
 		t.Errorf("job.log = %q, want %q", got, want)
 	}
 	n := names(c.snapshot())
@@ -331,11 +331,11 @@ func TestProcessCloseAbandonsJob(t *testing.T) {
 	if st := c.waitExit(t, 2*time.Second); st.ExitCode() != 0 {
 		t.Errorf("exit %v, want 0", st)
 	}
-	lines := readLines(t, c.dataDir, JobFile)
+	lines := readLines(t, c.dataDir, HandlerJobFile)
 	if slices.Contains(lines, "COMMIT") || len(lines) >= 20 {
 		t.Errorf("job.log = %q, want a partial job", lines)
 	}
-	if a := find(c.snapshot(), "job_abandoned"); len(a) != 1 || *a[0].JobSteps != 20 {
+	if a := find(c.snapshot(), "job_abandoned"); len(a) != 1 || *a[0].HandlerJobSteps != 20 {
 		t.Errorf("job_abandoned %+v", a)
 	}
 }

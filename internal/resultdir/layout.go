@@ -64,8 +64,8 @@ func AppLog(replica string) string { return "app-" + replica + ".log" }
 // LedgerLog is the file holding a replica's ledger, read back after the run.
 func LedgerLog(replica string) string { return replica + "-ledger.log" }
 
-// JobLog is the file holding a replica's job log, read back after the run.
-func JobLog(replica string) string { return replica + "-job.log" }
+// HandlerJobLog is the file holding a replica's job log, read back after the run.
+func HandlerJobLog(replica string) string { return replica + "-job.log" }
 
 // timestampLayout names result directories: local time to the second.
 const timestampLayout = "20060102-150405"

@@ -244,7 +244,7 @@ func (x *run) collect(ctx context.Context) error {
 		errs = append(errs, os.WriteFile(filepath.Join(x.dir, resultdir.AppLog(alias)), append(stdout, stderr...), 0o644))
 		rep.Ledger, err = x.readBack(ctx, c.ID, path.Join(record.DefaultDataDir, record.LedgerFile), resultdir.LedgerLog(alias))
 		errs = append(errs, err)
-		rep.JobLog, err = x.readBack(ctx, c.ID, path.Join(record.DefaultDataDir, record.JobFile), resultdir.JobLog(alias))
+		rep.HandlerJobLog, err = x.readBack(ctx, c.ID, path.Join(record.DefaultDataDir, record.HandlerJobFile), resultdir.HandlerJobLog(alias))
 		errs = append(errs, err)
 		x.meta.Replicas = append(x.meta.Replicas, rep)
 	}

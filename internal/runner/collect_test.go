@@ -46,11 +46,11 @@ func TestCollect(t *testing.T) {
 	if got := eventNames(r0.Events); !slices.Equal(got, []string{"up", "signal"}) {
 		t.Errorf("replica-0 events %v, want up, signal", got)
 	}
-	if !slices.Equal(r0.Ledger, []string{"r1-0", "r1-1"}) || !slices.Equal(r0.JobLog, []string{"step 1/2", "COMMIT"}) {
-		t.Errorf("replica-0 ledger %q job log %q", r0.Ledger, r0.JobLog)
+	if !slices.Equal(r0.Ledger, []string{"r1-0", "r1-1"}) || !slices.Equal(r0.HandlerJobLog, []string{"step 1/2", "COMMIT"}) {
+		t.Errorf("replica-0 ledger %q job log %q", r0.Ledger, r0.HandlerJobLog)
 	}
-	if r1.Ledger != nil || r1.JobLog != nil {
-		t.Errorf("replica-1 wrote no files, got ledger %q job log %q", r1.Ledger, r1.JobLog)
+	if r1.Ledger != nil || r1.HandlerJobLog != nil {
+		t.Errorf("replica-1 wrote no files, got ledger %q job log %q", r1.Ledger, r1.HandlerJobLog)
 	}
 	for _, name := range []string{"app-replica-0.log", "app-replica-1.log", "replica-0-ledger.log", "replica-0-job.log"} {
 		if _, err := os.Stat(filepath.Join(x.dir, name)); err != nil {

@@ -230,7 +230,7 @@ func TestEndpoints(t *testing.T) {
 	s, b, _ = p.do("GET", "/job?steps=0", nil)
 	expect(t, "job steps=0", s, b, 400, `bad steps=\"0\"`)
 	c := p.waitEvent("job_commit", 5*time.Second)
-	if *c.JobStep != 3 || *c.JobSteps != 3 {
+	if *c.HandlerJobStep != 3 || *c.HandlerJobSteps != 3 {
 		t.Errorf("job_commit = %+v", c)
 	}
 	if got := p.file("job.log"); got != "step 1/3\nstep 2/3\nstep 3/3\nCOMMIT\n" {
