@@ -107,53 +107,6 @@ type Value struct {
 	Why string
 }
 
-// NoLifecycleLog is the null word of the metrics that read the app's own
-// lifecycle log, for a run whose replica logged none.
-const NoLifecycleLog = "n/a (no lifecycle log)"
-
-// lifecycle wraps a getter of a metric read from the app's lifecycle log:
-// null with NoLifecycleLog when the run has none.
-func lifecycle(get func(*Metrics) Value) func(*Metrics) Value {
-	return func(m *Metrics) Value {
-		if !m.LifecycleLog {
-			return Value{Null: true, Why: NoLifecycleLog}
-		}
-		return get(m)
-	}
-}
-
-func boolP(p *bool) Value {
-	if p == nil {
-		return Value{Null: true}
-	}
-	return boolV(*p)
-}
-
-// ByClassPrefix prefixes the flattened names of the by_class counts
-// ("by_class.ok", "by_class.http_502", ...).
-const ByClassPrefix = "by_class."
-
-func intV(n int) Value       { return Value{V: float64(n)} }
-func floatV(f float64) Value { return Value{V: f} }
-func boolV(b bool) Value {
-	if b {
-		return Value{V: 1}
-	}
-	return Value{}
-}
-func intP(p *int) Value {
-	if p == nil {
-		return Value{Null: true}
-	}
-	return intV(*p)
-}
-func floatP(p *float64) Value {
-	if p == nil {
-		return Value{Null: true}
-	}
-	return floatV(*p)
-}
-
 // coreDefs are the rows every kind of run shares, in report order
 // (by_class.* rows are inserted after "failed" by Rows); defs places the
 // capabilities' rows among them.
