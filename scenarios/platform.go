@@ -163,9 +163,6 @@ func validatePlatform(s *Spec, fail failFunc) {
 		if s.Swarm != nil {
 			fail("swarm", "", "only for platform swarm")
 		}
-		if a.Kind == ActionRollout {
-			fail("action.kind", string(a.Kind), "rollout needs platform swarm (it updates a Swarm service)")
-		}
 	case PlatformSwarm:
 		validateSwarm(s, fail)
 	default:
@@ -182,10 +179,7 @@ func validatePlatform(s *Spec, fail failFunc) {
 
 // validateSwarm checks what platform swarm supports.
 func validateSwarm(s *Spec, fail failFunc) {
-	a, t := &s.Action, &s.Target
-	if a.Kind != ActionRollout && a.Kind != ActionNone {
-		fail("action.kind", string(a.Kind), "platform swarm takes rollout or none (Swarm stops its tasks itself)")
-	}
+	t := &s.Target
 	if s.Load.Kind != LoadAgent && s.Load.Kind != "" {
 		fail("load.kind", string(s.Load.Kind), "platform swarm drives the load agent only")
 	}

@@ -239,11 +239,7 @@ func validateJob(l *LoadSpec, fail failFunc) {
 // take (signal, timeout), when it happens and which replica it hits.
 func validateAction(s *Spec, fail failFunc) {
 	a, l := &s.Action, &s.Load
-	switch a.Kind {
-	case ActionSignal, ActionStop, ActionNone, ActionRoll, ActionRollout:
-	default:
-		fail("action.kind", string(a.Kind), "want signal, stop, roll, rollout or none")
-	}
+	validateActionKind(s, fail)
 	sends := a.Kind == ActionSignal || a.Kind == ActionRoll && a.Roll.Via == ActionSignal
 	stops := a.Kind == ActionStop || a.Kind == ActionRoll && a.Roll.Via == ActionStop
 	if sends {
