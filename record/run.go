@@ -99,9 +99,10 @@ type Replacement struct {
 
 // Action records the stop action as it actually happened.
 type Action struct {
-	// Kind is ActionSignal ("signal": docker kill -s SIGNAL) or ActionStop
-	// ("stop": docker stop -t N); a roll records how replica A was stopped
-	// (its roll.via), with Roll set.
+	// Kind is ActionSignal ("signal": docker kill -s SIGNAL), ActionStop
+	// ("stop": docker stop -t N) or ActionTerminate ("terminate": the
+	// kubelet's termination, see Termination); a roll records how replica
+	// A was stopped (its roll.via), with Roll set.
 	Kind string `json:"kind"`
 	// Roll is true when the action was a roll behind the proxy.
 	Roll bool `json:"roll,omitempty"`
@@ -133,8 +134,12 @@ type Action struct {
 	// (scenario action.before: a crash, a signal), in order; the engine's
 	// kill events they caused are theirs, not in Kills.
 	Before []Step `json:"before,omitempty"`
-	// Deregister is the proxy deregistration of a roll with
-	// proxy.deregister_after (nil without one).
+	// Termination is the emulated kubelet's termination (kind terminate;
+	// nil for the other kinds): SentNs above is its stop signal, sent when
+	// the pre-stop hook ended.
+	Termination *Termination `json:"termination,omitempty"`
+	// Deregister is the proxy deregistration of a roll or a termination
+	// with proxy.deregister_after (nil without one).
 	Deregister *Deregistration `json:"deregister,omitempty"`
 	// Again is the action's signal sent a second time (scenario
 	// action.again; nil without one): what an impatient orchestrator or

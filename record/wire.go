@@ -113,6 +113,8 @@ const (
 	ActionSignal = "signal"
 	// ActionStop is docker stop -t Action.StopTimeoutS.
 	ActionStop = "stop"
+	// ActionTerminate is the kubelet's termination (Action.Termination).
+	ActionTerminate = "terminate"
 )
 
 // LoadKindProbe is Meta.LoadKind for a run driven by the raw-socket probe;

@@ -25,6 +25,7 @@ var actionKinds = []actionKindDef{
 	{kind: ActionStop, platforms: []Platform{PlatformDirect}},
 	{kind: ActionRoll, platforms: []Platform{PlatformDirect}},
 	{kind: ActionRollout, platforms: []Platform{PlatformSwarm}, needs: "it updates a Swarm service"},
+	{kind: ActionTerminate, platforms: []Platform{PlatformDirect}},
 	{kind: ActionNone, platforms: []Platform{PlatformDirect, PlatformSwarm}},
 }
 

@@ -24,7 +24,9 @@ func TestActionKindPlatforms(t *testing.T) {
 		{ActionSignal, PlatformSwarm, "platform swarm takes rollout or none (Swarm stops its tasks itself)"},
 		{ActionStop, PlatformSwarm, "platform swarm takes rollout or none (Swarm stops its tasks itself)"},
 		{ActionRoll, PlatformSwarm, "platform swarm takes rollout or none (Swarm stops its tasks itself)"},
-		{"restart", PlatformDirect, "want signal, stop, roll, rollout or none"},
+		{"restart", PlatformDirect, "want signal, stop, roll, rollout, terminate or none"},
+		{ActionTerminate, PlatformDirect, ""},
+		{ActionTerminate, PlatformSwarm, "platform swarm takes rollout or none (Swarm stops its tasks itself)"},
 		{ActionSignal, "k8s", ""}, // the platform itself is refused elsewhere
 	}
 	for _, tt := range tests {

@@ -18,7 +18,7 @@ func TestDeregisterAfterValidation(t *testing.T) {
 		{"roll behind caddy", roll + "proxy:\n  deregister_after: 500ms\n", nil},
 		{"zero is at the signal", roll + "proxy:\n  deregister_after: 0s\n", nil},
 		{"not a roll", "name: t\ntopology: caddy\nreplicas: 2\naction:\n  kind: signal\nproxy:\n  deregister_after: 1s\n", []string{
-			`t.yaml:7: proxy.deregister_after: "1s": only for action kind roll (it is timed from the roll's stop signal)`,
+			`t.yaml:7: proxy.deregister_after: "1s": only for action kind roll (timed from its stop signal) or terminate (timed from the pod's deletion)`,
 		}},
 		{"direct topology", "name: t\nproxy:\n  deregister_after: 1s\n", []string{
 			`t.yaml:2: proxy: only for topology caddy`,

@@ -210,8 +210,8 @@ func validateDeregister(s *Spec, fail failFunc) {
 	switch {
 	case s.Topology != TopologyCaddy:
 		fail("proxy.deregister_after", d.String(), "only for topology caddy (the runner deregisters the replica from Caddy)")
-	case s.Action.Kind != ActionRoll:
-		fail("proxy.deregister_after", d.String(), "only for action kind roll (it is timed from the roll's stop signal)")
+	case s.Action.Kind != ActionRoll && s.Action.Kind != ActionTerminate:
+		fail("proxy.deregister_after", d.String(), "only for action kind roll (timed from its stop signal) or terminate (timed from the pod's deletion)")
 	case *d < 0 || d.D() > MaxDeregisterAfter:
 		fail("proxy.deregister_after", d.String(), "must be in 0s.."+MaxDeregisterAfter.String())
 	case d.D() >= s.Observe.Window.D():

@@ -242,7 +242,7 @@ type Job struct {
 
 // Action is the stop action taken during the load.
 type Action struct {
-	// Kind is signal (default), stop, roll or none.
+	// Kind is signal (default), stop, roll, rollout, terminate or none.
 	Kind ActionKind `yaml:"kind" json:"kind"`
 	// Signal is the signal sent for kind signal, or roll via signal
 	// (default SIGTERM): SIGTERM,
@@ -262,6 +262,9 @@ type Action struct {
 	Roll Roll `yaml:"roll" json:"roll"`
 	// Rollout configures kind rollout (platform swarm; see platform.go).
 	Rollout *Rollout `yaml:"rollout" json:"rollout,omitempty"`
+	// Terminate configures kind terminate (the kubelet's termination of a
+	// pod; see terminate.go).
+	Terminate *Terminate `yaml:"terminate" json:"terminate,omitempty"`
 	// Before lists steps done to the same replica before the action, in
 	// order (e.g. crash a cluster worker at 2s, then SIGTERM at 4s);
 	// kinds signal and stop only.

@@ -96,7 +96,7 @@ func TestValidationErrors(t *testing.T) {
 		// a default value has no line of its own
 		{"action default at vs short load", "name: t\nload: {duration: 2s}\n", []string{`t.yaml: action.at: "3s": must be before load.duration (2s), so the action happens while load runs`}},
 		{"negative action.at", "name: t\naction: {at: -1s}\n", []string{`t.yaml:2: action.at: "-1s": must not be negative`}},
-		{"kind unknown", "name: t\naction: {kind: restart}\n", []string{`t.yaml:2: action.kind: "restart": want signal, stop, roll, rollout or none`}},
+		{"kind unknown", "name: t\naction: {kind: restart}\n", []string{`t.yaml:2: action.kind: "restart": want signal, stop, roll, rollout, terminate or none`}},
 		{"replica out of range", "name: t\nreplicas: 2\naction: {replica: 2}\n", []string{`t.yaml:3: action.replica: "2": must be 0..1 (replicas is 2)`}},
 		{"unknown signal", "name: t\naction: {signal: SIGFOO}\n", []string{`t.yaml:2: action.signal: "SIGFOO": unknown signal (want one of SIGTERM, SIGINT, SIGKILL, SIGQUIT, SIGHUP, SIGUSR1, SIGUSR2, SIGWINCH)`}},
 		{"signal with kind stop", "name: t\naction: {kind: stop, signal: TERM}\n", []string{`t.yaml:2: action.signal: "SIGTERM": only for kind signal or roll via signal (docker stop sends the image's stop signal)`}},

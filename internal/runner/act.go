@@ -17,6 +17,14 @@ import (
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
+// stopResult is how a stop that outlives its call ended: docker stop's
+// return, or a termination's SIGKILL schedule.
+type stopResult struct {
+	err error
+	// returnedNs is when docker stop returned (0: not a docker stop).
+	returnedNs int64
+}
+
 // observation is how the acted-on replica ended within the window.
 type observation struct {
 	done   bool // the window was observed
@@ -49,8 +57,15 @@ func (x *run) act(ctx context.Context, loadStart time.Time) error {
 	if err := sleepUntil(ctx, loadStart.Add(a.At.D())); err != nil {
 		return err
 	}
-	if a.Kind == scenarios.ActionRoll {
+	switch a.Kind {
+	case scenarios.ActionRoll:
 		return x.roll(ctx)
+	case scenarios.ActionTerminate:
+		err := x.fire(ctx, a.Kind)
+		if derr := x.finishDeregister(ctx); err == nil {
+			err = derr
+		}
+		return err
 	}
 	return x.fire(ctx, a.Kind)
 }
@@ -86,10 +101,6 @@ func (x *run) fire(ctx context.Context, kind scenarios.ActionKind) error {
 	rec := &record.Action{Kind: string(kind), Signal: a.Signal, Replica: a.Replica, AfterMs: ms(a.At.D()),
 		Roll: a.Kind == scenarios.ActionRoll}
 	x.meta.Action = rec
-	type stopResult struct {
-		err        error
-		returnedNs int64
-	}
 	var stopped chan stopResult
 	switch kind {
 	case scenarios.ActionSignal:
@@ -116,6 +127,8 @@ func (x *run) fire(ctx context.Context, kind scenarios.ActionKind) error {
 			err := eng.Stop(sctx, c.ID, timeout)
 			stopped <- stopResult{err, time.Now().UnixNano()}
 		}()
+	case scenarios.ActionTerminate:
+		stopped, err = x.terminate(ctx, c, rec)
 	default:
 		return fmt.Errorf("unknown action kind %q", kind)
 	}
@@ -138,10 +151,12 @@ func (x *run) fire(ctx context.Context, kind scenarios.ActionKind) error {
 	if stopped != nil {
 		select {
 		case res := <-stopped:
-			rec.ReturnedNs = res.returnedNs
+			if res.returnedNs != 0 { // docker stop's return; a termination's kill call returned already
+				rec.ReturnedNs = res.returnedNs
+			}
 			if res.err != nil {
 				rec.Error = res.err.Error()
-				return fmt.Errorf("action stop: %w", res.err)
+				return fmt.Errorf("action %s: %w", kind, res.err)
 			}
 		case <-ctx.Done():
 			return ctx.Err()

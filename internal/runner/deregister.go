@@ -46,7 +46,8 @@ var deregisterVia = "docker exec <proxy> " + strings.Join(deregisterCmd, " ") + 
 
 // deregisters tells whether this run deregisters the acted-on replica.
 func (x *run) deregisters() bool {
-	return x.spec.Proxy.DeregisterAfter != nil && x.spec.Action.Kind == scenarios.ActionRoll &&
+	k := x.spec.Action.Kind
+	return x.spec.Proxy.DeregisterAfter != nil && (k == scenarios.ActionRoll || k == scenarios.ActionTerminate) &&
 		x.spec.Topology == scenarios.TopologyCaddy
 }
 

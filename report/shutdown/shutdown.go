@@ -55,7 +55,7 @@ func DeliveryWindow(meta record.Meta) (w Window, ok bool) {
 	}
 	if a.Error == "" && a.ReturnedNs > 0 {
 		switch a.Kind {
-		case record.ActionSignal:
+		case record.ActionSignal, record.ActionTerminate: // a terminate's SentNs is its docker kill
 			consider(a.ReturnedNs, SignalRefEngine)
 		case record.ActionStop:
 			consider(a.ReturnedNs, SignalRefStop)

@@ -1,0 +1,171 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/shutdownlab/shutdownlab/internal/docker"
+	"github.com/shutdownlab/shutdownlab/internal/kube"
+	"github.com/shutdownlab/shutdownlab/record"
+	"github.com/shutdownlab/shutdownlab/scenarios"
+)
+
+// killSlack bounds the SIGKILL schedule beyond its own time: the inspect
+// and kill calls.
+const killSlack = 30 * time.Second
+
+// execer is what a pre-stop exec hook needs of the engine beyond engine
+// (*docker.Engine has it; an engine without it records the hook as
+// failed, as the kubelet does when a hook cannot run).
+type execer interface {
+	Exec(ctx context.Context, id string, cmd []string, timeout time.Duration) (int, []byte, []byte, error)
+}
+
+// terminate emulates the kubelet's termination of the acted-on replica c
+// (action kind terminate; internal/kube.Schedule): T0 is the pod's
+// deletion, from which the proxy deregistration is timed; the pre-stop
+// hook runs, waited for at most the grace period; the stop signal follows
+// at once (rec.SentNs, so the phase metrics are timed from the signal as
+// for every kind); SIGKILL is sent at the schedule's time if the replica
+// still runs, by the returned channel's goroutine.
+func (x *run) terminate(ctx context.Context, c *docker.Container, rec *record.Action) (chan stopResult, error) {
+	t := x.spec.Action.Terminate
+	grace := t.Grace.D()
+	te := &record.Termination{GraceS: int(grace / time.Second)}
+	rec.Termination = te
+	t0 := time.Now()
+	te.DeletedNs = t0.UnixNano()
+	x.startDeregister(ctx, te.DeletedNs)
+	var took time.Duration
+	if t.PreStop != nil && grace > 0 {
+		te.Hook = x.runHook(ctx, c, t.PreStop, grace, t0)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		took = time.Unix(0, te.Hook.EndNs).Sub(t0)
+	}
+	sched := kube.Schedule(grace, te.Hook != nil, took)
+	te.Extended, te.KillAtNs = sched.Extended, t0.Add(sched.Kill).UnixNano()
+	te.Signal = x.stopSignal(ctx, t.StopSignal)
+	rec.Signal = te.Signal
+	rec.SentNs = time.Now().UnixNano()
+	err := x.r.eng.Kill(ctx, c.ID, te.Signal)
+	rec.ReturnedNs = time.Now().UnixNano()
+	if err != nil {
+		return nil, err
+	}
+	killAt := time.Unix(0, te.KillAtNs)
+	kctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), killAt.Add(killSlack))
+	ch := make(chan stopResult, 1)
+	go func() {
+		defer cancel()
+		sent, err := x.killAt(kctx, ctx, c.ID, killAt)
+		te.KillSentNs = sent // read only after the channel's receive
+		ch <- stopResult{err: err}
+	}()
+	return ch, nil
+}
+
+// killAt sends SIGKILL at t to a replica still running then, and returns
+// when it was sent (0: it had exited, or the run was interrupted: stop is
+// the run's own context).
+func (x *run) killAt(ctx, stop context.Context, id string, t time.Time) (int64, error) {
+	if err := sleepUntil(stop, t); err != nil {
+		return 0, nil
+	}
+	st, err := x.r.eng.Inspect(ctx, id)
+	if err != nil || !st.Running {
+		return 0, err
+	}
+	sent := time.Now().UnixNano()
+	return sent, x.r.eng.Kill(ctx, id, "SIGKILL")
+}
+
+// stopSignal is the termination's stop signal: lifecycle.stopSignal, else
+// the image's STOPSIGNAL, else SIGTERM (the runtime's default).
+func (x *run) stopSignal(ctx context.Context, set string) string {
+	if set != "" {
+		return set
+	}
+	if info, err := x.r.eng.ImageInfo(ctx, x.targetRef); err == nil && info.StopSignal != "" {
+		return info.StopSignal
+	}
+	return "SIGTERM"
+}
+
+// runHook runs the pre-stop hook h in replica c, waiting at most grace
+// from t0; a hook still running then is left to itself (the kubelet sends
+// the signal anyway).
+func (x *run) runHook(ctx context.Context, c *docker.Container, h *scenarios.PreStop, grace time.Duration, t0 time.Time) *record.HookRun {
+	deadline := t0.Add(grace)
+	hctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	run := &record.HookRun{}
+	var err error
+	switch {
+	case h.Sleep != nil:
+		run.Kind = "sleep"
+		err = sleepUntil(hctx, t0.Add(h.Sleep.D()))
+	case h.Exec != nil:
+		run.Kind = "exec"
+		run.Code, err = x.execHook(hctx, c.ID, h.Exec, grace)
+	case h.HTTPGet != nil:
+		run.Kind = "http_get"
+		run.Code, err = x.httpHook(hctx, c.ID, h.HTTPGet)
+	}
+	run.EndNs = time.Now().UnixNano()
+	if errors.Is(hctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+		run.TimedOut, run.EndNs, err = true, deadline.UnixNano(), nil
+	}
+	if err != nil {
+		run.Error = err.Error()
+	}
+	return run
+}
+
+// execHook runs an exec hook's command in the container.
+func (x *run) execHook(ctx context.Context, id string, cmd []string, grace time.Duration) (int, error) {
+	ex, ok := x.r.eng.(execer)
+	if !ok {
+		return 0, errors.New("this engine cannot exec in a container")
+	}
+	code, _, stderr, err := ex.Exec(ctx, id, cmd, grace)
+	if err == nil && code != 0 {
+		err = fmt.Errorf("exit code %d: %s", code, lastLine(stderr))
+	}
+	return code, err
+}
+
+// httpHook GETs an http_get hook's path from the replica's address on
+// the run's network (the harness's own container).
+func (x *run) httpHook(ctx context.Context, id string, h *scenarios.HTTPGetHook) (int, error) {
+	st, err := x.r.eng.Inspect(ctx, id)
+	if err != nil {
+		return 0, err
+	}
+	ip := st.IP(x.network)
+	if ip == "" {
+		return 0, fmt.Errorf("the replica has no address on network %s", x.network)
+	}
+	port := h.Port
+	if port == 0 {
+		port = x.port()
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+ip+":"+strconv.Itoa(port)+h.Path, nil)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	resp.Body.Close()
+	if resp.StatusCode < 200 || resp.StatusCode >= 400 {
+		return resp.StatusCode, fmt.Errorf("status %d", resp.StatusCode)
+	}
+	return resp.StatusCode, nil
+}

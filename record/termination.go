@@ -1,0 +1,39 @@
+package record
+
+// Termination is the kubelet's termination of a pod as the runner
+// emulated it on one replica (action kind terminate): the pod's deletion,
+// its pre-stop hook, the stop signal and the SIGKILL the grace period
+// ended in. Times are Unix ns of this host.
+type Termination struct {
+	// DeletedNs is T0, the pod's deletion: the hook starts and the
+	// proxy deregistration (proxy.deregister_after) is timed from here.
+	DeletedNs int64 `json:"deleted_ns"`
+	// GraceS is terminationGracePeriodSeconds.
+	GraceS int `json:"grace_s"`
+	// Hook is the pre-stop hook's run (nil without a hook).
+	Hook *HookRun `json:"hook,omitempty"`
+	// Signal is the stop signal sent when the hook ended.
+	Signal string `json:"signal"`
+	// KillAtNs is when the kubelet's schedule sends SIGKILL; KillSentNs
+	// when it was sent (0: the replica had exited by then).
+	KillAtNs   int64 `json:"kill_at_ns"`
+	KillSentNs int64 `json:"kill_sent_ns,omitempty"`
+	// Extended is true when the grace left after the hook was raised to
+	// the kubelet's 2 s floor.
+	Extended bool `json:"extended,omitempty"`
+}
+
+// HookRun is one pre-stop hook's run.
+type HookRun struct {
+	// Kind is "sleep", "exec" or "http_get".
+	Kind string `json:"kind"`
+	// EndNs is when the kubelet stopped waiting for it: its end, or the
+	// grace period's if it ran longer (TimedOut).
+	EndNs    int64 `json:"end_ns"`
+	TimedOut bool  `json:"timed_out,omitempty"`
+	// Code is an exec hook's exit code or an http_get hook's status.
+	Code int `json:"code,omitempty"`
+	// Error says why the hook failed (the kubelet sends the signal
+	// anyway, and records a FailedPreStopHook event).
+	Error string `json:"error,omitempty"`
+}
