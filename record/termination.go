@@ -27,6 +27,8 @@ type Termination struct {
 type HookRun struct {
 	// Kind is "sleep", "exec" or "http_get".
 	Kind string `json:"kind"`
+	// SleepMs is a sleep hook's planned sleep.
+	SleepMs float64 `json:"sleep_ms,omitempty"`
 	// EndNs is when the kubelet stopped waiting for it: its end, or the
 	// grace period's if it ran longer (TimedOut).
 	EndNs    int64 `json:"end_ns"`

@@ -108,7 +108,7 @@ func (x *run) runHook(ctx context.Context, c *docker.Container, h *scenarios.Pre
 	var err error
 	switch {
 	case h.Sleep != nil:
-		run.Kind = "sleep"
+		run.Kind, run.SleepMs = "sleep", ms(h.Sleep.D())
 		err = sleepUntil(hctx, t0.Add(h.Sleep.D()))
 	case h.Exec != nil:
 		run.Kind = "exec"

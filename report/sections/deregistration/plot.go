@@ -60,7 +60,7 @@ func (s *Section) Plots(dir string, res *report.Result) []string {
 	if len(rows) == 0 {
 		return nil
 	}
-	b, err := renderDereg(deregLines(rows), res.Scenario)
+	b, err := renderDereg(deregLines(rows), res.Scenario, wordingOf(rows))
 	if err == nil {
 		err = resultdir.WriteFileAtomic(filepath.Join(dir, PlotFile), b)
 	}
@@ -73,24 +73,24 @@ func (s *Section) Plots(dir string, res *report.Result) []string {
 
 // renderDereg draws failed requests (mean over valid runs) against the
 // deregistration delay, one line with points per pre-stop.
-func renderDereg(lines []deregLine, scenario string) ([]byte, error) {
+func renderDereg(lines []deregLine, scenario string, wd wording) ([]byte, error) {
 	if len(lines) == 0 {
 		return nil, fmt.Errorf("no variant with valid runs")
 	}
-	p, leg := plotkit.NewPlot(scenario + " · failed requests vs deregistration delay\nmean over valid runs; one line per PRESTOP_MS")
-	p.X.Label.Text, p.Y.Label.Text = "deregister_after (ms after the stop signal)", "failed requests"
+	p, leg := plotkit.NewPlot(scenario + " · failed requests vs deregistration delay\nmean over valid runs; one line per " + wd.preStop)
+	p.X.Label.Text, p.Y.Label.Text = "deregister_after (ms after the "+wd.from()+")", "failed requests"
 	xmax, ymax := 0.0, 0.0
 	for i, l := range lines {
 		line, pts, err := plotter.NewLinePoints(l.Points)
 		if err != nil {
-			return nil, fmt.Errorf("PRESTOP_MS %s: %w", l.PreStop, err)
+			return nil, fmt.Errorf("%s %s: %w", wd.preStop, l.PreStop, err)
 		}
 		line.LineStyle = plotkit.VariantLineStyle(i)
 		pts.GlyphStyle = draw.GlyphStyle{Color: plotkit.VariantColors[i%len(plotkit.VariantColors)], Radius: vg.Points(3), Shape: draw.CircleGlyph{}}
 		p.Add(line, pts)
-		name := "PRESTOP_MS unset"
+		name := wd.preStop + " unset"
 		if l.PreStop != "" {
-			name = "PRESTOP_MS " + l.PreStop
+			name = wd.preStop + " " + l.PreStop
 		}
 		leg.Add(name, line, pts)
 		for _, pt := range l.Points {

@@ -23,8 +23,15 @@ type Row struct {
 	Label string
 	// DelayMs is the planned deregistration delay after the signal.
 	DelayMs float64
-	// PreStop is the acted-on replica's PRESTOP_MS ("" when not set).
+	// PreStop is the acted-on replica's PRESTOP_MS ("" when not set); for
+	// a termination, the hook's sleep plus PRESTOP_MS in ms: how long after
+	// the pod's deletion the built-in target keeps its listener open (""
+	// for an exec or http_get hook, whose length is the app's).
 	PreStop string
+	// Termination is true when the runs were the kubelet's termination
+	// (action kind terminate): the delay and sent/acked then count from
+	// the pod's deletion, not the stop signal.
+	Termination bool
 	// Valid counts the valid runs; Failed holds each one's failed
 	// requests, in run order.
 	Valid  int
@@ -76,6 +83,9 @@ func Rows(res *report.Result) []Row {
 			if k := shutdown.ActedReplica(r.Meta); k >= 0 {
 				row.PreStop = r.Meta.Replicas[k].Env[PreStopEnv]
 			}
+			if a.Termination != nil {
+				row.Termination, row.PreStop = true, terminationPreStop(a.Termination, row.PreStop)
+			}
 			if !r.Valid {
 				continue
 			}
@@ -96,13 +106,39 @@ func Rows(res *report.Result) []Row {
 	return rows
 }
 
-// sinceSignal is ns in ms after the action's send time (0 when either is
-// missing).
+// sinceSignal is ns in ms after the action's send time, or a
+// termination's deletion, from which its deregistration is timed (0 when
+// either is missing).
 func sinceSignal(a *record.Action, ns int64) float64 {
-	if ns == 0 || a.SentNs == 0 {
+	from := a.SentNs
+	if a.Termination != nil {
+		from = a.Termination.DeletedNs
+	}
+	if ns == 0 || from == 0 {
 		return 0
 	}
-	return float64(ns-a.SentNs) / 1e6
+	return float64(ns-from) / 1e6
+}
+
+// terminationPreStop is a termination's pre-stop in ms: its sleep hook's
+// sleep plus the target's PRESTOP_MS (env; unset counts 0), "" when the
+// hook is not a sleep or PRESTOP_MS is not a number.
+func terminationPreStop(t *record.Termination, env string) string {
+	total := 0.0
+	if h := t.Hook; h != nil {
+		if h.Kind != "sleep" {
+			return ""
+		}
+		total = h.SleepMs
+	}
+	if env != "" {
+		v, err := strconv.ParseFloat(env, 64)
+		if err != nil {
+			return ""
+		}
+		total += v
+	}
+	return strconv.FormatFloat(total, 'f', -1, 64)
 }
 
 // classOfKey maps a by_class key back to its class ("http_NNN" is

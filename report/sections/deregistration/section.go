@@ -34,11 +34,9 @@ func (s *Section) Markdown(b *strings.Builder, res *report.Result) {
 		return
 	}
 	b.WriteString("\n## Deregistration race\n\n")
-	b.WriteString("The runner removed the rolled replica from the proxy's upstreams `deregister_after` after " +
-		"its stop signal (the model of an orchestrator's endpoint propagation). `sent`/`acked`: when the runner " +
-		"sent the new upstream list to the proxy's admin API and when the proxy answered that it runs, ms after " +
-		"the signal, per valid run. Failures are every failed request of the run, by class.\n\n")
-	b.WriteString("| variant | deregister_after ms | PRESTOP_MS | valid runs | failed per run | failed by class | sent ms | acked ms |\n")
+	w := wordingOf(rows)
+	b.WriteString(w.intro)
+	b.WriteString("| variant | deregister_after ms | " + w.preStop + " | valid runs | failed per run | failed by class | sent ms | acked ms |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|\n")
 	for _, r := range rows {
 		pre := r.PreStop
@@ -49,8 +47,8 @@ func (s *Section) Markdown(b *strings.Builder, res *report.Result) {
 			report.MarkdownCell(pre), r.Valid, joinInts(r.Failed), report.MarkdownCell(classList(r.ByClass)), joinMs(r.SentMs), joinMs(r.AckedMs))
 	}
 	delays, pre := SmallestZeroPreStop(rows)
-	b.WriteString("\nSmallest PRESTOP_MS of this sweep with no failed request in any valid run, per deregistration delay " +
-		"(`none`: every pre-stop tried failed requests):\n\n| deregister_after ms | smallest zero-failure PRESTOP_MS |\n|---|---|\n")
+	b.WriteString("\nSmallest " + w.preStop + " of this sweep with no failed request in any valid run, per deregistration delay " +
+		"(`none`: every pre-stop tried failed requests):\n\n| deregister_after ms | smallest zero-failure " + w.preStop + " |\n|---|---|\n")
 	for i, d := range delays {
 		p := pre[i]
 		if p == "" {
@@ -61,6 +59,34 @@ func (s *Section) Markdown(b *strings.Builder, res *report.Result) {
 	if s.plot != "" {
 		b.WriteString("\n![failures vs deregistration delay](" + s.plot + ")\n")
 	}
+}
+
+// wording is what the section calls the pre-stop and how it introduces
+// the table: a roll's PRESTOP_MS and stop signal, or a termination's
+// hook and deletion.
+type wording struct{ intro, preStop string }
+
+// from is what the delay counts from.
+func (w wording) from() string {
+	if w.preStop == "PRESTOP_MS" {
+		return "stop signal"
+	}
+	return "pod's deletion"
+}
+
+func wordingOf(rows []Row) wording {
+	if !slices.ContainsFunc(rows, func(r Row) bool { return r.Termination }) {
+		return wording{preStop: "PRESTOP_MS", intro: "The runner removed the rolled replica from the proxy's upstreams `deregister_after` after " +
+			"its stop signal (the model of an orchestrator's endpoint propagation). `sent`/`acked`: when the runner " +
+			"sent the new upstream list to the proxy's admin API and when the proxy answered that it runs, ms after " +
+			"the signal, per valid run. Failures are every failed request of the run, by class.\n\n"}
+	}
+	return wording{preStop: "pre-stop ms", intro: "The runner removed the terminated replica from the proxy's upstreams `deregister_after` after " +
+		"the pod's deletion (the endpoint propagation delay); the stop signal followed the pre-stop hook. `pre-stop ms`: the hook's " +
+		"sleep plus the target's PRESTOP_MS, how long after the deletion the built-in target keeps its listener open (blank for an " +
+		"exec or http_get hook, whose length is the app's). `sent`/`acked`: when the runner sent the new upstream list to the " +
+		"proxy and when the proxy answered that it runs, ms after the deletion, per valid run. Failures are every failed request " +
+		"of the run, by class.\n\n"}
 }
 
 func joinInts(v []int) string {

@@ -110,3 +110,54 @@ func TestDeregSectionAndTimeline(t *testing.T) {
 		t.Errorf("a result without deregistration mentions it:\n%s", b.String())
 	}
 }
+
+// termRun is a run of a terminate action: deleted at 1e9 ns, its sleep
+// hook (sleepMs; <0: an exec hook) ending then, the signal after it, the
+// deregistration delay ms after the deletion, PRESTOP_MS "0".
+func termRun(delay, sleepMs float64, failed int) report.Run {
+	r := deregRun(delay, "0", failed, true)
+	a := r.Meta.Action
+	deleted := int64(1e9)
+	hook := &record.HookRun{Kind: "sleep", SleepMs: sleepMs}
+	if sleepMs < 0 {
+		hook = &record.HookRun{Kind: "exec"}
+		sleepMs = 0
+	}
+	a.Kind, a.SentNs = record.ActionTerminate, deleted+int64(sleepMs*1e6)
+	a.Termination = &record.Termination{DeletedNs: deleted, Hook: hook}
+	return r
+}
+
+// TestTerminationRows: a termination's pre-stop is its hook's sleep plus
+// PRESTOP_MS (blank for an exec hook, whose length is the app's), its
+// deregistration times count from the deletion, and the section and plot
+// say so instead of PRESTOP_MS — so the smallest safe pre-stop is the
+// hook's, not the target's unchanged PRESTOP_MS.
+func TestTerminationRows(t *testing.T) {
+	res := &report.Result{Scenario: "k", Variants: []report.Variant{
+		{Label: "sleep=0s,d=1s", Runs: []report.Run{termRun(1000, 0, 67)}},
+		{Label: "sleep=3s,d=1s", Runs: []report.Run{termRun(1000, 3000, 0)}},
+		{Label: "exec,d=1s", Runs: []report.Run{termRun(1000, -1, 0)}},
+	}}
+	rows := Rows(res)
+	if got := []string{rows[0].PreStop, rows[1].PreStop, rows[2].PreStop}; !slices.Equal(got, []string{"0", "3000", ""}) || !rows[0].Termination {
+		t.Fatalf("pre-stops %q termination %v", got, rows[0].Termination)
+	}
+	if rows[1].SentMs[0] != 1001 {
+		t.Errorf("sent %v ms, want 1001 after the deletion (not after the signal 3 s later)", rows[1].SentMs)
+	}
+	if _, pre := SmallestZeroPreStop(rows); !slices.Equal(pre, []string{"3000"}) {
+		t.Errorf("smallest zero-failure pre-stop %q, want 3000", pre)
+	}
+	var b strings.Builder
+	(&Section{}).Markdown(&b, res)
+	md := b.String()
+	for _, want := range []string{"after the pod's deletion", "| variant | deregister_after ms | pre-stop ms |", "smallest zero-failure pre-stop ms |", "| 1000 | 3000 |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("section lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "PRESTOP_MS |") {
+		t.Errorf("a termination's section names PRESTOP_MS as its pre-stop:\n%s", md)
+	}
+}
