@@ -14,6 +14,10 @@ type Termination struct {
 	Hook *HookRun `json:"hook,omitempty"`
 	// Signal is the stop signal sent when the hook ended.
 	Signal string `json:"signal"`
+	// ExitedBeforeSignal is true when the replica had already exited when
+	// the signal was due (its hook stopped it): nothing was sent, and the
+	// action's SentNs is when it would have been.
+	ExitedBeforeSignal bool `json:"exited_before_signal,omitempty"`
 	// KillAtNs is when the kubelet's schedule sends SIGKILL; KillSentNs
 	// when it was sent (0: the replica had exited by then).
 	KillAtNs   int64 `json:"kill_at_ns"`

@@ -56,7 +56,13 @@ func (x *run) terminate(ctx context.Context, c *docker.Container, rec *record.Ac
 	err := x.r.eng.Kill(ctx, c.ID, te.Signal)
 	rec.ReturnedNs = time.Now().UnixNano()
 	if err != nil {
-		return nil, err
+		// A hook may stop the app itself (an exec of "nginx -s quit"): the
+		// runtime's stop of an exited container is no error, and neither
+		// is it here.
+		if st, ierr := x.r.eng.Inspect(ctx, c.ID); ierr != nil || st.Running {
+			return nil, err
+		}
+		te.ExitedBeforeSignal = true
 	}
 	killAt := time.Unix(0, te.KillAtNs)
 	kctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), killAt.Add(killSlack))

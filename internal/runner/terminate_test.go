@@ -62,6 +62,14 @@ func TestTerminate(t *testing.T) {
 					t.Errorf("hook %+v: want the exec refused", te.Hook)
 				}
 			}},
+		{"the app stops during its hook: no signal is due, the run is valid",
+			fakeScript{stdout: []string{upLine}, exitAfter: 100 * time.Millisecond},
+			scenarios.Terminate{Grace: scenarios.Duration(time.Second), PreStop: &scenarios.PreStop{Sleep: dur(300 * time.Millisecond)}},
+			time.Second, "sleep", 300 * time.Millisecond, false, func(t *testing.T, te *record.Termination) {
+				if !te.ExitedBeforeSignal {
+					t.Errorf("termination %+v: want exited before the signal", te)
+				}
+			}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
