@@ -23,6 +23,8 @@ type stopResult struct {
 	err error
 	// returnedNs is when docker stop returned (0: not a docker stop).
 	returnedNs int64
+	// killSentNs is when a termination's SIGKILL was sent (0: none).
+	killSentNs int64
 }
 
 // observation is how the acted-on replica ended within the window.
@@ -125,7 +127,7 @@ func (x *run) fire(ctx context.Context, kind scenarios.ActionKind) error {
 		rec.SentNs = time.Now().UnixNano()
 		go func() {
 			err := eng.Stop(sctx, c.ID, timeout)
-			stopped <- stopResult{err, time.Now().UnixNano()}
+			stopped <- stopResult{err: err, returnedNs: time.Now().UnixNano()}
 		}()
 	case scenarios.ActionTerminate:
 		stopped, err = x.terminate(ctx, c, rec)
@@ -153,6 +155,9 @@ func (x *run) fire(ctx context.Context, kind scenarios.ActionKind) error {
 		case res := <-stopped:
 			if res.returnedNs != 0 { // docker stop's return; a termination's kill call returned already
 				rec.ReturnedNs = res.returnedNs
+			}
+			if te := rec.Termination; te != nil {
+				te.KillSentNs = res.killSentNs
 			}
 			if res.err != nil {
 				rec.Error = res.err.Error()

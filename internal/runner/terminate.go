@@ -67,11 +67,12 @@ func (x *run) terminate(ctx context.Context, c *docker.Container, rec *record.Ac
 	killAt := time.Unix(0, te.KillAtNs)
 	kctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), killAt.Add(killSlack))
 	ch := make(chan stopResult, 1)
+	// The goroutine owns nothing of rec: it reports on the channel, so an
+	// interrupted run never races with it.
 	go func() {
 		defer cancel()
 		sent, err := x.killAt(kctx, ctx, c.ID, killAt)
-		te.KillSentNs = sent // read only after the channel's receive
-		ch <- stopResult{err: err}
+		ch <- stopResult{err: err, killSentNs: sent}
 	}()
 	return ch, nil
 }
