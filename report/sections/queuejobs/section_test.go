@@ -2,6 +2,7 @@ package queuejobs
 
 import (
 	"bytes"
+	"github.com/shutdownlab/shutdownlab/report/sections/internal/sectiontest"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -9,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 	"github.com/shutdownlab/shutdownlab/report"
 	"github.com/shutdownlab/shutdownlab/report/internal/fixture"
 )
@@ -26,25 +26,11 @@ func loadFixture(t *testing.T, name string) *report.Result {
 	return res
 }
 
-// writeReport loads the result in dir, draws the section's plots and
-// writes its reports with the section, as report/document does with
-// every section, and returns report.md.
+// writeReport writes dir's reports with this package's section and
+// returns report.md.
 func writeReport(t *testing.T, dir string) []byte {
 	t.Helper()
-	res, err := report.Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &Section{}
-	plots := &report.PlotSet{Notes: s.Plots(dir, res)}
-	if err := report.Write(dir, res, plots, []report.Section{s}); err != nil {
-		t.Fatal(err)
-	}
-	md, err := os.ReadFile(filepath.Join(dir, resultdir.MarkdownFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return md
+	return sectiontest.WriteReport(t, dir, &Section{})
 }
 
 // TestJobsSection: the jobs fixture's report.md has the Jobs section and

@@ -2,6 +2,7 @@ package websockets
 
 import (
 	"bytes"
+	"github.com/shutdownlab/shutdownlab/report/sections/internal/sectiontest"
 	"image/png"
 	"math"
 	"os"
@@ -173,25 +174,11 @@ func TestWritePlotsWS(t *testing.T) {
 	}
 }
 
-// writeReport loads the result in dir, draws the section's plots and
-// writes its reports with the section, as report/document does with
-// every section, and returns report.md.
+// writeReport writes dir's reports with this package's section and
+// returns report.md.
 func writeReport(t *testing.T, dir string) []byte {
 	t.Helper()
-	res, err := report.Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &Section{}
-	plots := &report.PlotSet{Notes: s.Plots(dir, res)}
-	if err := report.Write(dir, res, plots, []report.Section{s}); err != nil {
-		t.Fatal(err)
-	}
-	md, err := os.ReadFile(filepath.Join(dir, resultdir.MarkdownFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return md
+	return sectiontest.WriteReport(t, dir, &Section{})
 }
 
 // TestWSPlotsData: one series per variant, the storm above the capacity
