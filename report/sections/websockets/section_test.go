@@ -2,7 +2,6 @@ package websockets
 
 import (
 	"bytes"
-	"github.com/shutdownlab/shutdownlab/report/sections/internal/sectiontest"
 	"image/png"
 	"math"
 	"os"
@@ -17,6 +16,7 @@ import (
 	"github.com/shutdownlab/shutdownlab/report"
 	"github.com/shutdownlab/shutdownlab/report/internal/fixture"
 	"github.com/shutdownlab/shutdownlab/report/plotkit"
+	"github.com/shutdownlab/shutdownlab/report/sections/internal/sectiontest"
 	"github.com/shutdownlab/shutdownlab/report/wsmetrics"
 )
 
