@@ -145,6 +145,12 @@ type Target struct {
 	// and PORT are still set in its environment for images that honour
 	// them.
 	Image string `yaml:"image" json:"image,omitempty"`
+	// Command, when set, replaces the image's ENTRYPOINT and Args its CMD,
+	// as a Kubernetes container's command and args do (a command without
+	// args drops the image's CMD too). Only with Image; nil runs the image
+	// as it ships.
+	Command []string `yaml:"command" json:"command,omitempty"`
+	Args    []string `yaml:"args" json:"args,omitempty"`
 	// Protocol is what the image speaks: its port, readiness path and
 	// paths (default DefaultProtocol, the built-in targets' protocol).
 	// Only with Image.

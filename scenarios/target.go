@@ -87,7 +87,16 @@ func validateTarget(s *Spec, loc *locator, fail failFunc) {
 	if t.Image == "" {
 		// The built-in targets speak the whole protocol and honour PORT;
 		// a file may still declare a protocol for use with --image.
+		if t.Command != nil {
+			fail("target.command", "", "only with target.image (the built-in targets start their own program)")
+		}
+		if t.Args != nil {
+			fail("target.args", "", "only with target.image (the built-in targets start their own program)")
+		}
 		return
+	}
+	if t.Command != nil && (len(t.Command) == 0 || t.Command[0] == "") {
+		fail("target.command", strings.Join(t.Command, " "), "must name the program to run (leave it out to keep the image's ENTRYPOINT)")
 	}
 	if strings.ContainsAny(t.Image, " \t\r\n") {
 		fail("target.image", t.Image, "must be an image reference (no white space)")
@@ -98,9 +107,6 @@ func validateTarget(s *Spec, loc *locator, fail failFunc) {
 	if s.Action.Kind == ActionRoll && s.Action.Roll.Replacement != ReplaceNone {
 		fail("action.roll.replacement", string(s.Action.Roll.Replacement),
 			"not with target.image (a replacement is timed from the built-in target's \"up\" line)")
-	}
-	if s.Topology == TopologyCaddy && p.Port != DefaultProtocol().Port {
-		fail("target.protocol.port", strconv.Itoa(p.Port), "topology caddy proxies to port 8080 only")
 	}
 	declareImagePaths(s, loc)
 	refuse := func(field, path string) { fail(field, path, undeclaredPath(*t, path)) }

@@ -52,6 +52,14 @@ func TestNewFieldErrors(t *testing.T) {
 			// the default mix (GET /slow?ms=300) is checked too; a default has no line
 			`t.yaml: load.mix[0].path: "/slow?ms=300": image x does not declare path "/slow" (declared: ready path , target.protocol.paths [slow]); if it serves /slow: --set target.protocol.paths=slow,/slow (or target.protocol.paths in a scenario file)`,
 		}},
+		{"command and args only with an image", "name: t\ntarget:\n  command: [/app]\n  args: [--fast]\n", []string{
+			"t.yaml:3: target.command: only with target.image (the built-in targets start their own program)",
+			"t.yaml:4: target.args: only with target.image (the built-in targets start their own program)",
+		}},
+		{"empty command", "name: t\ntarget:\n  image: my/app:1\n  command: []\n  protocol: {paths: [/slow]}\n", []string{
+			`t.yaml:4: target.command: must name the program to run (leave it out to keep the image's ENTRYPOINT)`,
+		}},
+		{"command, args and a port behind caddy", "name: t\ntopology: caddy\nreplicas: 2\ntarget:\n  image: my/app:1\n  command: [/srv/app]\n  args: [--listen, \":9000\"]\n  protocol: {port: 9000, paths: [/slow]}\n", nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

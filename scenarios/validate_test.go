@@ -32,7 +32,7 @@ func TestValidationErrors(t *testing.T) {
 		// all schema errors of a file are reported together, in line order
 		{"several errors at once", "name: t\ntarget:\n  init: maybe\n  colour: red\nload:\n  duration: 3q\n  clients: many\n", []string{
 			`t.yaml:3: target.init: "maybe": want true or false`,
-			"t.yaml:4: target.colour: unknown field (want one of: runtime, mode, init, stop_timeout, env, entrypoint, image, protocol, ready_timeout, program)",
+			"t.yaml:4: target.colour: unknown field (want one of: runtime, mode, init, stop_timeout, env, entrypoint, image, command, args, protocol, ready_timeout, program)",
 			`t.yaml:6: load.duration: "3q": invalid duration (want e.g. 6s, 500ms)`,
 			`t.yaml:7: load.clients: "many": want a whole number`,
 		}},
@@ -125,7 +125,7 @@ func TestValidationErrors(t *testing.T) {
 		{"window zero", "name: t\nobserve: {window: 0s}\n", []string{`t.yaml:2: observe.window: "0s": must be > 0 and at most 10m`}},
 		{"window too long", "name: t\nobserve: {window: 11m}\n", []string{`t.yaml:2: observe.window: "11m0s": must be > 0 and at most 10m`}},
 		// variants: keys must name a single value of the spec
-		{"variant key unknown", "name: t\nvariants:\n  target.colour: [red]\n", []string{`t.yaml:3: variants.target.colour: unknown field "colour" in target (want one of: runtime, mode, init, stop_timeout, env, entrypoint, image, protocol, ready_timeout, program)`}},
+		{"variant key unknown", "name: t\nvariants:\n  target.colour: [red]\n", []string{`t.yaml:3: variants.target.colour: unknown field "colour" in target (want one of: runtime, mode, init, stop_timeout, env, entrypoint, image, command, args, protocol, ready_timeout, program)`}},
 		{"variant key is a mapping", "name: t\nvariants:\n  load: [x]\n", []string{`t.yaml:3: variants.load: not a single value (lists and mappings cannot be set or varied)`}},
 		{"variant empty value list", "name: t\nvariants:\n  target.mode: []\n", []string{"t.yaml:3: variants.target.mode: empty list of values"}},
 		{"variant value not a list", "name: t\nvariants:\n  target.mode: full\n", []string{`t.yaml:3: variants.target.mode: "full": want a list of values, e.g. [none, full]`}},

@@ -29,13 +29,13 @@ func TestDeregistered(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := proxyOf(t, tt.yaml)
-			full, err := Config(p, ups)
+			full, err := Config(p, ups, Port)
 			if err != nil {
 				t.Fatal(err)
 			}
 			cfg := full
 			if tt.removed != "" {
-				cfg, err = Deregistered(p, ups, tt.removed)
+				cfg, err = Deregistered(p, ups, Port, tt.removed)
 				if tt.wantErr != "" {
 					if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 						t.Fatalf("err %v, want %q", err, tt.wantErr)
@@ -82,7 +82,7 @@ func TestDeregistered(t *testing.T) {
 				h := a["apps"].(map[string]any)["http"].(map[string]any)["servers"].(map[string]any)["proxy"].(map[string]any)["routes"].([]any)[0].(map[string]any)["handle"].([]any)[0].(map[string]any)
 				var kept []any
 				for _, u := range h["upstreams"].([]any) {
-					if u.(map[string]any)["dial"] != Upstream(tt.removed) {
+					if u.(map[string]any)["dial"] != Upstream(tt.removed, Port) {
 						kept = append(kept, u)
 					}
 				}

@@ -27,8 +27,8 @@ import (
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
-// Port is the port Caddy listens on inside its container, and the port of
-// every upstream.
+// Port is the port Caddy listens on inside its container, and the
+// built-in targets' port (a user image's may differ: see Upstream).
 const Port = 8080
 
 // AdminAddress is where Caddy's admin API listens when the scenario
@@ -36,19 +36,20 @@ const Port = 8080
 // loopback, reachable only from inside the container.
 const AdminAddress = "localhost:2019"
 
-// Upstream returns the dial address of the replica with alias name.
-func Upstream(name string) string { return name + ":" + strconv.Itoa(Port) }
+// Upstream returns the dial address of the replica with alias name that
+// listens on port.
+func Upstream(name string, port int) string { return name + ":" + strconv.Itoa(port) }
 
 // Config returns Caddy's JSON configuration (indented, stable key order)
 // for proxy settings p in front of the named upstreams (container aliases
-// on the scenario network, e.g. "replica-0").
-func Config(p scenarios.Proxy, upstreams []string) ([]byte, error) {
+// on the scenario network, e.g. "replica-0") that listen on port.
+func Config(p scenarios.Proxy, upstreams []string, port int) ([]byte, error) {
 	if len(upstreams) == 0 {
 		return nil, fmt.Errorf("proxy: no upstreams")
 	}
 	var ups []any
 	for _, u := range upstreams {
-		ups = append(ups, obj{kv("dial", Upstream(u))})
+		ups = append(ups, obj{kv("dial", Upstream(u, port))})
 	}
 	return build(p, kv("upstreams", ups))
 }
@@ -126,7 +127,7 @@ func build(p scenarios.Proxy, backends orderedjson.Field) ([]byte, error) {
 // return without the upstream named removed: what the runner loads
 // through the admin API to deregister that replica. Everything else
 // (policy, health checks, retries, admin endpoint) is unchanged.
-func Deregistered(p scenarios.Proxy, upstreams []string, removed string) ([]byte, error) {
+func Deregistered(p scenarios.Proxy, upstreams []string, port int, removed string) ([]byte, error) {
 	var rest []string
 	for _, u := range upstreams {
 		if u != removed {
@@ -136,7 +137,7 @@ func Deregistered(p scenarios.Proxy, upstreams []string, removed string) ([]byte
 	if len(rest) == len(upstreams) {
 		return nil, fmt.Errorf("proxy: %q is not an upstream", removed)
 	}
-	return Config(p, rest)
+	return Config(p, rest, port)
 }
 
 // obj is a JSON object that keeps its key order.

@@ -48,7 +48,7 @@ func TestConfigGolden(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := Config(proxyOf(t, tt.yaml), tt.upstreams)
+			got, err := Config(proxyOf(t, tt.yaml), tt.upstreams, Port)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -81,7 +81,7 @@ func TestConfigInvariants(t *testing.T) {
 		"name: t\ntopology: caddy\n",
 		"name: t\ntopology: caddy\nproxy: {try_duration: 1s}\n",
 	} {
-		got, err := Config(proxyOf(t, src), []string{"replica-0"})
+		got, err := Config(proxyOf(t, src), []string{"replica-0"}, Port)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -95,7 +95,7 @@ func TestConfigInvariants(t *testing.T) {
 			t.Errorf("%q: try_duration in config = %v", src, retries)
 		}
 	}
-	if _, err := Config(scenarios.Defaults().Proxy, nil); err == nil {
+	if _, err := Config(scenarios.Defaults().Proxy, nil, Port); err == nil {
 		t.Error("no upstreams: want an error")
 	}
 }

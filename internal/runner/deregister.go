@@ -61,7 +61,7 @@ func (x *run) prepareDeregister(ctx context.Context, c *docker.Container) error 
 	if !ok {
 		return invalidf("proxy.deregister_after: this engine cannot exec in the proxy container")
 	}
-	cfg, err := proxy.Deregistered(x.spec.Proxy, x.upstreams(), replicaAlias(x.spec.Action.Replica))
+	cfg, err := proxy.Deregistered(x.spec.Proxy, x.upstreams(), x.port(), replicaAlias(x.spec.Action.Replica))
 	if err != nil {
 		return err
 	}
@@ -79,7 +79,7 @@ func (x *run) startDeregister(ctx context.Context, sentNs int64) {
 	x.dereg = ch
 	adm, _ := x.r.eng.(proxyAdmin)
 	d := x.spec.Proxy.DeregisterAfter.D()
-	res := record.Deregistration{Upstream: proxy.Upstream(replicaAlias(x.spec.Action.Replica)), AfterMs: ms(d), Via: deregisterVia}
+	res := record.Deregistration{Upstream: proxy.Upstream(replicaAlias(x.spec.Action.Replica), x.port()), AfterMs: ms(d), Via: deregisterVia}
 	id := x.proxy.ID
 	go func() {
 		ch <- deregister(ctx, adm, id, time.Unix(0, sentNs).Add(d), res)

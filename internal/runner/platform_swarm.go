@@ -159,7 +159,7 @@ func (s *swarmPlatform) createService(ctx context.Context) error {
 		Name: x.name + "-target", Image: x.targetRef, Env: s.serviceEnv(), Replicas: uint64(sp.Replicas),
 		Network: x.network, Aliases: []string{swarmAlias}, EndpointMode: sp.Swarm.EndpointMode,
 		StopGracePeriod: &grace, StopSignal: ro.StopSignal, Init: sp.Target.Init, Labels: x.labels,
-		Constraints: sp.Swarm.Constraints, Command: programEntrypoint(sp.Target),
+		Constraints: sp.Swarm.Constraints, Command: programEntrypoint(sp.Target), Args: programArgs(sp.Target),
 		Update: swarm.Update{Parallelism: uint64(ro.Parallelism), Delay: ro.Delay.D(), Order: ro.Order,
 			FailureAction: ro.FailureAction, Monitor: ro.Monitor.D()},
 	}

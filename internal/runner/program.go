@@ -11,10 +11,19 @@ import "github.com/shutdownlab/shutdownlab/scenarios"
 var ClusterEntrypoint = []string{"node", "/app/cluster.js"}
 
 // programEntrypoint is the entrypoint override of a target replica: nil
-// (the image's own) unless the scenario runs the cluster program.
+// (the image's own) unless the scenario runs the cluster program or
+// gives a user image a command (target.command, a manifest's command).
 func programEntrypoint(t scenarios.Target) []string {
-	if t.IsCluster() {
+	switch {
+	case t.IsCluster():
 		return ClusterEntrypoint
+	case t.Command != nil:
+		return t.Command
 	}
 	return nil
 }
+
+// programArgs is the CMD override of a target replica: target.args (a
+// manifest's args), nil for the image's own. With target.command and no
+// args the engine runs the command alone, as the kubelet does.
+func programArgs(t scenarios.Target) []string { return t.Args }

@@ -262,7 +262,7 @@ func (x *run) startReplica(ctx context.Context, i int, labels map[string]string)
 	c, err := x.r.eng.Run(ctx, docker.ContainerSpec{
 		Name: x.replicaName(i), Image: x.targetRef, Env: x.targetEnv(i), Labels: labels,
 		Network: x.network, Aliases: []string{replicaAlias(i)},
-		Init: t.Init, StopTimeout: stopTimeout, Entrypoint: programEntrypoint(t),
+		Init: t.Init, StopTimeout: stopTimeout, Entrypoint: programEntrypoint(t), Cmd: programArgs(t),
 	})
 	if err != nil {
 		return nil, err
