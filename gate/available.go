@@ -34,6 +34,9 @@ const (
 	// NeedsRollout: the rollout metrics (rollout_failed, ...) exist only
 	// for a Swarm rollout.
 	NeedsRollout Requirement = "platform swarm with action.kind rollout"
+	// NeedsPod: the pod metrics (pod_failed, ...) exist only for a pod's
+	// termination.
+	NeedsPod Requirement = "action.kind terminate"
 )
 
 // Requires returns what a scenario needs for metric name to exist, or ""

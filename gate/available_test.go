@@ -99,6 +99,7 @@ func TestCapabilitiesOfVariants(t *testing.T) {
 			[]report.Need{report.NeedsWS, report.NeedsCluster}},
 		{"jobs", []scenarios.Variant{v(func(s *scenarios.Spec) { s.Load.Kind = scenarios.LoadJobs }, false)}, []report.Need{report.NeedsJobs}},
 		{"rollout", []scenarios.Variant{v(func(s *scenarios.Spec) { s.Action.Kind = scenarios.ActionRollout }, false)}, []report.Need{report.NeedsRollout}},
+		{"terminate", []scenarios.Variant{v(func(s *scenarios.Spec) { s.Action.Kind = scenarios.ActionTerminate }, false)}, []report.Need{report.NeedsPod}},
 		{"a baseline among the variants", []scenarios.Variant{v(none, false), v(none, true)}, []report.Need{report.NeedsBaseline}},
 	}
 	for _, tt := range tests {

@@ -49,6 +49,9 @@ var needs = []need{
 	{report.NeedsRollout, NeedsRollout,
 		func(v scenarios.Variant) bool { return v.Spec.Action.Kind == scenarios.ActionRollout },
 		func(_ *report.Variant, r *report.Run) bool { return r.Meta.Rollout != nil }},
+	{report.NeedsPod, NeedsPod,
+		func(v scenarios.Variant) bool { return v.Spec.Action.Kind == scenarios.ActionTerminate },
+		func(_ *report.Variant, r *report.Run) bool { return r.Metrics.PodMetrics != nil }},
 }
 
 // loadKindIs is the spec test of a load kind's metrics.

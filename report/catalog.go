@@ -175,6 +175,7 @@ var defs = slices.Concat(
 	resourceDefs,
 	coreRows("p50_ms", ""),
 	rolloutDefs,
+	podDefs,
 )
 
 // coreRows is the core rows from the one named first through the one

@@ -95,7 +95,7 @@ var falseWhenFilled = map[string]string{
 func filled(t *testing.T) (*Metrics, map[string]float64) {
 	t.Helper()
 	m := &Metrics{ProbeMetrics: &ProbeMetrics{}, WSMetrics: &WSMetrics{}, ResourceMetrics: &ResourceMetrics{},
-		ClusterMetrics: &ClusterMetrics{}, JobsMetrics: &JobsMetrics{}, RolloutMetrics: &RolloutMetrics{}}
+		ClusterMetrics: &ClusterMetrics{}, JobsMetrics: &JobsMetrics{}, RolloutMetrics: &RolloutMetrics{}, PodMetrics: &PodMetrics{}}
 	rv := reflect.ValueOf(m).Elem()
 	want := map[string]float64{}
 	for i, f := range metricFields(t) {
@@ -182,8 +182,9 @@ func TestComparisonFitsKind(t *testing.T) {
 	}
 	want := map[Comparison][]string{
 		CompareLoss: {"failed_while_running", "failed", "dropped_inflight", "failed_in_delivery_window", "idle_close_race", "failed_after_signal", "forks_after_signal", "severed_at_kill", "ghost_writes", "lost_writes",
-			"rollout_failed", "rollout_non2xx", "old_tasks_killed", "task_restarts"},
-		CompareLatency: {"exit_after_ms", "drain_ms", "resurrection_ms", "p50_ms", "p99_ms", "max_ms", "rollout_ms", "old_stop_to_exit_ms"},
+			"rollout_failed", "rollout_non2xx", "old_tasks_killed", "task_restarts", "pod_failed", "pod_failed_propagation", "pod_failed_drain", "pod_failed_after_kill"},
+		CompareLatency: {"exit_after_ms", "drain_ms", "resurrection_ms", "p50_ms", "p99_ms", "max_ms", "rollout_ms", "old_stop_to_exit_ms",
+			"pod_hook_ms", "pod_signal_to_exit_ms", "pod_deletion_to_exit_ms"},
 		CompareCodes:   {"exit_code", "old_exit_code"},
 	}
 	if !reflect.DeepEqual(got, want) {

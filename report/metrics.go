@@ -13,6 +13,7 @@ import (
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report/clustermetrics"
 	"github.com/shutdownlab/shutdownlab/report/jobsmetrics"
+	"github.com/shutdownlab/shutdownlab/report/podmetrics"
 	"github.com/shutdownlab/shutdownlab/report/probemetrics"
 	"github.com/shutdownlab/shutdownlab/report/resourcemetrics"
 	"github.com/shutdownlab/shutdownlab/report/rolloutmetrics"
@@ -144,6 +145,10 @@ type Metrics struct {
 	// The rollout metrics of a run that rolled a Swarm service
 	// (report/rolloutmetrics); nil, and absent from the JSON, otherwise.
 	*RolloutMetrics
+	// The termination metrics of a run whose action was a pod's
+	// termination (action kind terminate; report/podmetrics); nil, and
+	// absent from the JSON, otherwise.
+	*PodMetrics
 	// The resource metrics of a run with samples of its acted-on replica
 	// (report/resourcemetrics: read from the resources file by Load, not
 	// Compute); nil, and absent from the JSON, otherwise.
@@ -242,6 +247,7 @@ func ComputeWS(meta record.Meta, reqs []record.Request, ws *wsmetrics.Lines) Met
 		m.Notes = append(m.Notes, notes...)
 	}
 	m.RolloutMetrics = rolloutmetrics.Compute(meta, reqs)
+	m.PodMetrics = podmetrics.Compute(meta, reqs)
 	if j, notes := jobsmetrics.Compute(meta, reqs); j != nil {
 		m.JobsMetrics = j
 		m.Notes = append(m.Notes, notes...)

@@ -59,9 +59,7 @@ func sentAt(r *record.Request) int64 {
 // eof or reset with no response byte. The server closed a keep-alive
 // connection it considered idle as the client wrote onto it; HTTP lets a
 // client retry an idempotent request that failed this way.
-func IsIdleCloseRace(r *record.Request) bool {
-	return r.Reused && r.FirstByte == 0 && (r.Class == record.ClassEOF || r.Class == record.ClassReset)
-}
+func IsIdleCloseRace(r *record.Request) bool { return shutdown.IsIdleCloseRace(r) }
 
 // phaseCounts are the phase metrics of one run.
 type phaseCounts struct {

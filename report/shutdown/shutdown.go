@@ -133,3 +133,10 @@ func UpMode(events []record.Event) string {
 	}
 	return ""
 }
+
+// IsIdleCloseRace reports whether a failed request has the idle-close
+// signature: the connection had carried a request before, and it ended in
+// eof or reset with no response byte (docs/metrics.md, idle_close_race).
+func IsIdleCloseRace(r *record.Request) bool {
+	return r.Reused && r.FirstByte == 0 && (r.Class == record.ClassEOF || r.Class == record.ClassReset)
+}

@@ -1,0 +1,140 @@
+// Package podmetrics computes the metrics of a run whose action was the
+// kubelet's termination of a pod (action kind terminate;
+// record.Action.Termination): under which rule of the termination each
+// failed request falls — the endpoint still routed to a pod that had
+// stopped serving (propagation), work the app dropped after the endpoint
+// was gone (drain), the grace period's SIGKILL — and how long the hook and
+// the exit took. Pure; report embeds the result in its Metrics as
+// PodMetrics, and its catalog defines the rows (docs/metrics.md).
+package podmetrics
+
+import (
+	"github.com/shutdownlab/shutdownlab/record"
+	"github.com/shutdownlab/shutdownlab/report/shutdown"
+)
+
+// Metrics are the termination metrics of one run. Every failed request
+// of the run is in exactly one of PodFailedBeforeDeletion,
+// PodFailedProxyReload, PodFailedPropagation, PodFailedDrain and
+// PodFailedAfterKill; PodFailed is the sum of the last three.
+type Metrics struct {
+	// PodFailed counts the failed requests the termination caused:
+	// propagation + drain + after kill.
+	PodFailed int `json:"pod_failed"`
+	// PodFailedPropagation counts failed requests that ended after the
+	// deletion while the endpoint was still registered (before the proxy
+	// acknowledged the deregistration, or at any time when it never did):
+	// the pod stopped serving while it still got traffic. A preStop sleep
+	// at least as long as the propagation delay is Kubernetes' answer.
+	PodFailedPropagation int `json:"pod_failed_propagation"`
+	// PodFailedDrain counts failed requests that ended after the endpoint
+	// was gone and before any SIGKILL: work the app held and did not
+	// finish on its stop signal.
+	PodFailedDrain int `json:"pod_failed_drain"`
+	// PodFailedAfterKill counts failed requests that ended at or after the
+	// SIGKILL at the grace period's end: the grace period was shorter
+	// than the hook and the drain.
+	PodFailedAfterKill int `json:"pod_failed_after_kill"`
+	// PodFailedBeforeDeletion counts failed requests that ended before the
+	// deletion: not about the termination.
+	PodFailedBeforeDeletion int `json:"pod_failed_before_deletion"`
+	// PodFailedProxyReload counts, behind the proxy, failed requests with
+	// the idle-close signature (eof or reset on a reused connection, no
+	// response byte) that ended once the deregistration was sent: the
+	// proxy closed the client's idle keep-alive connection as it reloaded
+	// its configuration to drop the endpoint. That reload is the
+	// emulation's mechanism (a Kubernetes Service does not reload), so
+	// these are named apart and not in PodFailed.
+	PodFailedProxyReload int `json:"pod_failed_proxy_reload"`
+	// PodKilled is true when the grace period ran out and SIGKILL was
+	// sent.
+	PodKilled bool `json:"pod_killed"`
+	// PodHookMs is the pre-stop hook's time, from the deletion until the
+	// kubelet stopped waiting for it; null without a hook.
+	PodHookMs *float64 `json:"pod_hook_ms"`
+	// PodSignalToExitMs is the stop signal to the container's exit: the
+	// app's own drain; null when it did not exit within the window, or
+	// exited before the signal.
+	PodSignalToExitMs *float64 `json:"pod_signal_to_exit_ms"`
+	// PodDeletionToExitMs is the deletion to the container's exit: what
+	// terminationGracePeriodSeconds must cover; null when it did not exit
+	// within the window.
+	PodDeletionToExitMs *float64 `json:"pod_deletion_to_exit_ms"`
+}
+
+// Compute returns the termination metrics of a run whose action was a
+// termination that fired (nil otherwise).
+func Compute(meta record.Meta, reqs []record.Request) *Metrics {
+	a := meta.Action
+	if a == nil || a.Termination == nil || a.Termination.DeletedNs == 0 {
+		return nil
+	}
+	t := a.Termination
+	m := &Metrics{PodKilled: t.KillSentNs > 0}
+	for i := range reqs {
+		r := &reqs[i]
+		if !r.Class.Failed() {
+			continue
+		}
+		switch classify(meta, r) {
+		case ruleBeforeDeletion:
+			m.PodFailedBeforeDeletion++
+		case ruleProxyReload:
+			m.PodFailedProxyReload++
+		case rulePropagation:
+			m.PodFailedPropagation++
+		case ruleDrain:
+			m.PodFailedDrain++
+		case ruleAfterKill:
+			m.PodFailedAfterKill++
+		}
+	}
+	m.PodFailed = m.PodFailedPropagation + m.PodFailedDrain + m.PodFailedAfterKill
+	if h := t.Hook; h != nil && h.EndNs > 0 {
+		m.PodHookMs = msP(h.EndNs - t.DeletedNs)
+	}
+	if i := shutdown.ActedReplica(meta); i >= 0 && meta.Replicas[i].ExitedNs > 0 {
+		exited := meta.Replicas[i].ExitedNs
+		m.PodDeletionToExitMs = msP(exited - t.DeletedNs)
+		if !t.ExitedBeforeSignal && a.SentNs > 0 && exited >= a.SentNs {
+			m.PodSignalToExitMs = msP(exited - a.SentNs)
+		}
+	}
+	return m
+}
+
+// rule is the termination rule a failed request falls under.
+type rule int
+
+const (
+	ruleBeforeDeletion rule = iota
+	ruleProxyReload
+	rulePropagation
+	ruleDrain
+	ruleAfterKill
+)
+
+// classify says under which rule a failed request of a termination run
+// falls, by when it ended: before the deletion; the proxy's reload (its
+// signature, once the deregistration was sent); at or after SIGKILL;
+// while the endpoint was registered; after it was gone.
+func classify(meta record.Meta, r *record.Request) rule {
+	a := meta.Action
+	t, d := a.Termination, a.Deregister
+	switch {
+	case r.End < t.DeletedNs:
+		return ruleBeforeDeletion
+	case meta.Topology != "" && d != nil && d.SentNs > 0 && r.End >= d.SentNs && shutdown.IsIdleCloseRace(r):
+		return ruleProxyReload
+	case t.KillSentNs > 0 && r.End >= t.KillSentNs:
+		return ruleAfterKill
+	case d == nil || d.AckedNs == 0 || r.End < d.AckedNs:
+		return rulePropagation
+	}
+	return ruleDrain
+}
+
+func msP(ns int64) *float64 {
+	v := float64(ns) / 1e6
+	return &v
+}

@@ -1,0 +1,106 @@
+package podmetrics
+
+import (
+	"testing"
+
+	"github.com/shutdownlab/shutdownlab/record"
+)
+
+// Times of the fixture termination, ns: deletion at 1 s, the proxy's
+// deregistration sent at 2 s and acknowledged at 2.1 s, the hook ended
+// and the stop signal sent at 4 s, SIGKILL at 9 s, exit at 9.05 s.
+const (
+	deleted = 1_000_000_000
+	sent    = 2_000_000_000
+	acked   = 2_100_000_000
+	signal  = 4_000_000_000
+	kill    = 9_000_000_000
+	exited  = 9_050_000_000
+)
+
+func meta(topology string, killSent int64, dereg *record.Deregistration) record.Meta {
+	code := 137
+	return record.Meta{Topology: topology,
+		Replicas: []record.Replica{{Name: "replica-0", Exited: true, ExitCode: &code, ExitedNs: exited}},
+		Action: &record.Action{Kind: "terminate", SentNs: signal, Deregister: dereg,
+			Termination: &record.Termination{DeletedNs: deleted, GraceS: 8, Signal: "SIGTERM",
+				Hook: &record.HookRun{Kind: "sleep", SleepMs: 3000, EndNs: signal}, KillAtNs: kill, KillSentNs: killSent}}}
+}
+
+func failed(end int64, class record.Class, reused bool) record.Request {
+	return record.Request{Start: end - 1_000_000, End: end, Class: class, Reused: reused}
+}
+
+// TestClassify: each failed request falls under exactly one rule, by when
+// it ended and, for the proxy's reload, by its signature.
+func TestClassify(t *testing.T) {
+	dereg := &record.Deregistration{SentNs: sent, AckedNs: acked}
+	for _, tt := range []struct {
+		name string
+		meta record.Meta
+		req  record.Request
+		want rule
+	}{
+		{"ended before the deletion", meta("caddy", kill, dereg), failed(deleted-1, record.ClassHTTPError, false), ruleBeforeDeletion},
+		{"idle-close signature before the deletion stays before", meta("caddy", kill, dereg), failed(deleted-1, record.ClassEOF, true), ruleBeforeDeletion},
+		{"idle-close signature before the reload was sent is no reload", meta("caddy", kill, dereg), failed(sent-1, record.ClassEOF, true), rulePropagation},
+		{"idle-close signature at the reload", meta("caddy", kill, dereg), failed(acked, record.ClassReset, true), ruleProxyReload},
+		{"a fresh connection's eof is no idle close", meta("caddy", kill, dereg), failed(acked-1, record.ClassEOF, false), rulePropagation},
+		{"no proxy, no reload", meta("", kill, dereg), failed(acked+1, record.ClassEOF, true), ruleDrain},
+		{"502 while still registered", meta("caddy", kill, dereg), failed(acked-1, record.ClassHTTPError, false), rulePropagation},
+		{"502 after the endpoint was gone", meta("caddy", kill, dereg), failed(acked, record.ClassHTTPError, false), ruleDrain},
+		{"never acknowledged: still registered", meta("caddy", kill, &record.Deregistration{SentNs: sent}), failed(signal+1, record.ClassHTTPError, false), rulePropagation},
+		{"no deregistration at all: still registered", meta("caddy", kill, nil), failed(signal+1, record.ClassHTTPError, false), rulePropagation},
+		{"at the SIGKILL", meta("caddy", kill, dereg), failed(kill, record.ClassEOF, false), ruleAfterKill},
+		{"no SIGKILL sent", meta("caddy", 0, dereg), failed(kill, record.ClassEOF, false), ruleDrain},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := classify(tt.meta, &tt.req); got != tt.want {
+				t.Errorf("classify = %d, want %d", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestCompute: the counts add up to the failed requests, PodFailed
+// leaves out the two classes that are not the termination's, and the
+// times are read from the termination's record.
+func TestCompute(t *testing.T) {
+	dereg := &record.Deregistration{SentNs: sent, AckedNs: acked}
+	reqs := []record.Request{
+		{Start: 1, End: deleted + 5, Class: record.ClassOK},
+		failed(deleted-1, record.ClassHTTPError, false),          // before deletion
+		failed(acked, record.ClassEOF, true),                     // proxy reload
+		failed(sent+1, record.ClassHTTPError, false),             // propagation
+		failed(signal+1, record.ClassHTTPError, false),           // drain
+		failed(kill+1, record.ClassEOF, false),                   // after kill
+		{Start: kill, End: kill + 1, Class: record.ClassNotSent}, // not failed
+	}
+	m := Compute(meta("caddy", kill, dereg), reqs)
+	if m == nil {
+		t.Fatal("Compute = nil for a termination run")
+	}
+	got := [6]int{m.PodFailed, m.PodFailedPropagation, m.PodFailedDrain, m.PodFailedAfterKill, m.PodFailedBeforeDeletion, m.PodFailedProxyReload}
+	if want := [6]int{3, 1, 1, 1, 1, 1}; got != want {
+		t.Errorf("failed, propagation, drain, after kill, before deletion, proxy reload = %v, want %v", got, want)
+	}
+	if !m.PodKilled {
+		t.Error("PodKilled = false with a SIGKILL sent")
+	}
+	for name, tt := range map[string]struct {
+		got  *float64
+		want float64
+	}{"hook": {m.PodHookMs, 3000}, "signal to exit": {m.PodSignalToExitMs, 5050}, "deletion to exit": {m.PodDeletionToExitMs, 8050}} {
+		if tt.got == nil || *tt.got != tt.want {
+			t.Errorf("%s ms = %v, want %v", name, tt.got, tt.want)
+		}
+	}
+	if Compute(record.Meta{Action: &record.Action{Kind: "signal", SentNs: signal}}, reqs) != nil {
+		t.Error("Compute != nil for a signal action")
+	}
+	ebs := meta("caddy", 0, dereg)
+	ebs.Action.Termination.ExitedBeforeSignal = true
+	if m := Compute(ebs, nil); m.PodSignalToExitMs != nil || m.PodDeletionToExitMs == nil {
+		t.Errorf("exited before the signal: signal to exit %v (want null), deletion to exit %v (want a value)", m.PodSignalToExitMs, m.PodDeletionToExitMs)
+	}
+}
