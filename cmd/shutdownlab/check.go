@@ -50,6 +50,10 @@ could not tell (a run invalid, a phase split inconclusive) or the harness
 failed; 64: bad usage or input. --junit writes one test case per action
 and one for the verdict, failing with the defect; --expect's own verdicts
 go to FILE-expectations.xml beside it.
+
+shutdownlab check --manifest FILE checks a Kubernetes manifest's pod and its
+image together ("will this Deployment roll without errors?"): see
+shutdownlab check --manifest FILE -h.
 `
 
 // checkOpts are the choices a check scenario is made from.
@@ -62,6 +66,9 @@ type checkOpts struct {
 	stopSignal string // what docker stop sends (the image's STOPSIGNAL)
 	graceS     int
 	runs       int
+	// command and args replace the image's ENTRYPOINT and CMD (a
+	// manifest's; nil: the image's own).
+	command, args []string
 	// searchDir is the signal search's result directory ("" without one).
 	searchDir string
 }
@@ -278,8 +285,8 @@ func checkScenario(o checkOpts) []byte {
 func checkTarget(o checkOpts) string {
 	q := strconv.Quote
 	path, _, _ := strings.Cut(o.path, "?")
-	return fmt.Sprintf("target:\n  image: %s\n  stop_timeout: %ds\n  protocol: {port: %d, ready_path: %s, paths: [%s]}\n",
-		q(o.image), o.graceS, o.port, q(o.readyPath), q(path))
+	return fmt.Sprintf("target:\n  image: %s\n%s  stop_timeout: %ds\n  protocol: {port: %d, ready_path: %s, paths: [%s]}\n",
+		q(o.image), programYAML(o.command, o.args), o.graceS, o.port, q(o.readyPath), q(path))
 }
 
 // checkName is the scenario name for an image: "check-" and the image

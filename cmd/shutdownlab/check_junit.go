@@ -117,7 +117,13 @@ func junitCaseOf(o checkOpts, name string, fs []finding) junitCase {
 
 // writeVerdictJUnit writes the verdict's JUnit file at path.
 func writeVerdictJUnit(path string, o checkOpts, fs []finding) error {
-	b, err := xml.MarshalIndent(verdictJUnit(o, fs), "", "  ")
+	return writeJUnit(path, verdictJUnit(o, fs))
+}
+
+// writeJUnit writes suite as a JUnit XML file at path, creating its
+// directory.
+func writeJUnit(path string, suite junitSuite) error {
+	b, err := xml.MarshalIndent(suite, "", "  ")
 	if err != nil {
 		return fmt.Errorf("junit: %w", err)
 	}

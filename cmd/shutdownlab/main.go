@@ -104,7 +104,11 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "run":
 		code, err = cmdRun(ctx, args[1:], stdout, stderr)
 	case "check":
-		code, err = cmdCheck(ctx, args[1:], stdout, stderr)
+		if isManifestCheck(args[1:]) {
+			code, err = cmdCheckManifest(ctx, args[1:], stdout, stderr)
+		} else {
+			code, err = cmdCheck(ctx, args[1:], stdout, stderr)
+		}
 	case "reproduce":
 		code, err = cmdReproduce(ctx, args[1:], stdout, stderr)
 	case "report":

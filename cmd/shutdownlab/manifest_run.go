@@ -1,0 +1,276 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/shutdownlab/shutdownlab/gate"
+	"github.com/shutdownlab/shutdownlab/internal/kube"
+	"github.com/shutdownlab/shutdownlab/internal/resultdir"
+	"github.com/shutdownlab/shutdownlab/report"
+	"github.com/shutdownlab/shutdownlab/scenarios"
+)
+
+// runManifestCheck runs the sweep with the same plan, runner and report as
+// run, then the searches the verdict calls for, and prints the verdict.
+func runManifestCheck(ctx context.Context, p *runPlan, o manifestOpts, f manifestFlags, want []string, stdout, stderr io.Writer) (int, error) {
+	sc, err := scenarios.Parse(manifestFile, manifestScenario(o))
+	if err != nil {
+		return exitUsage, badInput(err)
+	}
+	p.sets, p.out = f.sets, f.out
+	if err := p.addScenario(sc, stderr); err != nil {
+		return exitUsage, err
+	}
+	junit := p.exp.junit
+	p.exp.junit = expectationsJUnit(junit, len(p.exps[sc]) > 0)
+	if err := p.checkOutputs(); err != nil {
+		return exitUsage, err
+	}
+	var dir string
+	var res *report.Result
+	p.onReport = func(d string, r *report.Result, _ io.Writer) { dir, res = d, r }
+	code, err := p.execute(ctx, stdout, stderr)
+	if res == nil {
+		return code, err
+	}
+	facts := factsOf(p.vars[sc], res, o.stated)
+	more := func() bool { return err == nil && ctx.Err() == nil }
+	var searchDirs []string
+	if sleeps := searchSleeps(facts); len(sleeps) > 0 && more() {
+		var sdir string
+		var scode int
+		facts.Search, sdir, scode = runPreStopSearch(ctx, o, sleeps, f, stdout, stderr)
+		code, searchDirs = max(code, scode), append(searchDirs, sdir)
+	}
+	var signalFs []finding
+	if podKilled(facts) && len(want) > 0 && more() {
+		sr, scode, serr := runSearch(ctx, o.checkOpts(), ownSignalFirst(want, o.stopSignal()), append(podEnvSets(o.pod), f.sets...), f.out, stdout, stderr)
+		if serr != nil {
+			fmt.Fprintf(stderr, "shutdownlab: signal search: %v\n", serr)
+		}
+		code, signalFs, searchDirs = max(code, scode), podSignalFindings(sr, o.stopSignal()), append(searchDirs, sr.dir)
+	}
+	body, vcode := manifestVerdict(facts)
+	text := manifestHeader(o) + body + manifestNotes(o, signalFs, searchDirs)
+	fmt.Fprint(stdout, "\n"+text)
+	if werr := resultdir.WriteFileAtomic(filepath.Join(dir, resultdir.VerdictFile), []byte(text)); werr != nil {
+		fmt.Fprintf(stderr, "shutdownlab: %v\n", werr)
+	}
+	if junit != "" {
+		if jerr := writeJUnit(junit, manifestJUnit(o, facts, vcode, text)); jerr != nil {
+			fmt.Fprintf(stderr, "shutdownlab: %v\n", jerr)
+			code = max(code, exitInvalid)
+		} else {
+			fmt.Fprintf(stdout, "wrote %s\n", junit)
+		}
+	}
+	if f.reportOnly && vcode == verdictDefect {
+		vcode = verdictClean
+	}
+	return max(code, vcode), err
+}
+
+// factsOf reads the verdict's inputs from the variants as they ran (--set
+// included) and their valid runs in res.
+func factsOf(vs []scenarios.Variant, res *report.Result, stated time.Duration) manifestFacts {
+	f := manifestFacts{Stated: stated, Sleep: -1}
+	for i, v := range vs {
+		t := v.Spec.Action.Terminate
+		if i == 0 && t != nil {
+			f.Grace, f.StopSignal = t.Grace.D(), t.StopSignal
+			if t.PreStop != nil && t.PreStop.Sleep != nil {
+				f.Sleep = t.PreStop.Sleep.D()
+			}
+			f.Termination = fmt.Sprintf("%s, then %s, SIGKILL %s after the deletion if still running; one of %d pods behind the proxy, %s per delay",
+				hookWordsOf(t.PreStop), t.StopSignal, dur(t.Grace.D()), v.Spec.Replicas, runsWords(v.Spec.Runs))
+		}
+		d := delayRuns{Delay: v.Spec.Proxy.DeregisterAfter.D()}
+		if t != nil && t.PreStop != nil && t.PreStop.Sleep != nil {
+			d.Sleep = t.PreStop.Sleep.D()
+		}
+		d.Runs = validPodRuns(res, v.Label)
+		f.Delays = append(f.Delays, d)
+	}
+	return f
+}
+
+// validPodRuns are the pod metrics of the valid runs of variant label.
+func validPodRuns(res *report.Result, label string) []podRun {
+	var out []podRun
+	for _, rv := range res.Variants {
+		if rv.Label != label {
+			continue
+		}
+		for _, r := range rv.Runs {
+			if pr, err := podRunOf(&r.Metrics); r.Valid && err == nil && r.Metrics.PodMetrics != nil {
+				out = append(out, pr)
+			}
+		}
+	}
+	return out
+}
+
+// hookWordsOf names a scenario's pre-stop hook as hookWords does.
+func hookWordsOf(p *scenarios.PreStop) string {
+	switch {
+	case p == nil:
+		return hookWords(nil)
+	case p.Sleep != nil:
+		return hookWords(&kube.Hook{Kind: kube.HookSleep, Sleep: p.Sleep.D()})
+	case p.Exec != nil:
+		return hookWords(&kube.Hook{Kind: kube.HookExec, Command: p.Exec})
+	}
+	return hookWords(&kube.Hook{Kind: kube.HookHTTPGet, Path: p.HTTPGet.Path, Port: p.HTTPGet.Port})
+}
+
+func runsWords(n int) string {
+	if n == 1 {
+		return "1 run"
+	}
+	return fmt.Sprintf("%d runs", n)
+}
+
+// podKilled reports whether some run of the sweep was SIGKILLed.
+func podKilled(f manifestFacts) bool {
+	for _, d := range f.Delays {
+		for _, r := range d.Runs {
+			if r.Killed {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// searchSleeps are the pre-stop search's candidate sleeps, when the
+// stated delay was unsafe because of the propagation: the whole seconds
+// from the delay (at least 1 s, and above the manifest's own sleep) up,
+// three of them. None otherwise: a sleep cures nothing else.
+func searchSleeps(f manifestFacts) []time.Duration {
+	for _, d := range f.Delays {
+		if d.Delay != f.Stated || d.safe() || len(d.Runs) == 0 || d.worst().Propagation == 0 {
+			continue
+		}
+		from := time.Duration(math.Ceil(f.Stated.Seconds())) * time.Second
+		from = max(from, time.Second, f.Sleep.Truncate(time.Second)+time.Second)
+		return []time.Duration{from, from + time.Second, from + 2*time.Second}
+	}
+	return nil
+}
+
+// runPreStopSearch measures the candidate sleeps at the stated delay, one
+// variant each, in a result directory of its own.
+func runPreStopSearch(ctx context.Context, o manifestOpts, sleeps []time.Duration, f manifestFlags, stdout, stderr io.Writer) ([]delayRuns, string, int) {
+	so := o
+	so.delays, so.sleeps, so.preStop = []time.Duration{o.stated}, sleeps, &kube.Hook{Kind: kube.HookSleep, Sleep: sleeps[0]}
+	sc, err := scenarios.Parse(manifestFile+" pre-stop search", manifestScenario(so))
+	if err != nil {
+		fmt.Fprintf(stderr, "shutdownlab: pre-stop search: %v\n", err)
+		return nil, "", exitInvalid
+	}
+	p := &runPlan{vars: map[*scenarios.Scenario][]scenarios.Variant{}, exps: map[*scenarios.Scenario][]*gate.Expectation{}, out: f.out, sets: f.sets}
+	if err := p.addScenario(sc, stderr); err != nil {
+		fmt.Fprintf(stderr, "shutdownlab: pre-stop search: %v\n", err)
+		return nil, "", exitInvalid
+	}
+	var dir string
+	var res *report.Result
+	p.onReport = func(d string, r *report.Result, _ io.Writer) { dir, res = d, r }
+	fmt.Fprintf(stderr, "check --manifest: pre-stop search at %s: preStop sleep %s\n", dur(o.stated), durList(sleeps))
+	code, err := p.execute(ctx, stdout, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "shutdownlab: pre-stop search: %v\n", err)
+	}
+	if res == nil {
+		return nil, dir, code
+	}
+	return factsOf(p.vars[sc], res, o.stated).Delays, dir, code
+}
+
+// checkOpts is check's view of the manifest's container, for its signal
+// search.
+func (o manifestOpts) checkOpts() checkOpts {
+	return checkOpts{image: o.image, readyPath: o.readyPath, path: o.path, port: o.port, signal: o.stopSignal(),
+		stopSignal: o.stopSignal(), graceS: int(o.pod.GracePeriod / time.Second), runs: 1, command: o.pod.Command, args: o.pod.Args}
+}
+
+// podEnvSets are the manifest's literal env entries as --set values (the
+// signal search's scenario is check's, which has none of its own).
+func podEnvSets(pod kube.Pod) []string {
+	var out []string
+	for _, e := range pod.Env {
+		out = append(out, "target.env."+e.Name+"="+e.Value)
+	}
+	return out
+}
+
+// manifestHeader is the verdict's first line.
+func manifestHeader(o manifestOpts) string {
+	p := o.pod
+	return fmt.Sprintf("verdict for %s %s (%s), container %s, image %s:\n", p.Kind, p.Name, p.File, p.Container, o.image)
+}
+
+// manifestNotes are the verdict's last lines: the signal search's
+// findings, what the emulation did not run, and where the searches'
+// measurements are.
+func manifestNotes(o manifestOpts, signalFs []finding, dirs []string) string {
+	var b strings.Builder
+	for _, f := range signalFs {
+		fmt.Fprintf(&b, "    - %s\n", f.Text)
+	}
+	p := o.pod
+	fmt.Fprintf(&b, "  emulated: one pod's termination beside a serving one; not yet the rolling update itself (%s, replicas %d, maxSurge %d, maxUnavailable %d, readiness-gated joins)\n",
+		orNone(p.Strategy.Kind), p.Replicas, p.Strategy.MaxSurge, p.Strategy.MaxUnavailable)
+	for _, u := range p.Unsupported {
+		fmt.Fprintf(&b, "  not emulated: %s\n", u)
+	}
+	for _, d := range dirs {
+		if d != "" {
+			fmt.Fprintf(&b, "  search measurements: %s\n", filepath.Join(d, resultdir.MarkdownFile))
+		}
+	}
+	return b.String()
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "no strategy"
+	}
+	return s
+}
+
+// ownSignalFirst puts the pod's own stop signal first among the search's
+// signals, so it is measured on its own too.
+func ownSignalFirst(want []string, own string) []string {
+	out := []string{own}
+	for _, s := range want {
+		if s != own {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// podSignalFindings are the signal search's lines for a SIGKILLed pod:
+// when its own stop signal measured clean on its own, the SIGKILL was the
+// grace period's, and no other signal is recommended; otherwise check's
+// recommendation.
+func podSignalFindings(sr searchResult, own string) []finding {
+	for _, a := range sr.cands {
+		if a.Signal != own {
+			continue
+		}
+		if text, clean := candidateText(a, sr.watch); clean {
+			return []finding{{"", "search", false, fmt.Sprintf(
+				"signal search: %s, the pod's own stop signal, stops the image cleanly on its own (%s): the SIGKILL came from the grace period, too short for the hook and this load's drain",
+				own, strings.TrimPrefix(text, own+": clean: "))}}
+		}
+	}
+	return searchFindings(sr)
+}

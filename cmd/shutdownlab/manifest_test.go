@@ -1,0 +1,236 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shutdownlab/shutdownlab/internal/kube"
+	"github.com/shutdownlab/shutdownlab/scenarios"
+)
+
+// TestIsManifestCheck: check's arguments name a manifest in any flag
+// spelling, never after "--".
+func TestIsManifestCheck(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"my/app:1"}, false},
+		{[]string{"--manifest", "web.yaml"}, true},
+		{[]string{"-manifest=web.yaml", "--runs", "2"}, true},
+		{[]string{"--runs", "2", "--manifest=web.yaml"}, true},
+		{[]string{"--", "--manifest"}, false},
+		{[]string{"manifest"}, false},
+	} {
+		if got := isManifestCheck(tt.args); got != tt.want {
+			t.Errorf("isManifestCheck(%q) = %v, want %v", tt.args, got, tt.want)
+		}
+	}
+}
+
+// TestSweep: the swept delays are sorted and distinct and always hold the
+// judged delay: the largest given, --delay, else 2 s.
+func TestSweep(t *testing.T) {
+	s := time.Second
+	for _, tt := range []struct {
+		propagation, delay string
+		want               []time.Duration
+		stated             time.Duration
+		err                string
+	}{
+		{"", "", []time.Duration{0, s, 2 * s, 5 * s}, 2 * s, ""},
+		{"3s", "", []time.Duration{3 * s}, 3 * s, ""},
+		{"2s,0s,1s,1s", "", []time.Duration{0, s, 2 * s}, 2 * s, ""},
+		{"", "1500ms", []time.Duration{0, s, 1500 * time.Millisecond, 2 * s, 5 * s}, 1500 * time.Millisecond, ""},
+		{"0s,4s", "1s", []time.Duration{0, s, 4 * s}, s, ""},
+		{"1s,x", "", nil, 0, `--propagation: "x"`},
+		{"-1s", "", nil, 0, `--propagation: "-1s"`},
+		{"250ms", "", nil, 0, "steps of 100ms"},
+		{"", "2m", nil, 0, `--delay: "2m"`},
+	} {
+		got, stated, err := sweep(tt.propagation, tt.delay)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("sweep(%q, %q) error %v, want %q", tt.propagation, tt.delay, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || !slices.Equal(got, tt.want) || stated != tt.stated {
+			t.Errorf("sweep(%q, %q) = %v, %v, %v; want %v, %v", tt.propagation, tt.delay, got, stated, err, tt.want, tt.stated)
+		}
+	}
+}
+
+// TestManifestPort: --port, else the readiness probe's, else the first
+// declared port, else the image's only EXPOSE, else 8080.
+func TestManifestPort(t *testing.T) {
+	probe := kube.Pod{Readiness: &kube.Probe{Port: 9000}, Ports: []kube.Port{{Port: 7000}}}
+	for _, tt := range []struct {
+		flag    int
+		pod     kube.Pod
+		exposed []int
+		want    int
+	}{
+		{8081, probe, []int{80}, 8081},
+		{0, probe, []int{80}, 9000},
+		{0, kube.Pod{Ports: []kube.Port{{Port: 7000}, {Port: 7001}}}, []int{80}, 7000},
+		{0, kube.Pod{}, []int{80}, 80},
+		{0, kube.Pod{}, []int{80, 443}, 8080},
+	} {
+		if got := manifestPort(tt.flag, tt.pod, tt.exposed); got != tt.want {
+			t.Errorf("manifestPort(%d, %+v, %v) = %d, want %d", tt.flag, tt.pod, tt.exposed, got, tt.want)
+		}
+	}
+}
+
+// testPod is the manifest of internal/kube/testdata/deployment.yaml as
+// read with DB_PASSWORD given.
+func testPod(t *testing.T) kube.Pod {
+	t.Helper()
+	b, err := os.ReadFile("../../internal/kube/testdata/deployment.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pod, err := kube.Read("deployment.yaml", b, kube.Options{Container: "app", Env: map[string]string{"DB_PASSWORD": "x"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pod
+}
+
+// TestManifestScenario: the generated scenario is valid and runs the
+// manifest's container as the kubelet would, one variant per delay; the
+// pre-stop search varies the sleep at the one judged delay instead.
+func TestManifestScenario(t *testing.T) {
+	o := manifestOpts{pod: testPod(t), image: "example/web:1.2", imageStopSignal: "SIGTERM", port: 8080, readyPath: "/readyz",
+		path: "/slow?ms=20", runs: 2, delays: []time.Duration{0, time.Second, 5 * time.Second}, stated: time.Second}
+	sc, err := scenarios.Parse(manifestFile, manifestScenario(o))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, manifestScenario(o))
+	}
+	vs, err := sc.Expand(nil)
+	if err != nil || len(vs) != 3 {
+		t.Fatalf("%d variants, %v", len(vs), err)
+	}
+	sp := vs[2].Spec
+	tt := sp.Action.Terminate
+	checks := []struct {
+		what      string
+		got, want any
+	}{
+		{"command", sp.Target.Command, []string{"/app"}},
+		{"args", sp.Target.Args, []string{"serve", "--port", "8080"}},
+		{"env", sp.Target.Env, map[string]string{"MODE": "full", "DB_PASSWORD": "x"}},
+		{"action kind", sp.Action.Kind, scenarios.ActionTerminate},
+		{"grace", tt.Grace.D(), 20 * time.Second},
+		{"preStop sleep", tt.PreStop.Sleep.D(), 5 * time.Second},
+		{"stop signal (lifecycle.stopSignal)", tt.StopSignal, "SIGQUIT"},
+		{"propagation", sp.Proxy.DeregisterAfter.D(), 5 * time.Second},
+		{"window covers the grace period", sp.Observe.Window.D() >= 22*time.Second, true},
+		{"load covers the slowest of propagation and hook", sp.Load.Duration.D(), manifestAt + 5*time.Second + manifestTail},
+		{"runs", sp.Runs, 2},
+		{"pods", sp.Replicas, manifestPods},
+	}
+	for _, c := range checks {
+		if !equalAny(c.got, c.want) {
+			t.Errorf("%s = %v, want %v", c.what, c.got, c.want)
+		}
+	}
+	so := o
+	so.delays, so.sleeps = []time.Duration{time.Second}, []time.Duration{2 * time.Second, 3 * time.Second}
+	so.preStop = &kube.Hook{Kind: kube.HookSleep, Sleep: 2 * time.Second}
+	sc, err = scenarios.Parse(manifestFile, manifestScenario(so))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vs, err = sc.Expand(nil); err != nil || len(vs) != 2 {
+		t.Fatalf("search: %d variants, %v", len(vs), err)
+	}
+	if d, s := vs[1].Spec.Proxy.DeregisterAfter.D(), vs[1].Spec.Action.Terminate.PreStop.Sleep.D(); d != time.Second || s != 3*time.Second {
+		t.Errorf("search variant 2: propagation %s, sleep %s; want 1s, 3s", d, s)
+	}
+}
+
+func equalAny(a, b any) bool {
+	switch x := a.(type) {
+	case []string:
+		return slices.Equal(x, b.([]string))
+	case map[string]string:
+		y := b.(map[string]string)
+		if len(x) != len(y) {
+			return false
+		}
+		for k, v := range x {
+			if y[k] != v {
+				return false
+			}
+		}
+		return true
+	}
+	return a == b
+}
+
+// TestManifestUsageErrors: bad flags and manifests exit 64 before any
+// engine is asked, naming the flag or the manifest's field.
+func TestManifestUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	pod := "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  terminationGracePeriodSeconds: %s\n  containers:\n  - name: app\n    image: my/app:1\n"
+	zero := write("zero.yaml", strings.Replace(pod, "%s", "0", 1))
+	ok := write("ok.yaml", strings.Replace(pod, "%s", "5", 1))
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--manifest", filepath.Join(dir, "missing.yaml")}, "--manifest: no such file"},
+		{[]string{"--manifest", ok, "my/app:1"}, "takes no IMAGE argument"},
+		{[]string{"--manifest", ok, "--propagation", "soon"}, `--propagation: "soon"`},
+		{[]string{"--manifest", ok, "--runs", "0"}, "--runs: 0"},
+		{[]string{"--manifest", ok, "--env", "NOVALUE"}, `--env: "NOVALUE"`},
+		{[]string{"--manifest", zero}, "terminationGracePeriodSeconds 0"},
+		{[]string{"--manifest", "../../internal/kube/testdata/deployment.yaml"}, "--container"},
+		{[]string{"--manifest", "../../internal/kube/testdata/deployment.yaml", "--container", "app"}, "DB_PASSWORD"},
+		{[]string{"--manifest", "../../internal/kube/testdata/typo.yaml"}, "typo.yaml"},
+	} {
+		code, _, stderr := runMain(t, context.Background(), append([]string{"check"}, tt.args...)...)
+		if code != exitUsage || !strings.Contains(stderr, tt.want) {
+			t.Errorf("check %q: exit %d, stderr %q; want 64 naming %q", tt.args, code, stderr, tt.want)
+		}
+	}
+}
+
+// TestExampleManifests: every example manifest reads and makes a valid
+// scenario, so an example cannot rot.
+func TestExampleManifests(t *testing.T) {
+	files, err := filepath.Glob("../../examples/kubernetes/manifests/*.yaml")
+	if err != nil || len(files) < 4 {
+		t.Fatalf("example manifests: %v, %v", files, err)
+	}
+	for _, file := range files {
+		pod, err := readManifest(file, kube.Options{})
+		if err != nil {
+			t.Errorf("%v", err)
+			continue
+		}
+		delays, stated, _ := sweep("", "")
+		o := manifestOpts{pod: pod, image: "shutdownlab/target:x", imageStopSignal: "SIGTERM", port: manifestPort(0, pod, nil),
+			readyPath: pod.Readiness.Path, path: "/slow?ms=20", runs: 1, delays: delays, stated: stated}
+		if _, err := scenarios.Parse(file, manifestScenario(o)); err != nil {
+			t.Errorf("%s: %v", file, err)
+		}
+		if len(pod.Unsupported) > 0 {
+			t.Errorf("%s: the examples use only what the emulation runs: %q", file, pod.Unsupported)
+		}
+	}
+}
