@@ -185,7 +185,7 @@ func TestComparisonFitsKind(t *testing.T) {
 			"rollout_failed", "rollout_non2xx", "old_tasks_killed", "task_restarts", "pod_failed", "pod_failed_propagation", "pod_failed_drain", "pod_failed_after_kill"},
 		CompareLatency: {"exit_after_ms", "drain_ms", "resurrection_ms", "p50_ms", "p99_ms", "max_ms", "rollout_ms", "old_stop_to_exit_ms",
 			"pod_hook_ms", "pod_signal_to_exit_ms", "pod_deletion_to_exit_ms"},
-		CompareCodes:   {"exit_code", "old_exit_code"},
+		CompareCodes: {"exit_code", "old_exit_code"},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("compared metrics = %v\nwant %v\n(a change here changes gate NEW --baseline OLD: update docs/expectations.md too)", got, want)

@@ -67,12 +67,12 @@ func isManifestCheck(args []string) bool {
 
 // manifestFlags are check --manifest's flag values.
 type manifestFlags struct {
-	file, workload, container, image  string
-	propagation, delay, path, ready   string
-	port, runs                        int
-	signals, out                      string
-	reportOnly                        bool
-	sets, envs                        setFlags
+	file, workload, container, image string
+	propagation, delay, path, ready  string
+	port, runs                       int
+	signals, out                     string
+	reportOnly                       bool
+	sets, envs                       setFlags
 }
 
 // cmdCheckManifest runs the manifest check: the pod's termination swept
