@@ -11,8 +11,8 @@ import (
 // need is one row of the needs table: an optional family of metrics
 // (report.MetricDef.Optional), what a user must put in a scenario for it
 // to exist, and how a variant's spec and a saved run show that they have
-// it. This table is the one place that knows it: the CLI's check before a
-// run, its check of a saved result and the gate all read it.
+// it. The CLI's check before a run, its check of a saved result and the
+// gate all read this table.
 type need struct {
 	name        report.Need
 	requirement Requirement
@@ -24,39 +24,22 @@ type need struct {
 	ofRun func(v *report.Variant, r *report.Run) bool
 }
 
-// needs is the table, in the order of the requirements above.
-var needs = []need{
+// needs is the table: the core rows' two needs (writes, a baseline),
+// then every capability's, as report declares them (report.Capability).
+var needs = append([]need{
 	{report.NeedsWrites, NeedsWrites, specHasWrites,
 		func(_ *report.Variant, r *report.Run) bool { return r.Metrics.Writes != nil }},
-	{report.NeedsProbe, NeedsProbe, loadKindIs(scenarios.LoadProbe),
-		func(_ *report.Variant, r *report.Run) bool {
-			return r.Metrics.ProbeMetrics != nil || r.Meta.LoadKind == record.LoadKindProbe
-		}},
 	{report.NeedsBaseline, NeedsBaseline, func(v scenarios.Variant) bool { return v.Baseline },
 		func(v *report.Variant, _ *report.Run) bool { return v.IsBaseline() }},
-	{report.NeedsWS, NeedsWS, loadKindIs(scenarios.LoadWS),
-		func(_ *report.Variant, r *report.Run) bool {
-			return r.Metrics.WSMetrics != nil || r.Meta.LoadKind == record.LoadKindWS
-		}},
-	{report.NeedsResources, NeedsResources, nil,
-		func(_ *report.Variant, r *report.Run) bool { return r.Metrics.ResourceMetrics != nil }},
-	{report.NeedsCluster, NeedsCluster, func(v scenarios.Variant) bool { return v.Spec.Target.IsCluster() },
-		func(_ *report.Variant, r *report.Run) bool { return r.Metrics.ClusterMetrics != nil }},
-	{report.NeedsJobs, NeedsJobs, loadKindIs(scenarios.LoadJobs),
-		func(_ *report.Variant, r *report.Run) bool {
-			return r.Metrics.JobsMetrics != nil || r.Meta.LoadKind == record.LoadKindJobs
-		}},
-	{report.NeedsRollout, NeedsRollout,
-		func(v scenarios.Variant) bool { return v.Spec.Action.Kind == scenarios.ActionRollout },
-		func(_ *report.Variant, r *report.Run) bool { return r.Meta.Rollout != nil }},
-	{report.NeedsPod, NeedsPod,
-		func(v scenarios.Variant) bool { return v.Spec.Action.Kind == scenarios.ActionTerminate },
-		func(_ *report.Variant, r *report.Run) bool { return r.Metrics.PodMetrics != nil }},
-}
+}, capabilityNeeds()...)
 
-// loadKindIs is the spec test of a load kind's metrics.
-func loadKindIs(k scenarios.LoadKind) func(scenarios.Variant) bool {
-	return func(v scenarios.Variant) bool { return v.Spec.Load.Kind == k }
+// capabilityNeeds are the needs of report's capabilities.
+func capabilityNeeds() []need {
+	var out []need
+	for _, c := range report.Capabilities() {
+		out = append(out, need{c.Name, Requirement(c.Requirement), c.OfSpec, c.Has})
+	}
+	return out
 }
 
 // specHasWrites: a POST /write in the mix of a load that sends the mix

@@ -165,34 +165,9 @@ var coreDefs = []MetricDef{
 }
 
 // defs is the catalog in report order, assembled here and only here:
-// the core rows, with each capability's rows placed between two of them
-// (the order of this list, never the order the files' init functions
-// run in). coreRows panics at start on a name the core does not have.
-var defs = slices.Concat(
-	coreRows("", "job_committed"),
-	probeDefs, wsDefs, clusterDefs, jobsDefs,
-	coreRows("writes", "duplicate_writes"),
-	resourceDefs,
-	coreRows("p50_ms", ""),
-	rolloutDefs,
-	podDefs,
-)
-
-// coreRows is the core rows from the one named first through the one
-// named last ("" for the first or the last row).
-func coreRows(first, last string) []MetricDef {
-	at := func(name string, dflt int) int {
-		if name == "" {
-			return dflt
-		}
-		i := slices.IndexFunc(coreDefs, func(d MetricDef) bool { return d.Name == name })
-		if i < 0 {
-			panic("report: catalog: no core row " + name)
-		}
-		return i
-	}
-	return coreDefs[at(first, 0) : at(last, len(coreDefs)-1)+1]
-}
+// the core rows, each capability's rows after the core row it names
+// (catalogOf; the order of capabilities, never the order of files).
+var defs = catalogOf(coreDefs, capabilities)
 
 // Defs returns the fixed, ordered list of metrics (without the by_class.*
 // rows, whose keys depend on the data; see Rows).

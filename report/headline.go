@@ -23,40 +23,6 @@ const httpHeadlineText = "\n`failed_while_running` counts failures that started 
 	"requests written onto a keep-alive connection the server was closing. Failures after the exit " +
 	"(`failed_after_exit`) and every other metric are in the table below.\n\n## All metrics\n\n"
 
-// capabilityHeadline is the headline of a result whose every run is of
-// one capability.
-type capabilityHeadline struct {
-	// is reports whether a run is of the capability.
-	is func(r *Run) bool
-	// cols are the metrics, in order; text explains them under the table
-	// (ending with the next section's heading).
-	cols []string
-	text string
-}
-
-// headlines are the capability headlines, tried in order.
-var headlines = []capabilityHeadline{
-	{is: func(r *Run) bool { return r.Metrics.WSMetrics != nil }, cols: wsHeadline, text: wsHeadlineText},
-	{is: func(r *Run) bool { return r.Meta.Rollout != nil }, cols: rolloutHeadline, text: rolloutHeadlineText},
-	{is: func(r *Run) bool { return r.Metrics.JobsMetrics != nil }, cols: jobsHeadline, text: jobsHeadlineText},
-	{is: func(r *Run) bool { return r.Metrics.PodMetrics != nil }, cols: podHeadline, text: podHeadlineText},
-}
-
-// podHeadline is the headline of a result whose every run terminated a
-// pod: the failed requests by the rule of the termination they fall
-// under, then how long the hook and the exit took.
-var podHeadline = []string{"requests", "pod_failed", "pod_failed_propagation", "pod_failed_drain", "pod_failed_after_kill",
-	"pod_failed_before_deletion", "pod_failed_proxy_reload", "pod_killed", "pod_hook_ms", "pod_signal_to_exit_ms",
-	"pod_deletion_to_exit_ms", "exit_code", "p99_ms"}
-
-// podHeadlineText explains the pod headline under its table.
-const podHeadlineText = "\n`pod_failed` counts the failed requests the pod's termination caused: `pod_failed_propagation` " +
-	"while the endpoint was still registered (a preStop shorter than the propagation), `pod_failed_drain` after it was " +
-	"gone (work the app dropped on its stop signal), `pod_failed_after_kill` at the grace period's SIGKILL. " +
-	"`pod_failed_before_deletion` is not about the termination; `pod_failed_proxy_reload` are the proxy's own " +
-	"idle-connection closes at its reload, the emulation's mechanism. Every other metric is in the table below." +
-	"\n\n## All metrics\n\n"
-
 // wsHeadline is the headline of a result whose runs are all WebSocket
 // loads: what the long-lived clients saw, then how the process ended. The
 // request metrics of the HTTP headline would read 0 there (no request was
@@ -106,19 +72,23 @@ const jobsHeadlineText = "\n`jobs_*` is the ledger read from the database after 
 	"requests sent beside the jobs. The Jobs section below has every class; every other metric is in the table " +
 	"below.\n\n## All metrics\n\n"
 
-// headlineOf is the capability headline every run of res shares (nil: the
-// HTTP headline).
-func headlineOf(res *Result) *capabilityHeadline {
-	for k := range headlines {
+// headlineOf is the headline of the first capability (in their order)
+// that every run of res has (nil: the HTTP headline).
+func headlineOf(res *Result) *Headline {
+	for _, c := range capabilities {
+		if c.Headline == nil {
+			continue
+		}
 		n, all := 0, true
 		for i := range res.Variants {
-			for j := range res.Variants[i].Runs {
-				all = all && headlines[k].is(&res.Variants[i].Runs[j])
+			v := &res.Variants[i]
+			for j := range v.Runs {
+				all = all && c.Has(v, &v.Runs[j])
 				n++
 			}
 		}
 		if all && n > 0 {
-			return &headlines[k]
+			return c.Headline
 		}
 	}
 	return nil
@@ -129,7 +99,7 @@ func headlineOf(res *Result) *capabilityHeadline {
 // a value in some run.
 func headlineFor(res *Result) []string {
 	if h := headlineOf(res); h != nil {
-		return append([]string(nil), h.cols...)
+		return append([]string(nil), h.Cols...)
 	}
 	cols := append([]string(nil), headline...)
 	var ms []*Metrics
@@ -151,7 +121,7 @@ func headlineFor(res *Result) []string {
 // headlineText is the text under res's headline table.
 func headlineText(res *Result) string {
 	if h := headlineOf(res); h != nil {
-		return h.text
+		return h.Text
 	}
 	return httpHeadlineText
 }
@@ -168,3 +138,18 @@ func headlineDefs(res *Result) []MetricDef {
 	}
 	return ds
 }
+
+// podHeadline is the headline of a result whose every run terminated a
+// pod: the failed requests by the rule of the termination they fall
+// under, then how long the hook and the exit took.
+var podHeadline = []string{"requests", "pod_failed", "pod_failed_propagation", "pod_failed_drain", "pod_failed_after_kill",
+	"pod_failed_before_deletion", "pod_failed_proxy_reload", "pod_killed", "pod_hook_ms", "pod_signal_to_exit_ms",
+	"pod_deletion_to_exit_ms", "exit_code", "p99_ms"}
+
+// podHeadlineText explains the pod headline under its table.
+const podHeadlineText = "\n`pod_failed` counts the failed requests the pod's termination caused: `pod_failed_propagation` " +
+	"while the endpoint was still registered (a preStop shorter than the propagation), `pod_failed_drain` after it was " +
+	"gone (work the app dropped on its stop signal), `pod_failed_after_kill` at the grace period's SIGKILL. " +
+	"`pod_failed_before_deletion` is not about the termination; `pod_failed_proxy_reload` are the proxy's own " +
+	"idle-connection closes at its reload, the emulation's mechanism. Every other metric is in the table below." +
+	"\n\n## All metrics\n\n"

@@ -1,0 +1,55 @@
+package report
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestCheckCapabilities: a capability that is not well formed fails at
+// start, naming itself; the registered ones are well formed.
+func TestCheckCapabilities(t *testing.T) {
+	if err := checkCapabilities(coreDefs, capabilities); err != nil {
+		t.Fatalf("the registered capabilities: %v", err)
+	}
+	has := func(*Variant, *Run) bool { return true }
+	row := func(name string, n Need) MetricDef { return MetricDef{Name: name, Optional: n} }
+	ok := Capability{Name: "x", Requirement: "load.kind x", Has: has, Rows: []MetricDef{row("x_count", "x")}}
+	for _, tt := range []struct {
+		name string
+		caps []Capability
+		want string
+	}{
+		{"well formed", []Capability{ok}, ""},
+		{"a name twice", []Capability{ok, ok}, `capability "x": the name is empty or taken`},
+		{"a core need's name", []Capability{{Name: NeedsWrites, Requirement: "r", Has: has}}, `"writes": the name is empty or taken`},
+		{"no name", []Capability{{Requirement: "r", Has: has}}, `capability "": the name is empty or taken`},
+		{"no Has", []Capability{{Name: "y", Requirement: "r"}}, `"y": no Has`},
+		{"a row of another", []Capability{{Name: "y", Requirement: "r", Has: has, Rows: []MetricDef{row("y_count", "x")}}}, `row "y_count"`},
+		{"a row name taken", []Capability{{Name: "y", Requirement: "r", Has: has, Rows: []MetricDef{row("failed", "y")}}}, `row "failed"`},
+		{"after no core row", []Capability{{Name: "y", Requirement: "r", Has: has, After: "ws_clients"}}, `After "ws_clients" is no core row`},
+	} {
+		err := checkCapabilities(coreDefs, tt.caps)
+		if tt.want == "" && err != nil || tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)) {
+			t.Errorf("%s: %v, want %q", tt.name, err, tt.want)
+		}
+	}
+}
+
+// TestCatalogPlacesCapabilities: each capability's rows follow its After
+// row, in the order of capabilities.
+func TestCatalogPlacesCapabilities(t *testing.T) {
+	core := []MetricDef{{Name: "a"}, {Name: "b"}}
+	has := func(*Variant, *Run) bool { return true }
+	caps := []Capability{
+		{Name: "p", Requirement: "r", Has: has, After: "a", Rows: []MetricDef{{Name: "p1", Optional: "p"}}},
+		{Name: "q", Requirement: "r", Has: has, Rows: []MetricDef{{Name: "q1", Optional: "q"}}},
+		{Name: "s", Requirement: "r", Has: has, After: "a", Rows: []MetricDef{{Name: "s1", Optional: "s"}}},
+	}
+	var got []string
+	for _, d := range catalogOf(core, caps) {
+		got = append(got, d.Name)
+	}
+	if want := "a p1 s1 b q1"; strings.Join(got, " ") != want {
+		t.Errorf("catalog %q, want %q", got, want)
+	}
+}
