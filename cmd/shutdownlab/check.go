@@ -118,27 +118,11 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 		return exitUsage, err
 	}
 	o.fromImage(info, *signal, stderr)
-	sc, err := scenarios.Parse(checkFile, checkScenario(o))
-	if err != nil {
-		return exitUsage, badInput(err)
-	}
-	p.sets, p.out = sets, *out
-	if err := p.addScenario(sc, stderr); err != nil {
-		return exitUsage, err
-	}
-	// check writes its verdict's JUnit itself; --expect's go beside it.
-	junit := p.exp.junit
-	p.exp.junit = expectationsJUnit(junit, len(p.exps[sc]) > 0)
-	if err := p.checkOutputs(); err != nil {
-		return exitUsage, err
-	}
-	var dir string
-	var res *report.Result
-	p.onReport = func(d string, r *report.Result, _ io.Writer) { dir, res = d, r }
-	code, err := p.execute(ctx, stdout, stderr)
-	if res == nil {
+	g, code, err := p.runGenerated(ctx, checkFile, checkScenario(o), sets, *out, stdout, stderr)
+	if g.res == nil {
 		return code, err
 	}
+	sc, dir, res, junit := g.sc, g.dir, g.res, g.junit
 	o.asRun(p.vars[sc])
 	fs := verdict(checkActions(o, p.vars[sc], res))
 	vcode := verdictCode(fs)

@@ -82,16 +82,21 @@ func verdictJUnit(o checkOpts, fs []finding) junitSuite {
 		}
 	}
 	suite.Cases = append(suite.Cases, total)
-	for _, c := range suite.Cases {
-		suite.Tests++
+	suite.tally()
+	return suite
+}
+
+// tally counts the suite's cases, failures and errors.
+func (s *junitSuite) tally() {
+	s.Tests, s.Failures, s.Errors = len(s.Cases), 0, 0
+	for _, c := range s.Cases {
 		if c.Failure != nil {
-			suite.Failures++
+			s.Failures++
 		}
 		if c.Error != nil {
-			suite.Errors++
+			s.Errors++
 		}
 	}
-	return suite
 }
 
 // junitCaseOf is one case: fails when a finding is a problem, with the

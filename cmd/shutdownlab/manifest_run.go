@@ -19,26 +19,11 @@ import (
 // runManifestCheck runs the sweep with the same plan, runner and report as
 // run, then the searches the verdict calls for, and prints the verdict.
 func runManifestCheck(ctx context.Context, p *runPlan, o manifestOpts, f manifestFlags, want []string, stdout, stderr io.Writer) (int, error) {
-	sc, err := scenarios.Parse(manifestFile, manifestScenario(o))
-	if err != nil {
-		return exitUsage, badInput(err)
-	}
-	p.sets, p.out = f.sets, f.out
-	if err := p.addScenario(sc, stderr); err != nil {
-		return exitUsage, err
-	}
-	junit := p.exp.junit
-	p.exp.junit = expectationsJUnit(junit, len(p.exps[sc]) > 0)
-	if err := p.checkOutputs(); err != nil {
-		return exitUsage, err
-	}
-	var dir string
-	var res *report.Result
-	p.onReport = func(d string, r *report.Result, _ io.Writer) { dir, res = d, r }
-	code, err := p.execute(ctx, stdout, stderr)
-	if res == nil {
+	g, code, err := p.runGenerated(ctx, manifestFile, manifestScenario(o), f.sets, f.out, stdout, stderr)
+	if g.res == nil {
 		return code, err
 	}
+	sc, dir, res, junit := g.sc, g.dir, g.res, g.junit
 	facts := factsOf(p.vars[sc], res, o.stated)
 	more := func() bool { return err == nil && ctx.Err() == nil }
 	var searchDirs []string

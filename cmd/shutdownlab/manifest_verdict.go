@@ -274,14 +274,6 @@ func manifestJUnit(o manifestOpts, f manifestFacts, code int, text string) junit
 		total.Error = &junitProblem{Message: "could not tell: see the verdict", Text: text}
 	}
 	suite.Cases = append(suite.Cases, total)
-	for _, c := range suite.Cases {
-		suite.Tests++
-		if c.Failure != nil {
-			suite.Failures++
-		}
-		if c.Error != nil {
-			suite.Errors++
-		}
-	}
+	suite.tally()
 	return suite
 }

@@ -239,3 +239,37 @@ func (p *runPlan) checkOutputs() error {
 	}
 	return nil
 }
+
+// generatedRun is a generated scenario's run (check's, check
+// --manifest's): the scenario, its result directory and report (nil when
+// none was written), and the path the caller's verdict JUnit goes to.
+type generatedRun struct {
+	sc    *scenarios.Scenario
+	dir   string
+	res   *report.Result
+	junit string
+}
+
+// runGenerated parses a generated scenario (file names it in errors),
+// adds it to p with sets and out, takes --junit for the caller's verdict
+// (--expect's verdicts go beside it) and executes it. Bad input exits
+// exitUsage before anything runs.
+func (p *runPlan) runGenerated(ctx context.Context, file string, src []byte, sets []string, out string, stdout, stderr io.Writer) (generatedRun, int, error) {
+	var g generatedRun
+	sc, err := scenarios.Parse(file, src)
+	if err != nil {
+		return g, exitUsage, badInput(err)
+	}
+	p.sets, p.out, g.sc = sets, out, sc
+	if err := p.addScenario(sc, stderr); err != nil {
+		return g, exitUsage, err
+	}
+	g.junit = p.exp.junit
+	p.exp.junit = expectationsJUnit(g.junit, len(p.exps[sc]) > 0)
+	if err := p.checkOutputs(); err != nil {
+		return g, exitUsage, err
+	}
+	p.onReport = func(d string, r *report.Result, _ io.Writer) { g.dir, g.res = d, r }
+	code, err := p.execute(ctx, stdout, stderr)
+	return g, code, err
+}
