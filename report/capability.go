@@ -139,8 +139,4 @@ var (
 		OfSpec: func(v scenarios.Variant) bool { return v.Spec.Action.Kind == scenarios.ActionRollout },
 		Has:    func(_ *Variant, r *Run) bool { return r.Meta.Rollout != nil }, Rows: rolloutDefs,
 		Headline: &Headline{rolloutHeadline, rolloutHeadlineText}}
-	podCapability = Capability{Name: NeedsPod, Requirement: "action.kind terminate",
-		OfSpec: func(v scenarios.Variant) bool { return v.Spec.Action.Kind == scenarios.ActionTerminate },
-		Has:    func(_ *Variant, r *Run) bool { return isPodRun(&r.Metrics) }, Rows: podDefs,
-		Headline: &Headline{podHeadline, podHeadlineText}}
 )

@@ -138,18 +138,3 @@ func headlineDefs(res *Result) []MetricDef {
 	}
 	return ds
 }
-
-// podHeadline is the headline of a result whose every run terminated a
-// pod: the failed requests by the rule of the termination they fall
-// under, then how long the hook and the exit took.
-var podHeadline = []string{"requests", "pod_failed", "pod_failed_propagation", "pod_failed_drain", "pod_failed_after_kill",
-	"pod_failed_before_deletion", "pod_failed_proxy_reload", "pod_killed", "pod_hook_ms", "pod_signal_to_exit_ms",
-	"pod_deletion_to_exit_ms", "exit_code", "p99_ms"}
-
-// podHeadlineText explains the pod headline under its table.
-const podHeadlineText = "\n`pod_failed` counts the failed requests the pod's termination caused: `pod_failed_propagation` " +
-	"while the endpoint was still registered (a preStop shorter than the propagation), `pod_failed_drain` after it was " +
-	"gone (work the app dropped on its stop signal), `pod_failed_after_kill` at the grace period's SIGKILL. " +
-	"`pod_failed_before_deletion` is not about the termination; `pod_failed_proxy_reload` are the proxy's own " +
-	"idle-connection closes at its reload, the emulation's mechanism. Every other metric is in the table below." +
-	"\n\n## All metrics\n\n"

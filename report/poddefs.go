@@ -1,6 +1,9 @@
 package report
 
-import "github.com/shutdownlab/shutdownlab/report/podmetrics"
+import (
+	"github.com/shutdownlab/shutdownlab/report/podmetrics"
+	"github.com/shutdownlab/shutdownlab/scenarios"
+)
 
 // PodMetrics are the metrics of a run whose action was the kubelet's
 // termination of a pod (podmetrics.Metrics).
@@ -9,6 +12,12 @@ type PodMetrics = podmetrics.Metrics
 // NeedsPod: the pod_* metrics exist only for runs whose action was a
 // pod's termination (action kind terminate).
 const NeedsPod Need = "pod"
+
+// podCapability is the pod's termination as a capability (capabilities).
+var podCapability = Capability{Name: NeedsPod, Requirement: "action.kind terminate",
+	OfSpec: func(v scenarios.Variant) bool { return v.Spec.Action.Kind == scenarios.ActionTerminate },
+	Has:    func(_ *Variant, r *Run) bool { return isPodRun(&r.Metrics) }, Rows: podDefs,
+	Headline: &Headline{podHeadline, podHeadlineText}}
 
 // isPodRun is the presence test of the pod metric rows.
 func isPodRun(m *Metrics) bool { return m.PodMetrics != nil }
@@ -48,3 +57,18 @@ var podDefs = []MetricDef{
 	podDef("pod_deletion_to_exit_ms", KindMs, "NEVER", CompareLatency, "pod: deletion to the container's exit (what the grace period must cover)",
 		func(p *PodMetrics) Value { return floatP(p.PodDeletionToExitMs) }),
 }
+
+// podHeadline is the headline of a result whose every run terminated a
+// pod: the failed requests by the rule of the termination they fall
+// under, then how long the hook and the exit took.
+var podHeadline = []string{"requests", "pod_failed", "pod_failed_propagation", "pod_failed_drain", "pod_failed_after_kill",
+	"pod_failed_before_deletion", "pod_failed_proxy_reload", "pod_killed", "pod_hook_ms", "pod_signal_to_exit_ms",
+	"pod_deletion_to_exit_ms", "exit_code", "p99_ms"}
+
+// podHeadlineText explains the pod headline under its table.
+const podHeadlineText = "\n`pod_failed` counts the failed requests the pod's termination caused: `pod_failed_propagation` " +
+	"while the endpoint was still registered (a preStop shorter than the propagation), `pod_failed_drain` after it was " +
+	"gone (work the app dropped on its stop signal), `pod_failed_after_kill` at the grace period's SIGKILL. " +
+	"`pod_failed_before_deletion` is not about the termination; `pod_failed_proxy_reload` are the proxy's own " +
+	"idle-connection closes at its reload, the emulation's mechanism. Every other metric is in the table below." +
+	"\n\n## All metrics\n\n"
