@@ -141,9 +141,9 @@ type Target struct {
 	// SIGTERM; see EntrypointShell).
 	Entrypoint Entrypoint `yaml:"entrypoint" json:"entrypoint,omitempty"`
 	// Image, when set, is a local image run instead of the built-in target
-	// (never pulled). Runtime is then not the harness's to choose; MODE
-	// and PORT are still set in its environment for images that honour
-	// them.
+	// (never pulled). Runtime is then not the harness's to choose, and it
+	// runs with its own environment plus Env only (no MODE, PORT or
+	// INSTANCE).
 	Image string `yaml:"image" json:"image,omitempty"`
 	// Command, when set, replaces the image's ENTRYPOINT and Args its CMD,
 	// as a Kubernetes container's command and args do (a command without
