@@ -36,12 +36,14 @@ func podDef(name string, k Kind, null string, cmp Comparison, doc string, get fu
 // podDefs are the pod metric rows: which rule of the termination each
 // failed request falls under, then the hook's and the exit's times.
 var podDefs = []MetricDef{
-	podDef("pod_failed", KindCount, "", CompareLoss, "pod: failed requests the termination caused (propagation + drain + after kill)",
+	podDef("pod_failed", KindCount, "", CompareLoss, "pod: failed requests during the termination (propagation + drain + elsewhere + after kill)",
 		func(p *PodMetrics) Value { return intV(p.PodFailed) }),
-	podDef("pod_failed_propagation", KindCount, "", CompareLoss, "pod: failed after the deletion while the endpoint was still registered (preStop shorter than the propagation)",
+	podDef("pod_failed_propagation", KindCount, "", CompareLoss, "pod: failed, sent while the endpoint was still registered to a pod that no longer served (preStop shorter than the propagation)",
 		func(p *PodMetrics) Value { return intV(p.PodFailedPropagation) }),
-	podDef("pod_failed_drain", KindCount, "", CompareLoss, "pod: failed after the endpoint was gone, before any SIGKILL (work the app dropped on its stop signal)",
+	podDef("pod_failed_drain", KindCount, "", CompareLoss, "pod: failed, sent before the stop signal and in flight at it (work the app held and dropped)",
 		func(p *PodMetrics) Value { return intV(p.PodFailedDrain) }),
+	podDef("pod_failed_elsewhere", KindCount, "", CompareLoss, "pod: failed, sent after the endpoint was gone (the pods left, or the proxy, failed them)",
+		func(p *PodMetrics) Value { return intV(p.PodFailedElsewhere) }),
 	podDef("pod_failed_after_kill", KindCount, "", CompareLoss, "pod: failed at or after the grace period's SIGKILL",
 		func(p *PodMetrics) Value { return intV(p.PodFailedAfterKill) }),
 	podDef("pod_failed_before_deletion", KindCount, "", CompareNone, "pod: failed before the deletion (not about the termination)",
@@ -61,14 +63,15 @@ var podDefs = []MetricDef{
 // podHeadline is the headline of a result whose every run terminated a
 // pod: the failed requests by the rule of the termination they fall
 // under, then how long the hook and the exit took.
-var podHeadline = []string{"requests", "pod_failed", "pod_failed_propagation", "pod_failed_drain", "pod_failed_after_kill",
+var podHeadline = []string{"requests", "pod_failed", "pod_failed_propagation", "pod_failed_drain", "pod_failed_elsewhere", "pod_failed_after_kill",
 	"pod_failed_before_deletion", "pod_failed_proxy_reload", "pod_killed", "pod_hook_ms", "pod_signal_to_exit_ms",
 	"pod_deletion_to_exit_ms", "exit_code", "p99_ms"}
 
 // podHeadlineText explains the pod headline under its table.
-const podHeadlineText = "\n`pod_failed` counts the failed requests the pod's termination caused: `pod_failed_propagation` " +
-	"while the endpoint was still registered (a preStop shorter than the propagation), `pod_failed_drain` after it was " +
-	"gone (work the app dropped on its stop signal), `pod_failed_after_kill` at the grace period's SIGKILL. " +
+const podHeadlineText = "\n`pod_failed` counts the failed requests during the pod's termination: `pod_failed_propagation` " +
+	"sent while the endpoint was still registered to a pod that no longer served (a preStop shorter than the propagation), " +
+	"`pod_failed_drain` in flight at the stop signal (work the app held and dropped), `pod_failed_elsewhere` sent after " +
+	"the endpoint was gone, `pod_failed_after_kill` at the grace period's SIGKILL. " +
 	"`pod_failed_before_deletion` is not about the termination; `pod_failed_proxy_reload` are the proxy's own " +
 	"idle-connection closes at its reload, the emulation's mechanism. Every other metric is in the table below." +
 	"\n\n## All metrics\n\n"

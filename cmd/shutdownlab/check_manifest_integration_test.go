@@ -43,7 +43,7 @@ func TestCheckManifestExamples(t *testing.T) {
 		{"preStop sleep 3s, half a request later", "prestop-sleep", append(short, "--set", "action.at=2010ms"), exitOK,
 			[]string{"at your propagation delay, 2s: SAFE"}},
 		{"no preStop", "no-prestop", short, exitFailed,
-			[]string{"propagation 2s: UNSAFE", "while the endpoint was still registered", "no preStop sleep holds the stop signal back",
+			[]string{"propagation 2s: UNSAFE", "sent while the endpoint was still registered", "no preStop sleep holds the stop signal back",
 				"at your propagation delay, 2s: UNSAFE", "measured safe (the smallest whole-second sleep tried"}},
 		{"grace shorter than the drain", "grace-too-short", []string{"--propagation", "2s", "--path", "/slow?ms=3000", "--signals", "none"}, exitFailed,
 			[]string{"at the grace period's SIGKILL", "SIGKILLed: terminationGracePeriodSeconds 4 ended before it exited"}},

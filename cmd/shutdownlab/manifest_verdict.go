@@ -23,6 +23,7 @@ type podRun struct {
 	Failed           int      `json:"pod_failed"`
 	Propagation      int      `json:"pod_failed_propagation"`
 	Drain            int      `json:"pod_failed_drain"`
+	Elsewhere        int      `json:"pod_failed_elsewhere"`
 	AfterKill        int      `json:"pod_failed_after_kill"`
 	BeforeDeletion   int      `json:"pod_failed_before_deletion"`
 	ProxyReload      int      `json:"pod_failed_proxy_reload"`
@@ -122,7 +123,7 @@ func manifestVerdict(f manifestFacts) (string, int) {
 		fmt.Fprintf(&b, "    - at your propagation delay, %s: UNSAFE\n", dur(f.Stated))
 		code = verdictDefect
 	}
-	fmt.Fprintf(&b, "    - measured safe at %s; unsafe at %s\n", listOr(safeAt, "none"), listOr(unsafeAt, "none"))
+	fmt.Fprintf(&b, "    - measured safe at: %s; unsafe at: %s\n", listOr(safeAt, "none"), listOr(unsafeAt, "none"))
 	fmt.Fprintf(&b, "    - %s\n", graceText(f))
 	if s := searchText(f); s != "" {
 		fmt.Fprintf(&b, "    - %s\n", s)
@@ -156,16 +157,22 @@ func delayText(d delayRuns, f manifestFacts) string {
 	}
 	var why []string
 	if w.Propagation > 0 {
-		why = append(why, fmt.Sprintf("%d while the endpoint was still registered (the pod stopped serving before the proxy stopped sending to it: %s)", w.Propagation, sleepWords(f.Sleep)))
+		why = append(why, fmt.Sprintf("%d sent while the endpoint was still registered (the pod stopped serving before the proxy stopped sending to it: %s)", w.Propagation, sleepWords(f.Sleep)))
 	}
 	if w.Drain > 0 {
-		why = append(why, fmt.Sprintf("%d after the endpoint was gone (work the app held and dropped on %s)", w.Drain, f.StopSignal))
+		why = append(why, fmt.Sprintf("%d in flight at %s (work the app held and dropped when told to stop)", w.Drain, f.StopSignal))
+	}
+	if w.Elsewhere > 0 {
+		why = append(why, fmt.Sprintf("%d sent after the endpoint was gone (the pods left, or the proxy, failed them)", w.Elsewhere))
 	}
 	if w.AfterKill > 0 {
 		why = append(why, fmt.Sprintf("%d at the grace period's SIGKILL", w.AfterKill))
 	}
 	if w.Killed {
 		why = append(why, fmt.Sprintf("SIGKILLed: terminationGracePeriodSeconds %d ended before it exited", int(f.Grace/time.Second)))
+	}
+	if w.Failed == 0 {
+		return fmt.Sprintf("UNSAFE: no request failed%s, but %s; %s", runs, strings.Join(why, "; "), tail)
 	}
 	return fmt.Sprintf("UNSAFE: %d failed%s: %s; %s", w.Failed, runs, strings.Join(why, "; "), tail)
 }

@@ -35,15 +35,15 @@ func TestManifestVerdict(t *testing.T) {
 		want []string
 	}{
 		{"safe at the stated delay, unsafe beyond", facts(2*s, at(0, clean), at(2*s, clean), at(5*s, pr(71, 71, 0, 0, false, 3500))),
-			verdictClean, []string{"propagation 2s: safe: 0 failed", "at your propagation delay, 2s: SAFE", "measured safe at 0s, 2s; unsafe at 5s",
-				"propagation 5s: UNSAFE: 71 failed: 71 while the endpoint was still registered", "its preStop sleep 3s ended first",
+			verdictClean, []string{"propagation 2s: safe: 0 failed", "at your propagation delay, 2s: SAFE", "measured safe at: 0s, 2s; unsafe at: 5s",
+				"propagation 5s: UNSAFE: 71 failed: 71 sent while the endpoint was still registered", "its preStop sleep 3s ended first",
 				"needs terminationGracePeriodSeconds 6 (the slowest exit + 2 s), the manifest gives 30"}},
 		{"unsafe at the stated delay", facts(2*s, at(2*s, clean, pr(5, 5, 0, 0, false, 3500))),
 			verdictDefect, []string{"UNSAFE: 5 failed (worst of 2 runs)", "at your propagation delay, 2s: UNSAFE"}},
 		{"drops after the endpoint was gone", facts(s, at(s, pr(4, 0, 4, 0, false, 3100))),
-			verdictDefect, []string{"4 after the endpoint was gone (work the app held and dropped on SIGTERM)"}},
+			verdictDefect, []string{"4 in flight at SIGTERM (work the app held and dropped when told to stop)"}},
 		{"SIGKILL without a failed request is not safe", facts(s, at(s, pr(0, 0, 0, 0, true, 30100))),
-			verdictDefect, []string{"SIGKILLed: terminationGracePeriodSeconds 30 ended before it exited", "grace period: SIGKILLed in 1 run:"}},
+			verdictDefect, []string{"UNSAFE: no request failed, but SIGKILLed: terminationGracePeriodSeconds 30 ended before it exited", "grace period: SIGKILLed in 1 run:"}},
 		{"no valid run at the stated delay", facts(2*s, at(0, clean), at(2*s)),
 			verdictUnclear, []string{"propagation 2s: no valid run", "could not tell"}},
 	} {

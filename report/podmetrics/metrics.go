@@ -15,22 +15,28 @@ import (
 
 // Metrics are the termination metrics of one run. Every failed request
 // of the run is in exactly one of PodFailedBeforeDeletion,
-// PodFailedProxyReload, PodFailedPropagation, PodFailedDrain and
-// PodFailedAfterKill; PodFailed is the sum of the last three.
+// PodFailedProxyReload, PodFailedPropagation, PodFailedDrain,
+// PodFailedElsewhere and PodFailedAfterKill; PodFailed is the sum of the
+// last four.
 type Metrics struct {
-	// PodFailed counts the failed requests the termination caused:
-	// propagation + drain + after kill.
+	// PodFailed counts the failed requests during the termination:
+	// propagation + drain + elsewhere + after kill.
 	PodFailed int `json:"pod_failed"`
-	// PodFailedPropagation counts failed requests that ended after the
-	// deletion while the endpoint was still registered (before the proxy
-	// acknowledged the deregistration, or at any time when it never did):
-	// the pod stopped serving while it still got traffic. A preStop sleep
-	// at least as long as the propagation delay is Kubernetes' answer.
+	// PodFailedPropagation counts failed requests sent while the endpoint
+	// was still registered (before the proxy acknowledged the
+	// deregistration, or at any time when it never did) that the pod no
+	// longer served: sent after its stop signal, or failed before it. A
+	// preStop sleep at least as long as the propagation delay is
+	// Kubernetes' answer.
 	PodFailedPropagation int `json:"pod_failed_propagation"`
-	// PodFailedDrain counts failed requests that ended after the endpoint
-	// was gone and before any SIGKILL: work the app held and did not
-	// finish on its stop signal.
+	// PodFailedDrain counts failed requests sent before the stop signal
+	// and still in flight when it was sent: work the app held when told
+	// to stop and did not finish.
 	PodFailedDrain int `json:"pod_failed_drain"`
+	// PodFailedElsewhere counts failed requests sent after the endpoint
+	// was gone: the proxy no longer routed them to the terminated pod, so
+	// the pods left (or the proxy) failed them.
+	PodFailedElsewhere int `json:"pod_failed_elsewhere"`
 	// PodFailedAfterKill counts failed requests that ended at or after the
 	// SIGKILL at the grace period's end: the grace period was shorter
 	// than the hook and the drain.
@@ -85,11 +91,13 @@ func Compute(meta record.Meta, reqs []record.Request) *Metrics {
 			m.PodFailedPropagation++
 		case ruleDrain:
 			m.PodFailedDrain++
+		case ruleElsewhere:
+			m.PodFailedElsewhere++
 		case ruleAfterKill:
 			m.PodFailedAfterKill++
 		}
 	}
-	m.PodFailed = m.PodFailedPropagation + m.PodFailedDrain + m.PodFailedAfterKill
+	m.PodFailed = m.PodFailedPropagation + m.PodFailedDrain + m.PodFailedElsewhere + m.PodFailedAfterKill
 	if h := t.Hook; h != nil && h.EndNs > 0 {
 		m.PodHookMs = msP(h.EndNs - t.DeletedNs)
 	}
@@ -111,16 +119,26 @@ const (
 	ruleProxyReload
 	rulePropagation
 	ruleDrain
+	ruleElsewhere
 	ruleAfterKill
 )
 
 // classify says under which rule a failed request of a termination run
-// falls, by when it ended: before the deletion; the proxy's reload (its
-// signature, once the deregistration was sent); at or after SIGKILL;
-// while the endpoint was registered; after it was gone.
+// falls: by when it ended, before the deletion; by its signature, once
+// the deregistration was sent, the proxy's reload; ended at or after
+// SIGKILL; sent after the endpoint was gone (routed elsewhere); sent
+// before the stop signal and in flight when it was sent (a drop of work
+// the app held); else sent while the endpoint was registered to a pod
+// that no longer served it (propagation). When a request was sent is
+// when it was fully written (its start when never written): the proxy
+// routes it then.
 func classify(meta record.Meta, r *record.Request) rule {
 	a := meta.Action
 	t, d := a.Termination, a.Deregister
+	sent := r.Start
+	if r.Written > 0 {
+		sent = r.Written
+	}
 	switch {
 	case r.End < t.DeletedNs:
 		return ruleBeforeDeletion
@@ -128,10 +146,12 @@ func classify(meta record.Meta, r *record.Request) rule {
 		return ruleProxyReload
 	case t.KillSentNs > 0 && r.End >= t.KillSentNs:
 		return ruleAfterKill
-	case d == nil || d.AckedNs == 0 || r.End < d.AckedNs:
-		return rulePropagation
+	case d != nil && d.AckedNs > 0 && sent >= d.AckedNs:
+		return ruleElsewhere
+	case !t.ExitedBeforeSignal && a.SentNs > 0 && sent < a.SentNs && r.End >= a.SentNs:
+		return ruleDrain
 	}
-	return ruleDrain
+	return rulePropagation
 }
 
 func msP(ns int64) *float64 {

@@ -31,10 +31,17 @@ func failed(end int64, class record.Class, reused bool) record.Request {
 	return record.Request{Start: end - 1_000_000, End: end, Class: class, Reused: reused}
 }
 
-// TestClassify: each failed request falls under exactly one rule, by when
-// it ended and, for the proxy's reload, by its signature.
+// sentEnd is a failed request written at sent that ended at end.
+func sentEnd(sent, end int64, class record.Class) record.Request {
+	return record.Request{Start: sent - 100_000, Written: sent, End: end, Class: class}
+}
+
+// TestClassify: each failed request falls under exactly one rule: by when
+// it ended, when it was sent (fully written: the proxy routes it then),
+// and, for the proxy's reload, its signature.
 func TestClassify(t *testing.T) {
 	dereg := &record.Deregistration{SentNs: sent, AckedNs: acked}
+	late := &record.Deregistration{SentNs: sent, AckedNs: signal + 500}
 	for _, tt := range []struct {
 		name string
 		meta record.Meta
@@ -46,13 +53,17 @@ func TestClassify(t *testing.T) {
 		{"idle-close signature before the reload was sent is no reload", meta("caddy", kill, dereg), failed(sent-1, record.ClassEOF, true), rulePropagation},
 		{"idle-close signature at the reload", meta("caddy", kill, dereg), failed(acked, record.ClassReset, true), ruleProxyReload},
 		{"a fresh connection's eof is no idle close", meta("caddy", kill, dereg), failed(acked-1, record.ClassEOF, false), rulePropagation},
-		{"no proxy, no reload", meta("", kill, dereg), failed(acked+1, record.ClassEOF, true), ruleDrain},
-		{"502 while still registered", meta("caddy", kill, dereg), failed(acked-1, record.ClassHTTPError, false), rulePropagation},
-		{"502 after the endpoint was gone", meta("caddy", kill, dereg), failed(acked, record.ClassHTTPError, false), ruleDrain},
-		{"never acknowledged: still registered", meta("caddy", kill, &record.Deregistration{SentNs: sent}), failed(signal+1, record.ClassHTTPError, false), rulePropagation},
-		{"no deregistration at all: still registered", meta("caddy", kill, nil), failed(signal+1, record.ClassHTTPError, false), rulePropagation},
+		{"no proxy, no reload", meta("", kill, late), sentEnd(signal-1, signal+1, record.ClassEOF), ruleDrain},
+		{"sent while registered, failed while the hook ran", meta("caddy", kill, dereg), sentEnd(sent, sent+1, record.ClassHTTPError), rulePropagation},
+		{"sent while registered, after the signal", meta("caddy", kill, late), sentEnd(signal+1, signal+2, record.ClassHTTPError), rulePropagation},
+		{"routed before the ack, failed after it", meta("caddy", kill, late), sentEnd(signal+400, signal+900, record.ClassHTTPError), rulePropagation},
+		{"sent after the endpoint was gone", meta("caddy", kill, dereg), sentEnd(acked, acked+1, record.ClassHTTPError), ruleElsewhere},
+		{"in flight at the signal", meta("caddy", kill, late), sentEnd(signal-1, signal+1, record.ClassHTTPError), ruleDrain},
+		{"in flight at the signal, sent after the ack: elsewhere", meta("caddy", kill, dereg), sentEnd(signal-1, signal+1, record.ClassHTTPError), ruleElsewhere},
+		{"never acknowledged: still registered", meta("caddy", kill, &record.Deregistration{SentNs: sent}), sentEnd(signal+1, signal+2, record.ClassHTTPError), rulePropagation},
+		{"no deregistration at all: still registered", meta("caddy", kill, nil), sentEnd(signal+1, signal+2, record.ClassHTTPError), rulePropagation},
 		{"at the SIGKILL", meta("caddy", kill, dereg), failed(kill, record.ClassEOF, false), ruleAfterKill},
-		{"no SIGKILL sent", meta("caddy", 0, dereg), failed(kill, record.ClassEOF, false), ruleDrain},
+		{"no SIGKILL sent", meta("caddy", 0, dereg), sentEnd(kill-10, kill, record.ClassEOF), ruleElsewhere},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := classify(tt.meta, &tt.req); got != tt.want {
@@ -71,8 +82,8 @@ func TestCompute(t *testing.T) {
 		{Start: 1, End: deleted + 5, Class: record.ClassOK},
 		failed(deleted-1, record.ClassHTTPError, false),          // before deletion
 		failed(acked, record.ClassEOF, true),                     // proxy reload
-		failed(sent+1, record.ClassHTTPError, false),             // propagation
-		failed(signal+1, record.ClassHTTPError, false),           // drain
+		sentEnd(sent, sent+1, record.ClassHTTPError),             // propagation
+		sentEnd(acked+1, signal+1, record.ClassHTTPError),        // elsewhere
 		failed(kill+1, record.ClassEOF, false),                   // after kill
 		{Start: kill, End: kill + 1, Class: record.ClassNotSent}, // not failed
 	}
@@ -80,9 +91,13 @@ func TestCompute(t *testing.T) {
 	if m == nil {
 		t.Fatal("Compute = nil for a termination run")
 	}
-	got := [6]int{m.PodFailed, m.PodFailedPropagation, m.PodFailedDrain, m.PodFailedAfterKill, m.PodFailedBeforeDeletion, m.PodFailedProxyReload}
-	if want := [6]int{3, 1, 1, 1, 1, 1}; got != want {
-		t.Errorf("failed, propagation, drain, after kill, before deletion, proxy reload = %v, want %v", got, want)
+	got := [7]int{m.PodFailed, m.PodFailedPropagation, m.PodFailedDrain, m.PodFailedElsewhere, m.PodFailedAfterKill, m.PodFailedBeforeDeletion, m.PodFailedProxyReload}
+	if want := [7]int{3, 1, 0, 1, 1, 1, 1}; got != want {
+		t.Errorf("failed, propagation, drain, elsewhere, after kill, before deletion, proxy reload = %v, want %v", got, want)
+	}
+	drop := Compute(meta("", kill, &record.Deregistration{SentNs: sent, AckedNs: signal + 500}), []record.Request{sentEnd(signal-5, signal+5, record.ClassReset)})
+	if drop.PodFailedDrain != 1 || drop.PodFailed != 1 {
+		t.Errorf("a request in flight at the signal that failed: drain %d, failed %d; want 1, 1", drop.PodFailedDrain, drop.PodFailed)
 	}
 	if !m.PodKilled {
 		t.Error("PodKilled = false with a SIGKILL sent")
