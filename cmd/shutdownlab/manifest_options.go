@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -42,8 +43,13 @@ func (f *manifestFlags) options(ctx context.Context, stderr io.Writer) (manifest
 	if o.pod, err = readManifest(f.file, kube.Options{Workload: f.workload, Container: f.container, Env: env}); err != nil {
 		return o, nil, err
 	}
-	for name, value := range env {
-		f.sets = append(f.sets, "target.env."+name+"="+value)
+	for _, name := range slices.Sorted(maps.Keys(env)) {
+		f.sets = append(f.sets, "target.env."+name+"="+env[name])
+		for _, e := range o.pod.Env {
+			if e.Name == name && e.Value != env[name] {
+				fmt.Fprintf(stderr, "note: --env %s overrides the manifest's value (%s=%s)\n", name, name, e.Value)
+			}
+		}
 	}
 	if o.pod.GracePeriod < time.Second {
 		return o, nil, usagef("%s: terminationGracePeriodSeconds %d: a grace period of 0 kills the pod at once (a forced deletion); nothing to emulate", f.file, int(o.pod.GracePeriod/time.Second))
