@@ -50,7 +50,7 @@ var podDefs = []MetricDef{
 		func(p *PodMetrics) Value { return intV(p.PodFailedBeforeDeletion) }),
 	podDef("pod_failed_proxy_reload", KindCount, "", CompareNone, "pod: idle-close failures at the proxy's reload for the deregistration (the emulation's mechanism; not in pod_failed)",
 		func(p *PodMetrics) Value { return intV(p.PodFailedProxyReload) }),
-	podDef("pod_killed", KindBool, "", CompareNone, "pod: the grace period ran out and SIGKILL was sent",
+	podDef("pod_killed", KindBool, "", CompareNone, "pod: the grace period ran out and SIGKILL ended the container (exit 137)",
 		func(p *PodMetrics) Value { return boolV(p.PodKilled) }),
 	podDef("pod_hook_ms", KindMs, "n/a (no hook)", CompareLatency, "pod: the pre-stop hook, deletion to its end",
 		func(p *PodMetrics) Value { return floatP(p.PodHookMs) }),

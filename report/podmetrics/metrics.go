@@ -52,8 +52,9 @@ type Metrics struct {
 	// emulation's mechanism (a Kubernetes Service does not reload), so
 	// these are named apart and not in PodFailed.
 	PodFailedProxyReload int `json:"pod_failed_proxy_reload"`
-	// PodKilled is true when the grace period ran out and SIGKILL was
-	// sent.
+	// PodKilled is true when the grace period ran out, SIGKILL was sent
+	// and the container ended by it (exit code 137, or it never exited):
+	// an app that exited by itself as the SIGKILL went out was not killed.
 	PodKilled bool `json:"pod_killed"`
 	// PodHookMs is the pre-stop hook's time, from the deletion until the
 	// kubelet stopped waiting for it; null without a hook.
@@ -77,6 +78,10 @@ func Compute(meta record.Meta, reqs []record.Request) *Metrics {
 	}
 	t := a.Termination
 	m := &Metrics{PodKilled: t.KillSentNs > 0}
+	if i := shutdown.ActedReplica(meta); m.PodKilled && i >= 0 {
+		code := meta.Replicas[i].ExitCode
+		m.PodKilled = code == nil || *code == 137
+	}
 	for i := range reqs {
 		r := &reqs[i]
 		if !r.Class.Failed() {

@@ -100,7 +100,13 @@ func TestCompute(t *testing.T) {
 		t.Errorf("a request in flight at the signal that failed: drain %d, failed %d; want 1, 1", drop.PodFailedDrain, drop.PodFailed)
 	}
 	if !m.PodKilled {
-		t.Error("PodKilled = false with a SIGKILL sent")
+		t.Error("PodKilled = false with a SIGKILL sent and exit code 137")
+	}
+	raced := meta("caddy", kill, dereg)
+	zero := 0
+	raced.Replicas[0].ExitCode = &zero
+	if Compute(raced, nil).PodKilled {
+		t.Error("PodKilled = true for an app that exited 0 as the SIGKILL went out")
 	}
 	for name, tt := range map[string]struct {
 		got  *float64
