@@ -48,7 +48,7 @@ var podDefs = []MetricDef{
 		func(p *PodMetrics) Value { return intV(p.PodFailedAfterKill) }),
 	podDef("pod_failed_before_deletion", KindCount, "", CompareNone, "pod: failed before the deletion (not about the termination)",
 		func(p *PodMetrics) Value { return intV(p.PodFailedBeforeDeletion) }),
-	podDef("pod_failed_proxy_reload", KindCount, "", CompareNone, "pod: idle-close failures at the proxy's reload for the deregistration (the emulation's mechanism; not in pod_failed)",
+	podDef("pod_failed_proxy_reload", KindCount, "", CompareNone, "pod: connections the proxy closed at its reload for the deregistration (the emulation's mechanism; not in pod_failed)",
 		func(p *PodMetrics) Value { return intV(p.PodFailedProxyReload) }),
 	podDef("pod_killed", KindBool, "", CompareNone, "pod: the grace period ran out and SIGKILL ended the container (exit 137)",
 		func(p *PodMetrics) Value { return boolV(p.PodKilled) }),
@@ -72,6 +72,6 @@ const podHeadlineText = "\n`pod_failed` counts the failed requests during the po
 	"sent while the endpoint was still registered to a pod that no longer served (a preStop shorter than the propagation), " +
 	"`pod_failed_drain` in flight at the stop signal (work the app held and dropped), `pod_failed_elsewhere` sent after " +
 	"the endpoint was gone, `pod_failed_after_kill` at the grace period's SIGKILL. " +
-	"`pod_failed_before_deletion` is not about the termination; `pod_failed_proxy_reload` are the proxy's own " +
-	"idle-connection closes at its reload, the emulation's mechanism. Every other metric is in the table below." +
+	"`pod_failed_before_deletion` is not about the termination; `pod_failed_proxy_reload` are client connections " +
+	"the proxy closed at its reload, the emulation's mechanism. Every other metric is in the table below." +
 	"\n\n## All metrics\n\n"

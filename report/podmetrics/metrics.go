@@ -44,11 +44,12 @@ type Metrics struct {
 	// PodFailedBeforeDeletion counts failed requests that ended before the
 	// deletion: not about the termination.
 	PodFailedBeforeDeletion int `json:"pod_failed_before_deletion"`
-	// PodFailedProxyReload counts, behind the proxy, failed requests with
-	// the idle-close signature (eof or reset on a reused connection, no
-	// response byte) that ended once the deregistration was sent: the
-	// proxy closed the client's idle keep-alive connection as it reloaded
-	// its configuration to drop the endpoint. That reload is the
+	// PodFailedProxyReload counts, behind the proxy, failed requests
+	// whose connection the proxy itself closed (eof or reset before any
+	// response byte: the proxy answers an upstream's failure with a 502,
+	// never by closing the client's connection) that ended once the
+	// deregistration was sent: Caddy closes client connections as it
+	// reloads its configuration to drop the endpoint. That reload is the
 	// emulation's mechanism (a Kubernetes Service does not reload), so
 	// these are named apart and not in PodFailed.
 	PodFailedProxyReload int `json:"pod_failed_proxy_reload"`
@@ -128,6 +129,12 @@ const (
 	ruleAfterKill
 )
 
+// closedByProxy: behind the proxy, the client's connection ended (eof
+// or reset) before any response byte.
+func closedByProxy(r *record.Request) bool {
+	return r.FirstByte == 0 && (r.Class == record.ClassEOF || r.Class == record.ClassReset)
+}
+
 // classify says under which rule a failed request of a termination run
 // falls: by when it ended, before the deletion; by its signature, once
 // the deregistration was sent, the proxy's reload; ended at or after
@@ -147,7 +154,7 @@ func classify(meta record.Meta, r *record.Request) rule {
 	switch {
 	case r.End < t.DeletedNs:
 		return ruleBeforeDeletion
-	case meta.Topology != "" && d != nil && d.SentNs > 0 && r.End >= d.SentNs && shutdown.IsIdleCloseRace(r):
+	case meta.Topology != "" && d != nil && d.SentNs > 0 && r.End >= d.SentNs && closedByProxy(r):
 		return ruleProxyReload
 	case t.KillSentNs > 0 && r.End >= t.KillSentNs:
 		return ruleAfterKill

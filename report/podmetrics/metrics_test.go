@@ -49,10 +49,12 @@ func TestClassify(t *testing.T) {
 		want rule
 	}{
 		{"ended before the deletion", meta("caddy", kill, dereg), failed(deleted-1, record.ClassHTTPError, false), ruleBeforeDeletion},
-		{"idle-close signature before the deletion stays before", meta("caddy", kill, dereg), failed(deleted-1, record.ClassEOF, true), ruleBeforeDeletion},
-		{"idle-close signature before the reload was sent is no reload", meta("caddy", kill, dereg), failed(sent-1, record.ClassEOF, true), rulePropagation},
-		{"idle-close signature at the reload", meta("caddy", kill, dereg), failed(acked, record.ClassReset, true), ruleProxyReload},
-		{"a fresh connection's eof is no idle close", meta("caddy", kill, dereg), failed(acked-1, record.ClassEOF, false), rulePropagation},
+		{"a proxy close before the deletion stays before", meta("caddy", kill, dereg), failed(deleted-1, record.ClassEOF, true), ruleBeforeDeletion},
+		{"a proxy close before the reload was sent is no reload", meta("caddy", kill, dereg), failed(sent-1, record.ClassEOF, true), rulePropagation},
+		{"a reused connection reset at the reload", meta("caddy", kill, dereg), failed(acked, record.ClassReset, true), ruleProxyReload},
+		{"a fresh connection reset at the reload", meta("caddy", kill, dereg), failed(acked-1, record.ClassReset, false), ruleProxyReload},
+		{"a 502 at the reload is the pod's", meta("caddy", kill, dereg), failed(acked-1, record.ClassHTTPError, false), rulePropagation},
+		{"an eof after a response byte is no proxy close", meta("caddy", kill, dereg), record.Request{Start: acked - 5, FirstByte: acked - 2, End: acked - 1, Class: record.ClassEOF}, rulePropagation},
 		{"no proxy, no reload", meta("", kill, late), sentEnd(signal-1, signal+1, record.ClassEOF), ruleDrain},
 		{"sent while registered, failed while the hook ran", meta("caddy", kill, dereg), sentEnd(sent, sent+1, record.ClassHTTPError), rulePropagation},
 		{"sent while registered, after the signal", meta("caddy", kill, late), sentEnd(signal+1, signal+2, record.ClassHTTPError), rulePropagation},
@@ -62,8 +64,9 @@ func TestClassify(t *testing.T) {
 		{"in flight at the signal, sent after the ack: elsewhere", meta("caddy", kill, dereg), sentEnd(signal-1, signal+1, record.ClassHTTPError), ruleElsewhere},
 		{"never acknowledged: still registered", meta("caddy", kill, &record.Deregistration{SentNs: sent}), sentEnd(signal+1, signal+2, record.ClassHTTPError), rulePropagation},
 		{"no deregistration at all: still registered", meta("caddy", kill, nil), sentEnd(signal+1, signal+2, record.ClassHTTPError), rulePropagation},
-		{"at the SIGKILL", meta("caddy", kill, dereg), failed(kill, record.ClassEOF, false), ruleAfterKill},
-		{"no SIGKILL sent", meta("caddy", 0, dereg), sentEnd(kill-10, kill, record.ClassEOF), ruleElsewhere},
+		{"at the SIGKILL", meta("caddy", kill, dereg), failed(kill, record.ClassHTTPError, false), ruleAfterKill},
+		{"at the SIGKILL, no proxy", meta("", kill, dereg), failed(kill, record.ClassEOF, false), ruleAfterKill},
+		{"no SIGKILL sent", meta("caddy", 0, dereg), sentEnd(kill-10, kill, record.ClassHTTPError), ruleElsewhere},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := classify(tt.meta, &tt.req); got != tt.want {
@@ -84,7 +87,7 @@ func TestCompute(t *testing.T) {
 		failed(acked, record.ClassEOF, true),                     // proxy reload
 		sentEnd(sent, sent+1, record.ClassHTTPError),             // propagation
 		sentEnd(acked+1, signal+1, record.ClassHTTPError),        // elsewhere
-		failed(kill+1, record.ClassEOF, false),                   // after kill
+		failed(kill+1, record.ClassHTTPError, false),             // after kill
 		{Start: kill, End: kill + 1, Class: record.ClassNotSent}, // not failed
 	}
 	m := Compute(meta("caddy", kill, dereg), reqs)
