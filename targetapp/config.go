@@ -41,6 +41,10 @@ type Config struct {
 	// PreStop is PRESTOP_MS, how long readiness stays failed while the app
 	// keeps serving before it closes the listener (full mode). Default 0.
 	PreStop time.Duration
+	// Startup is STARTUP_MS, how long the app takes to start before it
+	// listens (a warm-up: loading data, compiling, connecting): its port
+	// refuses connections until then. Default 0.
+	Startup time.Duration
 	// KeepAlive is KEEPALIVE_MS, the keep-alive idle timeout
 	// (http.Server.IdleTimeout). Default 5000, like Node's keepAliveTimeout;
 	// 0 means no idle timeout.
@@ -152,6 +156,7 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		{"PRESTOP_MS", &c.PreStop, 0},
 		{"KEEPALIVE_MS", &c.KeepAlive, 0},
 		{"SWEEP_MS", &c.Sweep, 1},
+		{"STARTUP_MS", &c.Startup, 0},
 	}
 	for _, m := range ms {
 		v := getenv(m.name)

@@ -22,12 +22,12 @@ func TestConfigFromEnv(t *testing.T) {
 		{name: "empty is unset", env: map[string]string{"MODE": "", "PORT": ""}, want: def},
 		// Every variable set to a valid value.
 		{name: "all set", env: map[string]string{"MODE": "close", "LISTEN_HOST": "127.0.0.1", "PORT": "9000",
-			"DRAIN_MS": "5000", "PRESTOP_MS": "2000", "KEEPALIVE_MS": "15000", "SWEEP_MS": "50", "DATA_DIR": "/tmp/x",
+			"DRAIN_MS": "5000", "PRESTOP_MS": "2000", "KEEPALIVE_MS": "15000", "SWEEP_MS": "50", "STARTUP_MS": "3000", "DATA_DIR": "/tmp/x",
 			"EVENTS_PER_S": "0", "EVENTS_REPLAY": "500", "UPGRADES_PER_S": "200", "CLOSE_SPREAD_MS": "3000",
 			"CLOSE_DEADLINE_MS": "4000", "UPGRADES_WHILE_DRAINING": "accept",
 			"INSTANCE": "replica-1:9000"},
 			want: Config{Mode: ModeClose, Host: "127.0.0.1", Port: 9000, Drain: 5 * time.Second,
-				PreStop: 2 * time.Second, KeepAlive: 15 * time.Second, Sweep: 50 * time.Millisecond, DataDir: "/tmp/x",
+				PreStop: 2 * time.Second, KeepAlive: 15 * time.Second, Sweep: 50 * time.Millisecond, Startup: 3 * time.Second, DataDir: "/tmp/x",
 				EventsReplay: 500, UpgradesPerS: 200, CloseSpread: 3 * time.Second, CloseDeadline: 4 * time.Second,
 				AdmitDraining: true, Instance: "replica-1:9000", Worker: DefaultWorkerConfig()}},
 		// none is a valid mode.

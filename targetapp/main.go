@@ -54,6 +54,8 @@ func Main(getenv func(string) string, stdout, stderr io.Writer) int {
 		sigs = make(chan os.Signal, 8)
 		signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
 	}
+	// A slow start (STARTUP_MS): the port refuses connections meanwhile.
+	time.Sleep(cfg.Startup)
 	ln, err := net.Listen("tcp", net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port)))
 	if err != nil {
 		fmt.Fprintf(stderr, "target: listen: %v\n", err)
