@@ -25,6 +25,37 @@ type Termination struct {
 	// Extended is true when the grace left after the hook was raised to
 	// the kubelet's 2 s floor.
 	Extended bool `json:"extended,omitempty"`
+	// NewPod is the pod started in this one's place (nil: none).
+	NewPod *NewPod `json:"new_pod,omitempty"`
+}
+
+// NewPod is the pod a rolling update started in the terminated pod's
+// place: when it started, passed its readiness probe, became available
+// and joined the proxy's upstreams.
+type NewPod struct {
+	// Name is its replica name; Upstream its dial address behind the
+	// proxy (the UpstreamHeader of the responses it served, or failed).
+	Name     string `json:"name"`
+	Upstream string `json:"upstream"`
+	// BeforeDeletion is true when the old pod's deletion waited for it
+	// to be available.
+	BeforeDeletion bool `json:"before_deletion,omitempty"`
+	// StartedNs is when its container started; ReadyNs when its
+	// readiness probe passed (StartedNs without a probe); AvailableNs
+	// when it had been ready for minReadySeconds. 0: not reached.
+	StartedNs   int64 `json:"started_ns"`
+	ReadyNs     int64 `json:"ready_ns,omitempty"`
+	AvailableNs int64 `json:"available_ns,omitempty"`
+	// Probes counts the readiness probes sent; ProbesFailed those that
+	// did not pass.
+	Probes       int `json:"probes,omitempty"`
+	ProbesFailed int `json:"probes_failed,omitempty"`
+	// RegisterSentNs is when the proxy was told to add it (readiness +
+	// the propagation delay); RegisteredNs when it acknowledged.
+	RegisterSentNs int64 `json:"register_sent_ns,omitempty"`
+	RegisteredNs   int64 `json:"registered_ns,omitempty"`
+	// Error says why it never became ready or never joined.
+	Error string `json:"error,omitempty"`
 }
 
 // HookRun is one pre-stop hook's run.

@@ -29,6 +29,9 @@ type Terminate struct {
 	// StopSignal is lifecycle.stopSignal; empty sends the image's
 	// STOPSIGNAL (SIGTERM when it has none), as the runtime does.
 	StopSignal string `yaml:"stop_signal" json:"stop_signal,omitempty"`
+	// NewPod, when set, starts a new pod in this one's place, as a rolling
+	// update does (newpod.go); nil: the pod is only deleted.
+	NewPod *NewPod `yaml:"new_pod" json:"new_pod,omitempty"`
 }
 
 // PreStop is a pre-stop hook: exactly one of its handlers.
@@ -86,6 +89,9 @@ func validateTerminate(s *Spec, fail failFunc) {
 	}
 	if p := t.PreStop; p != nil {
 		validatePreStop(p, s.Target.Protocol.Port, fail)
+	}
+	if n := t.NewPod; n != nil {
+		validateNewPod(s, n, fail)
 	}
 	if min := t.Grace.D() + 2*time.Second; s.Observe.Window.D() < min {
 		fail("observe.window", s.Observe.Window.String(), fmt.Sprintf("must cover action.terminate.grace and the kubelet's 2 s floor (at least %s)", Duration(min)))

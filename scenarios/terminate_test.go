@@ -53,3 +53,47 @@ func TestTerminateBlock(t *testing.T) {
 		t.Errorf("terminate block %+v, want grace 30s and SIGQUIT", te)
 	}
 }
+
+// TestNewPodBlock: a termination's new pod needs the proxy it joins and
+// the propagation delay; its readiness probe takes Kubernetes' defaults
+// and is refused outside their ranges, naming the field.
+func TestNewPodBlock(t *testing.T) {
+	ok := "name: t\ntopology: caddy\nproxy: {deregister_after: 1s}\nobserve: {window: 40s}\naction:\n  kind: terminate\n  terminate:\n    new_pod: "
+	tests := []struct {
+		name, src string
+		want      string // "" = valid
+	}{
+		{"no probe", ok + "{}\n", ""},
+		{"probe and surge first", ok + "{before_deletion: true, min_ready: 2s, readiness: {path: /healthz, period: 1s}}\n", ""},
+		{"no proxy", "name: t\nobserve: {window: 40s}\naction: {kind: terminate, terminate: {new_pod: {}}}\n", "action.terminate.new_pod: needs topology caddy"},
+		{"no propagation delay", "name: t\ntopology: caddy\nobserve: {window: 40s}\naction: {kind: terminate, terminate: {new_pod: {}}}\n", "needs proxy.deregister_after"},
+		{"relative path", ok + "{readiness: {path: healthz}}\n", `action.terminate.new_pod.readiness.path: "healthz": must start with /`},
+		{"zero period", ok + "{readiness: {path: /, period: 0s}}\n", `readiness.period: "0s": must be positive`},
+		{"threshold", ok + "{readiness: {path: /, success_threshold: 0}}\n", `readiness.success_threshold: "0": must be in 1..100`},
+		{"timeout", ok + "{timeout: 0s}\n", `action.terminate.new_pod.timeout: "0s"`},
+		{"negative min_ready", ok + "{min_ready: -1s}\n", `action.terminate.new_pod.min_ready: "-1s": must not be negative`},
+		{"unknown field", ok + "{readines: {path: /}}\n", "readines"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse("t.yaml", []byte(tt.src))
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %v, want %q", err, tt.want)
+			}
+		})
+	}
+	sc, err := Parse("t.yaml", []byte(ok+"{readiness: {path: /healthz}}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	np := sc.Spec.Action.Terminate.NewPod
+	if r := np.Readiness; np.Timeout.D() != DefaultNewPodTimeout || r.Period.D() != 10*time.Second || r.Timeout.D() != time.Second || r.SuccessThreshold != 1 {
+		t.Errorf("new pod %+v, readiness %+v: want Kubernetes' defaults", np, r)
+	}
+}
