@@ -20,5 +20,5 @@ func DynamicConfig(p scenarios.Proxy, name string, port int, refresh time.Durati
 		kv("port", strconv.Itoa(port)),
 		kv("refresh", refresh.String()),
 		kv("versions", obj{kv("ipv4", true)}),
-	}))
+	}), options{})
 }

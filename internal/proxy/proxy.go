@@ -43,7 +43,7 @@ func Upstream(name string, port int) string { return name + ":" + strconv.Itoa(p
 // Config returns Caddy's JSON configuration (indented, stable key order)
 // for proxy settings p in front of the named upstreams (container aliases
 // on the scenario network, e.g. "replica-0") that listen on port.
-func Config(p scenarios.Proxy, upstreams []string, port int) ([]byte, error) {
+func Config(p scenarios.Proxy, upstreams []string, port int, opts ...Option) ([]byte, error) {
 	if len(upstreams) == 0 {
 		return nil, fmt.Errorf("proxy: no upstreams")
 	}
@@ -51,12 +51,29 @@ func Config(p scenarios.Proxy, upstreams []string, port int) ([]byte, error) {
 	for _, u := range upstreams {
 		ups = append(ups, obj{kv("dial", Upstream(u, port))})
 	}
-	return build(p, kv("upstreams", ups))
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return build(p, kv("upstreams", ups), o)
 }
+
+// Option changes a configuration beyond the scenario's proxy block.
+type Option func(*options)
+
+type options struct{ errorsNameUpstream bool }
+
+// ErrorsNameUpstream makes the proxy's own error responses (a 502 when
+// an upstream refused or dropped the connection) carry
+// record.UpstreamHeader too, naming the upstream it had picked: Caddy
+// sets the header on an upstream's responses only. The status stays
+// Caddy's, the body stays empty. A run with a new pod needs it, to tell
+// the failures of the pod that joined from those of the pod that left.
+func ErrorsNameUpstream() Option { return func(o *options) { o.errorsNameUpstream = true } }
 
 // build is Config with the handler's backends given as one field: a
 // static "upstreams" list or "dynamic_upstreams" (DynamicConfig).
-func build(p scenarios.Proxy, backends orderedjson.Field) ([]byte, error) {
+func build(p scenarios.Proxy, backends orderedjson.Field, o options) ([]byte, error) {
 	lb := obj{kv("selection_policy", obj{kv("policy", p.Policy)})}
 	if p.TryDuration > 0 {
 		methods := p.RetryMethods
@@ -101,17 +118,26 @@ func build(p scenarios.Proxy, backends orderedjson.Field) ([]byte, error) {
 		// inside the container (see Deregistered); loopback only.
 		admin = obj{kv("listen", AdminAddress), kv("config", obj{kv("persist", false)})}
 	}
+	server := obj{
+		kv("listen", []string{":" + strconv.Itoa(Port)}),
+		kv("automatic_https", obj{kv("disable", true)}),
+		kv("routes", []any{obj{kv("handle", []any{handler})}}),
+	}
+	if o.errorsNameUpstream {
+		server = append(server, kv("errors", obj{kv("routes", []any{obj{kv("handle", []any{
+			obj{kv("handler", "headers"), kv("response", obj{kv("set", obj{
+				kv(record.UpstreamHeader, []string{"{http.reverse_proxy.upstream.hostport}"}),
+			})})},
+			obj{kv("handler", "static_response"), kv("status_code", "{http.error.status_code}")},
+		})}})}))
+	}
 	cfg := obj{
 		kv("admin", admin),
 		kv("logging", obj{kv("logs", obj{kv("default", obj{
 			kv("level", "INFO"),
 			kv("writer", obj{kv("output", "stdout")}),
 		})})}),
-		kv("apps", obj{kv("http", obj{kv("servers", obj{kv("proxy", obj{
-			kv("listen", []string{":" + strconv.Itoa(Port)}),
-			kv("automatic_https", obj{kv("disable", true)}),
-			kv("routes", []any{obj{kv("handle", []any{handler})}}),
-		})})})}),
+		kv("apps", obj{kv("http", obj{kv("servers", obj{kv("proxy", server)})})}),
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -127,7 +153,7 @@ func build(p scenarios.Proxy, backends orderedjson.Field) ([]byte, error) {
 // return without the upstream named removed: what the runner loads
 // through the admin API to deregister that replica. Everything else
 // (policy, health checks, retries, admin endpoint) is unchanged.
-func Deregistered(p scenarios.Proxy, upstreams []string, port int, removed string) ([]byte, error) {
+func Deregistered(p scenarios.Proxy, upstreams []string, port int, removed string, opts ...Option) ([]byte, error) {
 	var rest []string
 	for _, u := range upstreams {
 		if u != removed {
@@ -137,7 +163,7 @@ func Deregistered(p scenarios.Proxy, upstreams []string, port int, removed strin
 	if len(rest) == len(upstreams) {
 		return nil, fmt.Errorf("proxy: %q is not an upstream", removed)
 	}
-	return Config(p, rest, port)
+	return Config(p, rest, port, opts...)
 }
 
 // obj is a JSON object that keeps its key order.

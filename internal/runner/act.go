@@ -63,9 +63,15 @@ func (x *run) act(ctx context.Context, loadStart time.Time) error {
 	case scenarios.ActionRoll:
 		return x.roll(ctx)
 	case scenarios.ActionTerminate:
-		err := x.fire(ctx, a.Kind)
+		err := x.beforeDeletion(ctx, loadStart)
+		if err == nil {
+			err = x.fire(ctx, a.Kind)
+		}
 		if derr := x.finishDeregister(ctx); err == nil {
 			err = derr
+		}
+		if nerr := x.finishNewPod(ctx); err == nil {
+			err = nerr
 		}
 		return err
 	}

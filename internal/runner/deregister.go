@@ -39,7 +39,12 @@ const deregisterTimeout = 10 * time.Second
 // deregisterCmd is the command run in the proxy container: Caddy's CLI
 // POSTs the file to the admin API's /load and exits 0 once Caddy answered
 // that the new configuration runs.
-var deregisterCmd = []string{"/app", "reload", "--config", deregisterConfigPath, "--address", proxy.AdminAddress}
+var deregisterCmd = reloadCmd(deregisterConfigPath)
+
+// reloadCmd is Caddy's CLI loading the configuration file at path.
+func reloadCmd(path string) []string {
+	return []string{"/app", "reload", "--config", path, "--address", proxy.AdminAddress}
+}
 
 // deregisterVia is how a deregistration is recorded (record.Deregistration.Via).
 var deregisterVia = "docker exec <proxy> " + strings.Join(deregisterCmd, " ") + " (POST /load to Caddy's admin API)"
@@ -60,6 +65,10 @@ func (x *run) prepareDeregister(ctx context.Context, c *docker.Container) error 
 	adm, ok := x.r.eng.(proxyAdmin)
 	if !ok {
 		return invalidf("proxy.deregister_after: this engine cannot exec in the proxy container")
+	}
+	if x.newPodSpec() != nil {
+		x.eps = newEndpointSet()
+		return x.writeEndpointConfigs(ctx, adm, c.ID)
 	}
 	cfg, err := proxy.Deregistered(x.spec.Proxy, x.upstreams(), x.port(), replicaAlias(x.spec.Action.Replica))
 	if err != nil {
@@ -82,6 +91,10 @@ func (x *run) startDeregister(ctx context.Context, sentNs int64) {
 	res := record.Deregistration{Upstream: proxy.Upstream(replicaAlias(x.spec.Action.Replica), x.port()), AfterMs: ms(d), Via: deregisterVia}
 	id := x.proxy.ID
 	go func() {
+		if x.eps != nil {
+			ch <- x.eps.deregister(ctx, adm, id, time.Unix(0, sentNs).Add(d), res)
+			return
+		}
 		ch <- deregister(ctx, adm, id, time.Unix(0, sentNs).Add(d), res)
 	}()
 }

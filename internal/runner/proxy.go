@@ -56,7 +56,7 @@ func (x *run) startProxy(ctx context.Context, labels map[string]string) error {
 	if x.spec.Topology != scenarios.TopologyCaddy {
 		return nil
 	}
-	cfg, err := proxy.Config(x.spec.Proxy, x.upstreams(), x.port())
+	cfg, err := proxy.Config(x.spec.Proxy, x.upstreams(), x.port(), x.proxyOptions()...)
 	if err != nil {
 		return err
 	}

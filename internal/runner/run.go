@@ -62,6 +62,10 @@ type run struct {
 	// dereg delivers the proxy deregistration of a roll with
 	// proxy.deregister_after (deregister.go); nil until scheduled.
 	dereg chan record.Deregistration
+	// eps and newPod are a termination's new pod (newpod.go): the proxy's
+	// endpoint set and the pod's run; nil without one.
+	eps    *endpointSet
+	newPod *newPodRun
 	// steps are the action.before steps sent so far (steps.go).
 	steps []record.Step
 	// follow is the agent's output stream (nil before it started).

@@ -150,6 +150,17 @@ func (x *run) execHook(ctx context.Context, id string, cmd []string, grace time.
 // httpHook GETs an http_get hook's path from the replica's address on
 // the run's network (the harness's own container).
 func (x *run) httpHook(ctx context.Context, id string, h *scenarios.HTTPGetHook) (int, error) {
+	port := h.Port
+	if port == 0 {
+		port = x.port()
+	}
+	return x.getFromNetwork(ctx, id, port, h.Path)
+}
+
+// getFromNetwork GETs path on port of container id from its address on
+// the run's network, as the kubelet reaches a pod's IP: an error unless
+// the status is in 200..399.
+func (x *run) getFromNetwork(ctx context.Context, id string, port int, path string) (int, error) {
 	st, err := x.r.eng.Inspect(ctx, id)
 	if err != nil {
 		return 0, err
@@ -158,11 +169,7 @@ func (x *run) httpHook(ctx context.Context, id string, h *scenarios.HTTPGetHook)
 	if ip == "" {
 		return 0, fmt.Errorf("the replica has no address on network %s", x.network)
 	}
-	port := h.Port
-	if port == 0 {
-		port = x.port()
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+ip+":"+strconv.Itoa(port)+h.Path, nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+ip+":"+strconv.Itoa(port)+path, nil)
 	if err != nil {
 		return 0, err
 	}
@@ -172,7 +179,7 @@ func (x *run) httpHook(ctx context.Context, id string, h *scenarios.HTTPGetHook)
 	}
 	resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode >= 400 {
-		return resp.StatusCode, fmt.Errorf("status %d", resp.StatusCode)
+		return resp.StatusCode, fmt.Errorf("status %d: %w", resp.StatusCode, errNotReady)
 	}
 	return resp.StatusCode, nil
 }

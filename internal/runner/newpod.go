@@ -1,0 +1,204 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/shutdownlab/shutdownlab/internal/docker"
+	"github.com/shutdownlab/shutdownlab/internal/proxy"
+	"github.com/shutdownlab/shutdownlab/record"
+	"github.com/shutdownlab/shutdownlab/scenarios"
+)
+
+// newPodSlack bounds the wait for a new pod's goroutine beyond its own
+// readiness timeout, propagation delay and reload.
+const newPodSlack = 10 * time.Second
+
+// newPodRun is a termination's new pod (action.terminate.new_pod) while
+// it runs: its record, which its goroutine alone writes until done is
+// closed, and the moment the old pod's deletion may wait for.
+type newPodRun struct {
+	spec      scenarios.NewPod
+	res       record.NewPod
+	available chan struct{} // closed once available; never when it is not
+	done      chan struct{} // closed when the goroutine returned
+}
+
+// newPodSpec is the scenario's new pod (nil: none).
+func (x *run) newPodSpec() *scenarios.NewPod {
+	a := x.spec.Action
+	if a.Kind != scenarios.ActionTerminate || a.Terminate == nil {
+		return nil
+	}
+	return a.Terminate.NewPod
+}
+
+// proxyOptions are the proxy configuration's options for this run: with
+// a new pod, the proxy's own errors name the upstream they came from.
+func (x *run) proxyOptions() []proxy.Option {
+	if x.newPodSpec() != nil {
+		return []proxy.Option{proxy.ErrorsNameUpstream()}
+	}
+	return nil
+}
+
+// beforeDeletion starts the new pod, if the scenario has one, and, when
+// the deletion must wait for it (before_deletion), returns once it is
+// available: a pod that never becomes available makes the run invalid,
+// as a rollout with maxUnavailable 0 would stall there, and so does one
+// available only after the load's end (no client would see the
+// termination).
+func (x *run) beforeDeletion(ctx context.Context, loadStart time.Time) error {
+	np := x.newPodSpec()
+	if np == nil {
+		return nil
+	}
+	i := x.spec.Replicas
+	p := &newPodRun{spec: *np, available: make(chan struct{}), done: make(chan struct{})}
+	p.res = record.NewPod{Name: replicaAlias(i), Upstream: proxy.Upstream(replicaAlias(i), x.port()), BeforeDeletion: np.BeforeDeletion}
+	x.newPod = p
+	go func() {
+		defer close(p.done)
+		x.runNewPod(ctx, i, p)
+	}()
+	if !np.BeforeDeletion {
+		return nil
+	}
+	select {
+	case <-p.available:
+		if end := loadStart.Add(x.spec.Load.Duration.D()); time.Now().After(end) {
+			return invalidf("new pod %s was available only %s after the load started, after its end (load.duration %s): lengthen the load",
+				p.res.Name, time.Since(loadStart).Round(time.Millisecond), x.spec.Load.Duration)
+		}
+		return nil
+	case <-p.done:
+		return invalidf("new pod %s never became available: %s (a rollout with maxUnavailable 0 stalls here)", p.res.Name, p.res.Error)
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// finishNewPod waits for the new pod's goroutine (bounded) and stores its
+// record in the termination's: a pod that never became ready or never
+// joined makes the run invalid, with the reason.
+func (x *run) finishNewPod(ctx context.Context) error {
+	p := x.newPod
+	if p == nil {
+		return nil
+	}
+	bound := p.spec.Timeout.D() + x.spec.Proxy.DeregisterAfter.D() + p.spec.MinReady.D() + deregisterTimeout + newPodSlack
+	t := time.NewTimer(bound)
+	defer t.Stop()
+	select {
+	case <-p.done:
+	case <-t.C:
+		return invalidf("new pod %s not done within %s", p.res.Name, bound)
+	}
+	res := p.res
+	if a := x.meta.Action; a != nil && a.Termination != nil {
+		a.Termination.NewPod = &res
+	}
+	if res.Error != "" && ctx.Err() == nil {
+		return invalidf("new pod %s: %s", res.Name, res.Error)
+	}
+	return ctx.Err()
+}
+
+// runNewPod starts the new pod (replica i), waits for its readiness, then
+// marks it available after min_ready and has it join the proxy after the
+// propagation delay, each counted from its readiness, in time order.
+func (x *run) runNewPod(ctx context.Context, i int, p *newPodRun) {
+	res := &p.res
+	c, err := x.startReplica(ctx, i, x.labels)
+	if err != nil {
+		res.Error = "start: " + err.Error()
+		return
+	}
+	res.StartedNs = time.Now().UnixNano()
+	if err := x.awaitReady(ctx, c, p); err != nil {
+		res.Error = err.Error()
+		return
+	}
+	ready := time.Unix(0, res.ReadyNs)
+	steps := []struct {
+		at time.Time
+		do func()
+	}{
+		{ready.Add(p.spec.MinReady.D()), func() { res.AvailableNs = time.Now().UnixNano(); close(p.available) }},
+		{ready.Add(x.spec.Proxy.DeregisterAfter.D()), func() { x.registerNewPod(ctx, res) }},
+	}
+	sort.SliceStable(steps, func(a, b int) bool { return steps[a].at.Before(steps[b].at) })
+	for _, s := range steps {
+		if err := sleepUntil(ctx, s.at); err != nil {
+			res.Error = err.Error()
+			return
+		}
+		s.do()
+	}
+}
+
+// registerNewPod adds the new pod to the proxy's upstreams.
+func (x *run) registerNewPod(ctx context.Context, res *record.NewPod) {
+	adm, ok := x.r.eng.(proxyAdmin)
+	if !ok || x.eps == nil || x.proxy == nil {
+		res.Error = "join the proxy: this engine cannot exec in the proxy container"
+		return
+	}
+	sent, acked, err := x.eps.change(ctx, adm, x.proxy.ID, func(s *endpointState) { s.new = true })
+	res.RegisterSentNs, res.RegisteredNs = sent, acked
+	if err != nil {
+		res.Error = "join the proxy: " + err.Error()
+	}
+}
+
+// awaitReady sets res.ReadyNs: the container's start without a readiness
+// probe; else the probe as the kubelet's worker runs it
+// (pkg/kubelet/prober/worker.go): a tick every period from the start, a
+// tick skipped while fewer whole seconds than initialDelay have passed,
+// ready after successThreshold passes in a row (2xx or 3xx within the
+// timeout). It gives up at the pod's timeout.
+func (x *run) awaitReady(ctx context.Context, c *docker.Container, p *newPodRun) error {
+	res, r := &p.res, p.spec.Readiness
+	if r == nil {
+		res.ReadyNs = res.StartedNs
+		return nil
+	}
+	start := time.Unix(0, res.StartedNs)
+	deadline := start.Add(p.spec.Timeout.D())
+	port := r.Port
+	if port == 0 {
+		port = x.port()
+	}
+	passed := 0
+	for tick := start; !tick.After(deadline); tick = tick.Add(r.Period.D()) {
+		if time.Duration(tick.Sub(start).Seconds())*time.Second < r.InitialDelay.D() {
+			continue
+		}
+		if err := sleepUntil(ctx, tick); err != nil {
+			return err
+		}
+		res.Probes++
+		pctx, cancel := context.WithTimeout(ctx, r.Timeout.D())
+		_, err := x.getFromNetwork(pctx, c.ID, port, r.Path)
+		cancel()
+		if err != nil {
+			res.ProbesFailed++
+			passed = 0
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			continue
+		}
+		if passed++; passed >= r.SuccessThreshold {
+			res.ReadyNs = time.Now().UnixNano()
+			return nil
+		}
+	}
+	return fmt.Errorf("its readiness probe (GET %s on port %d) did not pass within %s: %d probes, %d failed", r.Path, port, p.spec.Timeout, res.Probes, res.ProbesFailed)
+}
+
+// errNotReady is a probe's answer outside 200..399.
+var errNotReady = errors.New("status outside 200..399")
