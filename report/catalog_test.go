@@ -182,9 +182,9 @@ func TestComparisonFitsKind(t *testing.T) {
 	}
 	want := map[Comparison][]string{
 		CompareLoss: {"failed_while_running", "failed", "dropped_inflight", "failed_in_delivery_window", "idle_close_race", "failed_after_signal", "forks_after_signal", "severed_at_kill", "ghost_writes", "lost_writes",
-			"rollout_failed", "rollout_non2xx", "old_tasks_killed", "task_restarts", "pod_failed", "pod_failed_propagation", "pod_failed_drain", "pod_failed_elsewhere", "pod_failed_after_kill"},
+			"rollout_failed", "rollout_non2xx", "old_tasks_killed", "task_restarts", "pod_failed", "pod_failed_new_pod", "pod_failed_propagation", "pod_failed_drain", "pod_failed_elsewhere", "pod_failed_after_kill"},
 		CompareLatency: {"exit_after_ms", "drain_ms", "resurrection_ms", "p50_ms", "p99_ms", "max_ms", "rollout_ms", "old_stop_to_exit_ms",
-			"pod_hook_ms", "pod_signal_to_exit_ms", "pod_deletion_to_exit_ms"},
+			"pod_hook_ms", "pod_signal_to_exit_ms", "pod_deletion_to_exit_ms", "pod_new_ready_ms", "pod_new_joined_ms"},
 		CompareCodes: {"exit_code", "old_exit_code"},
 	}
 	if !reflect.DeepEqual(got, want) {

@@ -36,8 +36,10 @@ func podDef(name string, k Kind, null string, cmp Comparison, doc string, get fu
 // podDefs are the pod metric rows: which rule of the termination each
 // failed request falls under, then the hook's and the exit's times.
 var podDefs = []MetricDef{
-	podDef("pod_failed", KindCount, "", CompareLoss, "pod: failed requests during the termination (propagation + drain + elsewhere + after kill)",
+	podDef("pod_failed", KindCount, "", CompareLoss, "pod: failed requests during the termination (new pod + propagation + drain + elsewhere + after kill)",
 		func(p *PodMetrics) Value { return intV(p.PodFailed) }),
+	podDef("pod_failed_new_pod", KindCount, "n/a (no new pod)", CompareLoss, "pod: failed, sent by the proxy to the new pod (it joined the endpoints before its app served: no readiness probe, or one that passes too early)",
+		func(p *PodMetrics) Value { return intP(p.PodFailedNewPod) }),
 	podDef("pod_failed_propagation", KindCount, "", CompareLoss, "pod: failed, sent while the endpoint was still registered to a pod that no longer served (preStop shorter than the propagation)",
 		func(p *PodMetrics) Value { return intV(p.PodFailedPropagation) }),
 	podDef("pod_failed_drain", KindCount, "", CompareLoss, "pod: failed, sent before the stop signal and in flight at it (work the app held and dropped)",
@@ -58,17 +60,22 @@ var podDefs = []MetricDef{
 		func(p *PodMetrics) Value { return floatP(p.PodSignalToExitMs) }),
 	podDef("pod_deletion_to_exit_ms", KindMs, "NEVER", CompareLatency, "pod: deletion to the container's exit (what the grace period must cover)",
 		func(p *PodMetrics) Value { return floatP(p.PodDeletionToExitMs) }),
+	podDef("pod_new_ready_ms", KindMs, "n/a (no new pod, or never ready)", CompareLatency, "pod: the new pod's start to its readiness (0 without a readiness probe)",
+		func(p *PodMetrics) Value { return floatP(p.PodNewReadyMs) }),
+	podDef("pod_new_joined_ms", KindMs, "n/a (no new pod, or never joined)", CompareLatency, "pod: the new pod's start to the proxy's acknowledgement that it joined (readiness + propagation + reload)",
+		func(p *PodMetrics) Value { return floatP(p.PodNewJoinedMs) }),
 }
 
 // podHeadline is the headline of a result whose every run terminated a
 // pod: the failed requests by the rule of the termination they fall
 // under, then how long the hook and the exit took.
-var podHeadline = []string{"requests", "pod_failed", "pod_failed_propagation", "pod_failed_drain", "pod_failed_elsewhere", "pod_failed_after_kill",
+var podHeadline = []string{"requests", "pod_failed", "pod_failed_new_pod", "pod_failed_propagation", "pod_failed_drain", "pod_failed_elsewhere", "pod_failed_after_kill",
 	"pod_failed_before_deletion", "pod_failed_proxy_reload", "pod_killed", "pod_hook_ms", "pod_signal_to_exit_ms",
 	"pod_deletion_to_exit_ms", "exit_code", "p99_ms"}
 
 // podHeadlineText explains the pod headline under its table.
-const podHeadlineText = "\n`pod_failed` counts the failed requests during the pod's termination: `pod_failed_propagation` " +
+const podHeadlineText = "\n`pod_failed` counts the failed requests during the pod's termination: `pod_failed_new_pod` " +
+	"sent by the proxy to the new pod of a rolling update before its app served (n/a without one), `pod_failed_propagation` " +
 	"sent while the endpoint was still registered to a pod that no longer served (a preStop shorter than the propagation), " +
 	"`pod_failed_drain` in flight at the stop signal (work the app held and dropped), `pod_failed_elsewhere` sent after " +
 	"the endpoint was gone, `pod_failed_after_kill` at the grace period's SIGKILL. " +

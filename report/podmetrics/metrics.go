@@ -3,8 +3,9 @@
 // record.Action.Termination): under which rule of the termination each
 // failed request falls — the endpoint still routed to a pod that had
 // stopped serving (propagation), work the app dropped after the endpoint
-// was gone (drain), the grace period's SIGKILL — and how long the hook and
-// the exit took. Pure; report embeds the result in its Metrics as
+// was gone (drain), the grace period's SIGKILL, a new pod that took
+// traffic it could not serve — and how long the hook, the exit and the
+// new pod's readiness took. Pure; report embeds the result in its Metrics as
 // PodMetrics, and its catalog defines the rows (docs/metrics.md).
 package podmetrics
 
@@ -15,13 +16,19 @@ import (
 
 // Metrics are the termination metrics of one run. Every failed request
 // of the run is in exactly one of PodFailedBeforeDeletion,
-// PodFailedProxyReload, PodFailedPropagation, PodFailedDrain,
-// PodFailedElsewhere and PodFailedAfterKill; PodFailed is the sum of the
-// last four.
+// PodFailedProxyReload, PodFailedNewPod, PodFailedPropagation,
+// PodFailedDrain, PodFailedElsewhere and PodFailedAfterKill; PodFailed is
+// the sum of the last five.
 type Metrics struct {
 	// PodFailed counts the failed requests during the termination:
-	// propagation + drain + elsewhere + after kill.
+	// new pod + propagation + drain + elsewhere + after kill.
 	PodFailed int `json:"pod_failed"`
+	// PodFailedNewPod counts failed requests the proxy sent to the new pod
+	// (the upstream its answer names): the pod took traffic it could not
+	// serve, because it joined the endpoints before its app was ready (no
+	// readiness probe, or one that passes too early). Null without a new
+	// pod.
+	PodFailedNewPod *int `json:"pod_failed_new_pod"`
 	// PodFailedPropagation counts failed requests sent while the endpoint
 	// was still registered (before the proxy acknowledged the
 	// deregistration, or at any time when it never did) that the pod no
@@ -68,6 +75,14 @@ type Metrics struct {
 	// terminationGracePeriodSeconds must cover; null when it did not exit
 	// within the window.
 	PodDeletionToExitMs *float64 `json:"pod_deletion_to_exit_ms"`
+	// PodNewReadyMs is the new pod's container start to its readiness
+	// (0 without a readiness probe); null without a new pod, or when it
+	// never became ready.
+	PodNewReadyMs *float64 `json:"pod_new_ready_ms"`
+	// PodNewJoinedMs is the new pod's container start to the proxy's
+	// acknowledgement that it joined the upstreams; null without a new
+	// pod, or when it never joined.
+	PodNewJoinedMs *float64 `json:"pod_new_joined_ms"`
 }
 
 // Compute returns the termination metrics of a run whose action was a
@@ -79,6 +94,7 @@ func Compute(meta record.Meta, reqs []record.Request) *Metrics {
 	}
 	t := a.Termination
 	m := &Metrics{PodKilled: t.KillSentNs > 0}
+	newPod := 0
 	if i := shutdown.ActedReplica(meta); m.PodKilled && i >= 0 {
 		code := meta.Replicas[i].ExitCode
 		m.PodKilled = code == nil || *code == 137
@@ -89,6 +105,8 @@ func Compute(meta record.Meta, reqs []record.Request) *Metrics {
 			continue
 		}
 		switch classify(meta, r) {
+		case ruleNewPod:
+			newPod++
 		case ruleBeforeDeletion:
 			m.PodFailedBeforeDeletion++
 		case ruleProxyReload:
@@ -103,7 +121,16 @@ func Compute(meta record.Meta, reqs []record.Request) *Metrics {
 			m.PodFailedAfterKill++
 		}
 	}
-	m.PodFailed = m.PodFailedPropagation + m.PodFailedDrain + m.PodFailedElsewhere + m.PodFailedAfterKill
+	m.PodFailed = newPod + m.PodFailedPropagation + m.PodFailedDrain + m.PodFailedElsewhere + m.PodFailedAfterKill
+	if np := t.NewPod; np != nil {
+		m.PodFailedNewPod = &newPod
+		if np.ReadyNs > 0 {
+			m.PodNewReadyMs = msP(np.ReadyNs - np.StartedNs)
+		}
+		if np.RegisteredNs > 0 {
+			m.PodNewJoinedMs = msP(np.RegisteredNs - np.StartedNs)
+		}
+	}
 	if h := t.Hook; h != nil && h.EndNs > 0 {
 		m.PodHookMs = msP(h.EndNs - t.DeletedNs)
 	}
@@ -122,6 +149,7 @@ type rule int
 
 const (
 	ruleBeforeDeletion rule = iota
+	ruleNewPod
 	ruleProxyReload
 	rulePropagation
 	ruleDrain
@@ -136,8 +164,10 @@ func closedByProxy(r *record.Request) bool {
 }
 
 // classify says under which rule a failed request of a termination run
-// falls: by when it ended, before the deletion; by its signature, once
-// the deregistration was sent, the proxy's reload; ended at or after
+// falls: answered naming the new pod as its upstream, the new pod's; by
+// its signature, once a reload was sent (the deregistration, or the new
+// pod's joining), the proxy's reload; by when it ended, before the
+// deletion; ended at or after
 // SIGKILL; sent after the endpoint was gone (routed elsewhere); sent
 // before the stop signal and in flight when it was sent (a drop of work
 // the app held); else sent while the endpoint was registered to a pod
@@ -152,10 +182,12 @@ func classify(meta record.Meta, r *record.Request) rule {
 		sent = r.Written
 	}
 	switch {
+	case t.NewPod != nil && r.Upstream != "" && r.Upstream == t.NewPod.Upstream:
+		return ruleNewPod
+	case meta.Topology != "" && closedByProxy(r) && reloaded(t, d, r.End):
+		return ruleProxyReload
 	case r.End < t.DeletedNs:
 		return ruleBeforeDeletion
-	case meta.Topology != "" && d != nil && d.SentNs > 0 && r.End >= d.SentNs && closedByProxy(r):
-		return ruleProxyReload
 	case t.KillSentNs > 0 && r.End >= t.KillSentNs:
 		return ruleAfterKill
 	case d != nil && d.AckedNs > 0 && sent >= d.AckedNs:
@@ -164,6 +196,16 @@ func classify(meta record.Meta, r *record.Request) rule {
 		return ruleDrain
 	}
 	return rulePropagation
+}
+
+// reloaded tells whether the proxy had been told to reload by at: the
+// deregistration, or the new pod's joining, sent at or before at.
+func reloaded(t *record.Termination, d *record.Deregistration, at int64) bool {
+	if d != nil && d.SentNs > 0 && at >= d.SentNs {
+		return true
+	}
+	np := t.NewPod
+	return np != nil && np.RegisterSentNs > 0 && at >= np.RegisterSentNs
 }
 
 func msP(ns int64) *float64 {

@@ -76,6 +76,55 @@ func TestClassify(t *testing.T) {
 	}
 }
 
+// withNewPod is meta with a new pod that joined (its reload sent at
+// joined) before the deletion, as with before_deletion.
+func withNewPod(joined int64) record.Meta {
+	m := meta("caddy", kill, &record.Deregistration{SentNs: sent, AckedNs: acked})
+	m.Action.Termination.NewPod = &record.NewPod{Name: "replica-2", Upstream: "replica-2:8080", StartedNs: 100,
+		ReadyNs: 200, AvailableNs: 200, RegisterSentNs: joined, RegisteredNs: joined + 50}
+	return m
+}
+
+// TestClassifyNewPod: a rolling update's new pod. A request the proxy
+// answered naming the new pod is the new pod's, whenever it was sent
+// (before the deletion too: with before_deletion the pod joins first);
+// the new pod's joining is a reload whose closes are the proxy's.
+func TestClassifyNewPod(t *testing.T) {
+	const joined = deleted - 500_000_000
+	at := func(end int64, class record.Class, upstream string) record.Request {
+		return record.Request{Start: end - 1_000, Written: end - 900, End: end, Class: class, Upstream: upstream}
+	}
+	for _, tt := range []struct {
+		name string
+		req  record.Request
+		want rule
+	}{
+		{"a 502 naming the new pod, before the deletion", at(joined+100, record.ClassHTTPError, "replica-2:8080"), ruleNewPod},
+		{"a 502 naming the new pod, after the deletion", at(signal+1, record.ClassHTTPError, "replica-2:8080"), ruleNewPod},
+		{"a 502 naming the new pod, after SIGKILL", at(kill+1, record.ClassHTTPError, "replica-2:8080"), ruleNewPod},
+		{"a 502 naming the old pod, sent while registered", at(sent+1, record.ClassHTTPError, "replica-0:8080"), rulePropagation},
+		{"a close at the new pod's joining, before the deletion", at(joined+1, record.ClassReset, ""), ruleProxyReload},
+		{"a close before any reload", at(joined-1, record.ClassReset, ""), ruleBeforeDeletion},
+		{"another pod's 502 before the deletion", at(joined+100, record.ClassHTTPError, "replica-1:8080"), ruleBeforeDeletion},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := classify(withNewPod(joined), &tt.req); got != tt.want {
+				t.Errorf("classify = %d, want %d", got, tt.want)
+			}
+		})
+	}
+	m := Compute(withNewPod(joined), []record.Request{at(joined+100, record.ClassHTTPError, "replica-2:8080"), at(sent+1, record.ClassHTTPError, "replica-0:8080")})
+	if m.PodFailedNewPod == nil || *m.PodFailedNewPod != 1 || m.PodFailed != 2 {
+		t.Errorf("new pod %v, failed %d; want 1, 2 (the new pod's failures are in pod_failed)", m.PodFailedNewPod, m.PodFailed)
+	}
+	if m.PodNewReadyMs == nil || *m.PodNewReadyMs != 0.0001 || m.PodNewJoinedMs == nil {
+		t.Errorf("new pod ready %v ms, joined %v ms", m.PodNewReadyMs, m.PodNewJoinedMs)
+	}
+	if Compute(meta("caddy", kill, nil), nil).PodFailedNewPod != nil {
+		t.Error("pod_failed_new_pod is not null without a new pod")
+	}
+}
+
 // TestCompute: the counts add up to the failed requests, PodFailed
 // leaves out the two classes that are not the termination's, and the
 // times are read from the termination's record.
