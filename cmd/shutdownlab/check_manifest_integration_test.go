@@ -21,7 +21,9 @@ import (
 // than the 3 s requests' drain ends in SIGKILL; a stopSignal the app
 // ignores (SIGWINCH) ends in SIGKILL, and check's signal search
 // recommends the one it handles (with 300 ms requests, long enough for
-// the search's phase split to be conclusive).
+// the search's phase split to be conclusive); a rolling update's new pod
+// without a readinessProbe, whose app starts in 5 s, takes traffic it
+// fails (at two phases), and with the probe the same update is safe.
 func TestCheckManifestExamples(t *testing.T) {
 	eng := dockertest.RequireDocker(t)
 	t.Chdir("../..") // images compile from the module root; the examples' paths
@@ -53,6 +55,14 @@ func TestCheckManifestExamples(t *testing.T) {
 		// of 6 runs (the phase split is inconclusive, check says so)
 		{"a stop signal the app ignores", "stopsignal-ignored", []string{"--propagation", "2s", "--path", "/slow?ms=300", "--signals", "SIGWINCH,SIGTERM"}, exitFailed,
 			[]string{"SIGKILLed: terminationGracePeriodSeconds 8", "SIGWINCH: no effect seen", "STOPSIGNAL SIGTERM: measured clean"}},
+		{"a new pod without a readiness probe", "surge-not-ready", short, exitFailed,
+			[]string{"rollout: a new pod replaces it", "propagation 2s: UNSAFE", "sent by the proxy to the new pod before its app served them (without a readinessProbe",
+				"new pods: give the container a readinessProbe"}},
+		{"a new pod without a readiness probe, half a request later", "surge-not-ready", append(short, "--set", "action.at=2010ms"), exitFailed,
+			[]string{"sent by the proxy to the new pod before its app served them"}},
+		{"a new pod with a readiness probe", "surge-not-ready",
+			append(short, "--set", "action.terminate.new_pod.readiness.path=/readyz", "--set", "action.terminate.new_pod.readiness.period=1s"), exitOK,
+			[]string{"propagation 2s: safe: 0 failed", "at your propagation delay, 2s: SAFE"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := t.TempDir()

@@ -72,6 +72,9 @@ func factsOf(vs []scenarios.Variant, res *report.Result, stated time.Duration) m
 			if t.PreStop != nil && t.PreStop.Sleep != nil {
 				f.Sleep = t.PreStop.Sleep.D()
 			}
+			if np := t.NewPod; np != nil {
+				f.Rollout, f.Readiness = rolloutWords(np), readinessWords(np.Readiness)
+			}
 			f.Termination = fmt.Sprintf("%s, then %s, SIGKILL %s after the deletion if still running; one of %d pods behind the proxy, %s per delay",
 				hookWordsOf(t.PreStop), t.StopSignal, dur(t.Grace.D()), v.Spec.Replicas, runsWords(v.Spec.Runs))
 		}
@@ -210,8 +213,12 @@ func manifestNotes(o manifestOpts, signalFs []finding, dirs []string) string {
 		fmt.Fprintf(&b, "    - %s\n", f.Text)
 	}
 	p := o.pod
-	fmt.Fprintf(&b, "  emulated: one pod's termination beside a serving one; not yet the rolling update itself (%s, replicas %d, maxSurge %d, maxUnavailable %d, readiness-gated joins)\n",
-		orNone(p.Strategy.Kind), p.Replicas, p.Strategy.MaxSurge, p.Strategy.MaxUnavailable)
+	if why := rolloutWhy(p); why != "" {
+		fmt.Fprintf(&b, "  emulated: one pod's termination beside a serving one; %s\n", why)
+	} else {
+		fmt.Fprintf(&b, "  emulated: one step of the rolling update (replicas %d, maxSurge %d, maxUnavailable %d): one old pod terminated beside a serving one and its new pod joining once ready; the update's other %s the same step, not run again\n",
+			p.Replicas, p.Strategy.MaxSurge, p.Strategy.MaxUnavailable, stepsWords(p.Replicas-1))
+	}
 	for _, u := range p.Unsupported {
 		fmt.Fprintf(&b, "  not emulated: %s\n", u)
 	}
@@ -223,12 +230,14 @@ func manifestNotes(o manifestOpts, signalFs []finding, dirs []string) string {
 	return b.String()
 }
 
-func orNone(s string) string {
-	if s == "" {
-		return "no strategy"
+// stepsWords names the steps a rollout of n more pods repeats.
+func stepsWords(n int) string {
+	if n == 1 {
+		return "step repeats"
 	}
-	return s
+	return fmt.Sprintf("%d steps repeat", max(n, 0))
 }
+
 
 // ownSignalFirst puts the pod's own stop signal first among the search's
 // signals, so it is measured on its own too.

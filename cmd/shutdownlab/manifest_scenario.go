@@ -83,7 +83,7 @@ func (o manifestOpts) loadLength() time.Duration {
 			hook = h.Sleep
 		}
 	}
-	return manifestAt + max(slices.Max(o.delays), min(hook, o.pod.GracePeriod)) + manifestTail
+	return manifestAt + newPodBound(o.pod) + max(slices.Max(o.delays), min(hook, o.pod.GracePeriod)) + manifestTail
 }
 
 // manifestScenario is the scenario, as YAML (saved with the results as
@@ -99,6 +99,9 @@ func manifestScenario(o manifestOpts) []byte {
 	fmt.Fprintf(&b, "name: %s\n", name)
 	fmt.Fprintf(&b, "description: >\n  shutdownlab check --manifest: %s %s, container %s (image %s): %d pods behind\n  Caddy, 20 keep-alive clients sending GET %s; at %s one pod is deleted and\n  terminated as the kubelet would (%s, then %s, SIGKILL %s after the\n  deletion); the proxy drops its endpoint after each propagation delay.\n",
 		p.Kind, p.Name, p.Container, o.image, manifestPods, o.path, manifestAt, hookWords(o.hook()), o.stopSignal(), p.GracePeriod)
+	if rollsNewPod(p) {
+		fmt.Fprintf(&b, "  A new pod replaces it (RollingUpdate, maxSurge %d, maxUnavailable %d) and\n  joins the proxy once ready, after the same propagation delay.\n", p.Strategy.MaxSurge, p.Strategy.MaxUnavailable)
+	}
 	fmt.Fprintf(&b, "runs: %d\ntopology: caddy\nreplicas: %d\n", o.runs, manifestPods)
 	fmt.Fprintf(&b, "proxy:\n  health_uri: none\n  try_duration: 0s\n  deregister_after: %s\n", dur(o.delays[0]))
 	b.WriteString(manifestTarget(o))
@@ -108,6 +111,9 @@ func manifestScenario(o manifestOpts) []byte {
 		fmt.Fprintf(&b, "    pre_stop: %s\n", hookYAML(*h))
 	}
 	fmt.Fprintf(&b, "    stop_signal: %s\n", o.stopSignal())
+	if rollsNewPod(p) {
+		b.WriteString(newPodYAML(p))
+	}
 	fmt.Fprintf(&b, "observe:\n  window: %s\n", p.GracePeriod+5*time.Second)
 	switch {
 	case len(o.sleeps) > 0:

@@ -132,7 +132,12 @@ func TestManifestScenario(t *testing.T) {
 		{"stop signal (lifecycle.stopSignal)", tt.StopSignal, "SIGQUIT"},
 		{"propagation", sp.Proxy.DeregisterAfter.D(), 5 * time.Second},
 		{"window covers the grace period", sp.Observe.Window.D() >= 22*time.Second, true},
-		{"load covers the slowest of propagation and hook", sp.Load.Duration.D(), manifestAt + 5*time.Second + manifestTail},
+		// the new pod must be available first: minReadySeconds 2 + 10 s to
+		// start + two probe periods of 2 s, before the deletion's 5 s.
+		{"load covers the new pod, then the slowest of propagation and hook", sp.Load.Duration.D(), manifestAt + 16*time.Second + 5*time.Second + manifestTail},
+		{"new pod before the deletion (maxUnavailable 0)", tt.NewPod.BeforeDeletion, true},
+		{"new pod minReadySeconds", tt.NewPod.MinReady.D(), 2 * time.Second},
+		{"new pod readiness", *tt.NewPod.Readiness, scenarios.Readiness{Path: "/readyz", Port: 8080, Period: scenarios.Duration(2 * time.Second), Timeout: scenarios.Duration(time.Second), SuccessThreshold: 1}},
 		{"runs", sp.Runs, 2},
 		{"pods", sp.Replicas, manifestPods},
 	}
@@ -224,8 +229,12 @@ func TestExampleManifests(t *testing.T) {
 			continue
 		}
 		delays, stated, _ := sweep("", "")
+		ready := "/readyz"
+		if pod.Readiness != nil {
+			ready = pod.Readiness.Path
+		}
 		o := manifestOpts{pod: pod, image: "shutdownlab/target:x", imageStopSignal: "SIGTERM", port: manifestPort(0, pod, nil),
-			readyPath: pod.Readiness.Path, path: "/slow?ms=20", runs: 1, delays: delays, stated: stated}
+			readyPath: ready, path: "/slow?ms=20", runs: 1, delays: delays, stated: stated}
 		if _, err := scenarios.Parse(file, manifestScenario(o)); err != nil {
 			t.Errorf("%s: %v", file, err)
 		}

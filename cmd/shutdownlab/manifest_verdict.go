@@ -21,6 +21,7 @@ import (
 // under their JSON names (docs/metrics.md).
 type podRun struct {
 	Failed           int      `json:"pod_failed"`
+	NewPod           int      `json:"pod_failed_new_pod"`
 	Propagation      int      `json:"pod_failed_propagation"`
 	Drain            int      `json:"pod_failed_drain"`
 	Elsewhere        int      `json:"pod_failed_elsewhere"`
@@ -88,6 +89,9 @@ type manifestFacts struct {
 	Delays []delayRuns
 	// Search are the pre-stop search's candidates at Stated (nil: none).
 	Search []delayRuns
+	// Rollout says in words how the new pod of the rolling update joins
+	// ("" without one); Readiness names its readiness probe ("" for none).
+	Rollout, Readiness string
 }
 
 // manifestVerdict renders the verdict and returns it with its exit code:
@@ -96,6 +100,9 @@ type manifestFacts struct {
 func manifestVerdict(f manifestFacts) (string, int) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "  termination: %s\n", f.Termination)
+	if f.Rollout != "" {
+		fmt.Fprintf(&b, "  rollout: %s\n", f.Rollout)
+	}
 	var stated *delayRuns
 	var safeAt, unsafeAt []string
 	for i := range f.Delays {
@@ -124,6 +131,9 @@ func manifestVerdict(f manifestFacts) (string, int) {
 		code = verdictDefect
 	}
 	fmt.Fprintf(&b, "    - measured safe at: %s; unsafe at: %s\n", listOr(safeAt, "none"), listOr(unsafeAt, "none"))
+	if s := readinessText(f, stated); s != "" {
+		fmt.Fprintf(&b, "    - %s\n", s)
+	}
 	fmt.Fprintf(&b, "    - %s\n", graceText(f))
 	if s := searchText(f); s != "" {
 		fmt.Fprintf(&b, "    - %s\n", s)
@@ -156,6 +166,9 @@ func delayText(d delayRuns, f manifestFacts) string {
 		return "safe: 0 failed" + runs + "; " + tail
 	}
 	var why []string
+	if w.NewPod > 0 {
+		why = append(why, fmt.Sprintf("%d sent by the proxy to the new pod before its app served them (%s)", w.NewPod, joinWords(f.Readiness)))
+	}
 	if w.Propagation > 0 {
 		why = append(why, fmt.Sprintf("%d sent while the endpoint was still registered (the pod stopped serving before the proxy stopped sending to it: %s)", w.Propagation, sleepWords(f.Sleep)))
 	}
@@ -175,6 +188,26 @@ func delayText(d delayRuns, f manifestFacts) string {
 		return fmt.Sprintf("UNSAFE: no request failed%s, but %s; %s", runs, strings.Join(why, "; "), tail)
 	}
 	return fmt.Sprintf("UNSAFE: %d failed%s: %s; %s", w.Failed, runs, strings.Join(why, "; "), tail)
+}
+
+// joinWords explains a new pod's failures by its readiness probe.
+func joinWords(readiness string) string {
+	if readiness == "" {
+		return "without a readinessProbe the pod is ready, and joins the endpoints, as soon as its container started"
+	}
+	return "its readinessProbe, " + readiness + ", passed before the app served every request"
+}
+
+// readinessText is the answer about the new pod at the stated delay ("":
+// it failed nothing there).
+func readinessText(f manifestFacts, stated *delayRuns) string {
+	if stated == nil || len(stated.Runs) == 0 || stated.worst().NewPod == 0 {
+		return ""
+	}
+	if f.Readiness == "" {
+		return "new pods: give the container a readinessProbe (httpGet on a path that answers 2xx only once the app serves): without one, a new pod takes traffic while its app still starts"
+	}
+	return "new pods: the readinessProbe " + f.Readiness + " passed before the app served: probe a path that answers 2xx only once the app serves, or raise initialDelaySeconds"
 }
 
 // sleepWords explains a propagation failure by the manifest's preStop.

@@ -44,6 +44,17 @@ func TestManifestVerdict(t *testing.T) {
 			verdictDefect, []string{"4 in flight at SIGTERM (work the app held and dropped when told to stop)"}},
 		{"SIGKILL without a failed request is not safe", facts(s, at(s, pr(0, 0, 0, 0, true, 30100))),
 			verdictDefect, []string{"UNSAFE: no request failed, but SIGKILLed: terminationGracePeriodSeconds 30 ended before it exited", "grace period: SIGKILLed in 1 run:"}},
+		{"a new pod without a readiness probe took traffic", func() manifestFacts {
+			f := facts(2*s, at(2*s, podRun{Failed: 40, NewPod: 40}))
+			f.Rollout = "a new pod replaces it"
+			return f
+		}(), verdictDefect, []string{"rollout: a new pod replaces it", "UNSAFE: 40 failed: 40 sent by the proxy to the new pod before its app served them (without a readinessProbe the pod is ready",
+			"new pods: give the container a readinessProbe"}},
+		{"a readiness probe that passes too early", func() manifestFacts {
+			f := facts(2*s, at(2*s, podRun{Failed: 3, NewPod: 3}))
+			f.Readiness = "GET /healthz on the container's port every 1s after 0s, 1 in a row"
+			return f
+		}(), verdictDefect, []string{"its readinessProbe, GET /healthz", "new pods: the readinessProbe GET /healthz on the container's port every 1s after 0s, 1 in a row passed before the app served"}},
 		{"no valid run at the stated delay", facts(2*s, at(0, clean), at(2*s)),
 			verdictUnclear, []string{"propagation 2s: no valid run", "could not tell"}},
 	} {
