@@ -238,7 +238,6 @@ func stepsWords(n int) string {
 	return fmt.Sprintf("%d steps repeat", max(n, 0))
 }
 
-
 // ownSignalFirst puts the pod's own stop signal first among the search's
 // signals, so it is measured on its own too.
 func ownSignalFirst(want []string, own string) []string {

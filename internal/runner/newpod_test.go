@@ -65,7 +65,11 @@ func TestAwaitReady(t *testing.T) {
 		{name: "two passes in a row", statuses: []int{200, 503, 200, 200}, probes: 4, failed: 1, readyFrom: 3 * period,
 			probe: func(port int) *scenarios.Readiness { r := readiness(port, period); r.SuccessThreshold = 2; return r }},
 		{name: "nothing before the initial delay", statuses: []int{200}, probes: 1, readyFrom: time.Second,
-			probe: func(port int) *scenarios.Readiness { r := readiness(port, period); r.InitialDelay = scenarios.Duration(time.Second); return r }},
+			probe: func(port int) *scenarios.Readiness {
+				r := readiness(port, period)
+				r.InitialDelay = scenarios.Duration(time.Second)
+				return r
+			}},
 		{name: "an answer slower than the probe's timeout fails", delay: 300 * time.Millisecond, statuses: []int{200},
 			probe: func(port int) *scenarios.Readiness {
 				r := readiness(port, 100*time.Millisecond)
