@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/shutdownlab/shutdownlab/internal/swarm"
@@ -52,6 +53,9 @@ type swarmPlatform struct {
 	rec       *record.Rollout
 	// forceUpdate is the new tasks' generation once the update was sent.
 	forceUpdate uint64
+	// sampled are the task containers being sampled (swarm_resources.go).
+	sampledMu sync.Mutex
+	sampled   map[string]bool
 }
 
 // newSwarmPlatform is the swarm platform of run x.
@@ -75,9 +79,14 @@ func (s *swarmPlatform) act(ctx context.Context, loadStart time.Time) error {
 	return s.rollout(ctx, loadStart)
 }
 
-// afterLoad has nothing to do: a Swarm run has no resource sampling and
-// no load services.
-func (s *swarmPlatform) afterLoad(_ context.Context, err error) error { return err }
+// afterLoad ends the resource sampling of the tasks (a Swarm run has no
+// load services).
+func (s *swarmPlatform) afterLoad(_ context.Context, err error) error {
+	if serr := s.endSampling(); serr != nil && err == nil {
+		err = serr
+	}
+	return err
+}
 
 // cleanupSlack lets the service's tasks drain within their grace period
 // before the cleanup bound.
@@ -121,6 +130,7 @@ func (s *swarmPlatform) startAll(ctx context.Context) error {
 	if !c.Converged {
 		return invalidf("service %s never ran %d tasks within %s: %s", s.rec.Service, x.spec.Replicas, s.readyTimeout(), taskStates(c.Tasks))
 	}
+	s.sampleTasks(ctx, c.Tasks)
 	if err := s.startDNSProxy(ctx, labels); err != nil {
 		return err
 	}

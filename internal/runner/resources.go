@@ -70,9 +70,15 @@ type replicaSampling struct {
 }
 
 // sampleReplica starts sampling replica i's container c (just started).
-// When its processes cannot be read from this host's /proc, the replica
-// is recorded as not sampled, with the reason; the run goes on.
 func (x *run) sampleReplica(ctx context.Context, i int, c *docker.Container) {
+	x.sampleContainer(ctx, replicaAlias(i), c.ID)
+}
+
+// sampleContainer starts sampling the target container id under name
+// (a replica's alias, or a Swarm task's name). When its processes cannot
+// be read from this host's /proc, it is recorded as not sampled, with the
+// reason; the run goes on.
+func (x *run) sampleContainer(ctx context.Context, name, id string) {
 	x.mu.Lock()
 	if x.sampler == nil {
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), sampleMaxTime)
@@ -80,18 +86,18 @@ func (x *run) sampleReplica(ctx context.Context, i int, c *docker.Container) {
 	}
 	s := x.sampler
 	x.mu.Unlock()
-	rs := &replicaSampling{info: record.ResourceReplica{Name: replicaAlias(i)}, done: make(chan struct{})}
+	rs := &replicaSampling{info: record.ResourceReplica{Name: name}, done: make(chan struct{})}
 	s.mu.Lock()
 	s.reps = append(s.reps, rs)
 	s.mu.Unlock()
-	st, err := x.r.eng.Inspect(ctx, c.ID)
+	st, err := x.r.eng.Inspect(ctx, id)
 	if err != nil {
 		rs.info.NotSampled = "inspect: " + err.Error()
 		close(rs.done)
 		return
 	}
 	rs.info.PID = st.Pid
-	if why := procOf(procRoot, st.Pid, c.ID); why != "" {
+	if why := procOf(procRoot, st.Pid, id); why != "" {
 		rs.info.NotSampled = why
 		close(rs.done)
 		return
