@@ -30,19 +30,7 @@ func TestTerminateBlock(t *testing.T) {
 		{"deregistration from the deletion", "name: t\ntopology: caddy\nproxy: {deregister_after: 1s}\nobserve: {window: 40s}\naction: {kind: terminate}\n", ""},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			sc, err := Parse("t.yaml", []byte(tt.src))
-			if tt.want == "" {
-				if err != nil {
-					t.Fatalf("refused: %v", err)
-				}
-				return
-			}
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("error %v, want %q", err, tt.want)
-			}
-			_ = sc
-		})
+		t.Run(tt.name, func(t *testing.T) { wantParse(t, tt.src, tt.want) })
 	}
 	sc, err := Parse("t.yaml", []byte(ok+"  terminate: {stop_signal: quit}\n"))
 	if err != nil {
@@ -75,18 +63,7 @@ func TestNewPodBlock(t *testing.T) {
 		{"unknown field", ok + "{readines: {path: /}}\n", "readines"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := Parse("t.yaml", []byte(tt.src))
-			if tt.want == "" {
-				if err != nil {
-					t.Fatalf("refused: %v", err)
-				}
-				return
-			}
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("error %v, want %q", err, tt.want)
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { wantParse(t, tt.src, tt.want) })
 	}
 	sc, err := Parse("t.yaml", []byte(ok+"{readiness: {path: /healthz}}\n"))
 	if err != nil {
@@ -95,5 +72,21 @@ func TestNewPodBlock(t *testing.T) {
 	np := sc.Spec.Action.Terminate.NewPod
 	if r := np.Readiness; np.Timeout.D() != DefaultNewPodTimeout || r.Period.D() != 10*time.Second || r.Timeout.D() != time.Second || r.SuccessThreshold != 1 {
 		t.Errorf("new pod %+v, readiness %+v: want Kubernetes' defaults", np, r)
+	}
+}
+
+// wantParse parses src and wants it valid (want "") or refused with an
+// error containing want.
+func wantParse(t *testing.T, src, want string) {
+	t.Helper()
+	_, err := Parse("t.yaml", []byte(src))
+	if want == "" {
+		if err != nil {
+			t.Fatalf("refused: %v", err)
+		}
+		return
+	}
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("error %v, want %q", err, want)
 	}
 }
