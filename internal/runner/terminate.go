@@ -173,7 +173,7 @@ func (x *run) getFromNetwork(ctx context.Context, id string, port int, path stri
 	if err != nil {
 		return 0, err
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := podClient.Do(req)
 	if err != nil {
 		return 0, err
 	}
@@ -183,3 +183,8 @@ func (x *run) getFromNetwork(ctx context.Context, id string, port int, path stri
 	}
 	return resp.StatusCode, nil
 }
+
+// podClient is how the harness GETs from a pod, as the kubelet's probes
+// and hooks do: straight to its address (never through an HTTP_PROXY of
+// the environment), a new connection each time, redirects followed.
+var podClient = &http.Client{Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true}}
