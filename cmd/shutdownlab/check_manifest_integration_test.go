@@ -23,7 +23,8 @@ import (
 // recommends the one it handles (with 300 ms requests, long enough for
 // the search's phase split to be conclusive); a rolling update's new pod
 // without a readinessProbe, whose app starts in 5 s, takes traffic it
-// fails (at two phases), and with the probe the same update is safe.
+// fails (at two phases), and with the probe (surge-ready) the same update
+// is safe.
 func TestCheckManifestExamples(t *testing.T) {
 	eng := dockertest.RequireDocker(t)
 	t.Chdir("../..") // images compile from the module root; the examples' paths
@@ -60,9 +61,8 @@ func TestCheckManifestExamples(t *testing.T) {
 				"new pods: give the container a readinessProbe"}},
 		{"a new pod without a readiness probe, half a request later", "surge-not-ready", append(short, "--set", "action.at=2010ms"), exitFailed,
 			[]string{"sent by the proxy to the new pod before its app served them"}},
-		{"a new pod with a readiness probe", "surge-not-ready",
-			append(short, "--set", "action.terminate.new_pod.readiness.path=/readyz", "--set", "action.terminate.new_pod.readiness.period=1s"), exitOK,
-			[]string{"propagation 2s: safe: 0 failed", "at your propagation delay, 2s: SAFE"}},
+		{"a new pod with a readiness probe", "surge-ready", short, exitOK,
+			[]string{"it is ready once its readinessProbe, GET /readyz", "propagation 2s: safe: 0 failed", "at your propagation delay, 2s: SAFE"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := t.TempDir()

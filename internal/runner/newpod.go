@@ -202,3 +202,34 @@ func (x *run) awaitReady(ctx context.Context, c *docker.Container, p *newPodRun)
 
 // errNotReady is a probe's answer outside 200..399.
 var errNotReady = errors.New("status outside 200..399")
+
+// readyPoll is how often waitReadyPath asks; readyPollTimeout bounds one ask.
+const (
+	readyPoll        = 50 * time.Millisecond
+	readyPollTimeout = time.Second
+)
+
+// waitReadyPath polls a user image's replica id for the target's ready
+// path, straight at its address, until it answers 2xx or 3xx, at most
+// target.ready_timeout; a replica that exited meanwhile ends the wait.
+func (x *run) waitReadyPath(ctx context.Context, id string) error {
+	deadline := time.Now().Add(x.readyTimeout())
+	path := x.spec.Target.Protocol.ReadyPath
+	for {
+		pctx, cancel := context.WithTimeout(ctx, readyPollTimeout)
+		_, err := x.getFromNetwork(pctx, id, x.port(), path)
+		cancel()
+		if err == nil {
+			return nil
+		}
+		if st, ierr := x.r.eng.Inspect(ctx, id); ierr == nil && st.Exited() {
+			return fmt.Errorf("exited before it answered %s", path)
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("GET %s: %w", path, err)
+		}
+		if err := sleepUntil(ctx, time.Now().Add(readyPoll)); err != nil {
+			return err
+		}
+	}
+}

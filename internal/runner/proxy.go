@@ -114,5 +114,11 @@ func (x *run) agentAfterReplicas() bool {
 	if _, ok := x.load.(serviceDriver); ok {
 		return true
 	}
+	return x.proxySendsToAll()
+}
+
+// proxySendsToAll: behind Caddy without active health checks, every
+// upstream gets requests from the proxy's start, ready or not.
+func (x *run) proxySendsToAll() bool {
 	return x.spec.Topology == scenarios.TopologyCaddy && x.spec.Proxy.HealthURI == "none"
 }

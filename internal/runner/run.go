@@ -283,13 +283,21 @@ func replicaAlias(i int) string { return fmt.Sprintf("replica-%d", i) }
 
 // waitUp waits for a replica's "up" lifecycle line, at most
 // target.ready_timeout. A user image (target.image) need not log one: the
-// load waits for its ready path (see startWait). A replica that exits
+// load waits for its ready path (see startWait), and when the proxy sends
+// requests to every replica from its start (proxySendsToAll), waitUp polls
+// each replica's ready path itself (waitReadyPath), so that the load
+// starts only once every replica answers. A replica that exits
 // first makes the run invalid at once, quoting its last lines.
 func (x *run) waitUp(ctx context.Context, c *docker.Container) error {
-	if x.spec.Target.Image != "" {
+	var err error
+	switch {
+	case x.spec.Target.Image == "":
+		err = x.r.eng.WaitLog(ctx, c.ID, `"event":"`+record.EventUp+`"`, x.readyTimeout())
+	case x.proxySendsToAll():
+		err = x.waitReadyPath(ctx, c.ID)
+	default:
 		return nil
 	}
-	err := x.r.eng.WaitLog(ctx, c.ID, `"event":"`+record.EventUp+`"`, x.readyTimeout())
 	if err == nil {
 		return nil
 	}

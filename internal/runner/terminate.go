@@ -79,8 +79,13 @@ func (x *run) terminate(ctx context.Context, c *docker.Container, rec *record.Ac
 
 // killAt sends SIGKILL at t to a replica still running then, and returns
 // when it was sent (0: it had exited, or the run was interrupted: stop is
-// the run's own context).
+// the run's own context); it returns as soon as the replica exits.
 func (x *run) killAt(ctx, stop context.Context, id string, t time.Time) (int64, error) {
+	// A replica that exits first needs no SIGKILL: the run need not wait
+	// for t then (the grace period is often 30 s).
+	if exited, _, err := x.r.eng.WaitExit(stop, id, time.Until(t)); err == nil && exited {
+		return 0, nil
+	}
 	if err := sleepUntil(stop, t); err != nil {
 		return 0, nil
 	}
