@@ -45,7 +45,7 @@ func (x *run) act(ctx context.Context, loadStart time.Time) error {
 	// Watch the engine's kill events from before the action: they bound,
 	// by measurement, when the signal reached the replica (docker stop's
 	// return says nothing about that).
-	if w, err := x.r.eng.WatchKills(ctx, x.replicas[a.Replica].ID); err != nil {
+	if w, err := x.r.eng.WatchKills(ctx, x.replica(a.Replica).ID); err != nil {
 		x.killsErr = err.Error()
 	} else {
 		x.kills = w
@@ -98,7 +98,7 @@ func (x *run) recordKills(rec *record.Action) {
 func (x *run) fire(ctx context.Context, kind scenarios.ActionKind) error {
 	a := x.spec.Action
 	eng := x.r.eng
-	c := x.replicas[a.Replica]
+	c := x.replica(a.Replica)
 	st, err := eng.Inspect(ctx, c.ID)
 	if err != nil {
 		return err

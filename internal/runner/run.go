@@ -77,7 +77,7 @@ type run struct {
 	// still running after the load so a ledger could be read
 	// (stopForAccounting); collect records nothing of it from then on.
 	stoppedNs map[int]int64
-	mu        sync.Mutex // guards replicas, agent and sampler while set-up runs in parallel
+	mu        sync.Mutex // guards replicas, agent and sampler while set-up, or a new pod, runs in parallel
 }
 
 // runOnce performs one repetition of a variant and returns its Meta, on
@@ -276,6 +276,14 @@ func (x *run) startReplica(ctx context.Context, i int, labels map[string]string)
 	x.mu.Unlock()
 	x.sampleReplica(ctx, i, c)
 	return c, nil
+}
+
+// replica is replica i's container, read under x.mu: a new pod's goroutine
+// may be starting another replica meanwhile.
+func (x *run) replica(i int) *docker.Container {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.replicas[i]
 }
 
 // replicaAlias is replica i's DNS name on the scenario network.

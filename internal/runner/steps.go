@@ -17,7 +17,7 @@ import (
 func (x *run) runSteps(ctx context.Context, loadStart time.Time) error {
 	a := x.spec.Action
 	eng := x.r.eng
-	c := x.replicas[a.Replica]
+	c := x.replica(a.Replica)
 	for i, st := range a.Before {
 		if err := sleepUntil(ctx, loadStart.Add(st.At.D())); err != nil {
 			return err
