@@ -23,18 +23,24 @@ the kubelet's rules: its preStop hook (sleep, exec, httpGet), then
 lifecycle.stopSignal (else the image's STOPSIGNAL), SIGKILL when
 terminationGracePeriodSeconds (counted from the deletion, the hook
 included) runs out. The proxy stops sending to the pod after each
-propagation delay of the sweep, one variant each.
+propagation delay of the sweep, one variant each. For a Deployment's
+RollingUpdate a new pod takes its place: started at the deletion, or, with
+maxUnavailable 0, before it (the deletion waits until the new pod is
+available: ready for minReadySeconds); ready when its httpGet readinessProbe
+passes (without one: once its container started); joining the proxy after
+the same propagation delay. That is one step of the rollout; the others
+repeat it.
 
 The verdict says, per delay, how many requests failed and under which rule
-(the endpoint still registered after the pod stopped serving; work dropped
-after it was gone; the SIGKILL); whether it is safe at your delay (--delay,
+(a new pod that took traffic before its app served it; the endpoint still
+registered after the pod stopped serving; work dropped after it was gone;
+the SIGKILL); whether it is safe at your delay (--delay,
 default the sweep's largest value when --propagation is given, else 2s);
 the smallest preStop sleep that measured safe there (a short search, when
 the propagation is what failed); the grace period the measured exit needs;
 and, when the pod was SIGKILLed, check's signal search on the image (none
 with --signals none). What the emulation does not run (other containers,
-volumes, probes other than httpGet, ...) is named. The rolling update
-itself (maxSurge, readiness-gated joins) is not emulated yet.
+volumes, probes other than httpGet, ...) is named.
 
 Exit 0: safe at your delay; 1: unsafe there, or an expectation failed
 (--report-only: 0 for unsafe); 2: it could not tell (no valid run) or the
