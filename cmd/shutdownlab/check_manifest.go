@@ -17,8 +17,9 @@ Deployment, StatefulSet or Pod; several documents allowed) with the
 ecosystem's own types and runs its container as the kubelet would: the
 image (local, never pulled; --image replaces it, e.g. the tag CI just
 built), command and args, literal env (a valueFrom entry needs --env
-NAME=VALUE), ports, readiness probe path. Two pods run behind Caddy with 20
-keep-alive clients sending GET PATH; one pod is deleted and terminated by
+NAME=VALUE), ports, readiness probe path. The workload's replicas (at
+least 2, at most 5) run as pods behind Caddy with 20 keep-alive clients
+sending GET PATH; one pod is deleted and terminated by
 the kubelet's rules: its preStop hook (sleep, exec, httpGet), then
 lifecycle.stopSignal (else the image's STOPSIGNAL), SIGKILL when
 terminationGracePeriodSeconds (counted from the deletion, the hook

@@ -213,11 +213,17 @@ func manifestNotes(o manifestOpts, signalFs []finding, dirs []string) string {
 		fmt.Fprintf(&b, "    - %s\n", f.Text)
 	}
 	p := o.pod
-	if why := rolloutWhy(p); why != "" {
-		fmt.Fprintf(&b, "  emulated: one pod's termination beside a serving one; %s\n", why)
+	serving := fmt.Sprintf("%d pods behind the proxy (replicas %d", o.pods(), p.Replicas)
+	if o.pods() != p.Replicas {
+		serving += fmt.Sprintf("; at least %d, at most %d run)", manifestMinPods, manifestMaxPods)
 	} else {
-		fmt.Fprintf(&b, "  emulated: one step of the rolling update (replicas %d, maxSurge %d, maxUnavailable %d): one old pod terminated beside a serving one and its new pod joining once ready; the update's other %s the same step, not run again\n",
-			p.Replicas, p.Strategy.MaxSurge, p.Strategy.MaxUnavailable, stepsWords(p.Replicas-1))
+		serving += ")"
+	}
+	if why := rolloutWhy(p); why != "" {
+		fmt.Fprintf(&b, "  emulated: one pod's termination, %s; %s\n", serving, why)
+	} else {
+		fmt.Fprintf(&b, "  emulated: one step of the rolling update (maxSurge %d, maxUnavailable %d), %s: one old pod terminated and its new pod joining once ready; the update's other %s the same step, not run again\n",
+			p.Strategy.MaxSurge, p.Strategy.MaxUnavailable, serving, stepsWords(p.Replicas-1))
 	}
 	for _, u := range p.Unsupported {
 		fmt.Fprintf(&b, "  not emulated: %s\n", u)

@@ -25,9 +25,12 @@ const (
 	// manifestHookBound bounds what the load covers of an exec or httpGet
 	// hook, whose length the manifest does not say.
 	manifestHookBound = 10 * time.Second
-	// manifestPods is how many pods run behind the proxy: the one
-	// terminated and one that keeps serving.
-	manifestPods = 2
+	// manifestMinPods and manifestMaxPods bound how many pods run behind
+	// the proxy: the workload's replicas, at least one terminated beside
+	// one that keeps serving, at most five (a larger Deployment's step is
+	// the same with a smaller share of the traffic on the terminated pod).
+	manifestMinPods = 2
+	manifestMaxPods = 5
 )
 
 // manifestOpts are the choices a manifest check's scenario is made from.
@@ -52,6 +55,12 @@ type manifestOpts struct {
 	// sleeps, when set, are the pre-stop search's candidate sleeps: the
 	// variant axis instead of the delays (then one delay).
 	sleeps []time.Duration
+}
+
+// pods is how many pods run behind the proxy (manifestMinPods..
+// manifestMaxPods of the workload's replicas).
+func (o manifestOpts) pods() int {
+	return min(max(o.pod.Replicas, manifestMinPods), manifestMaxPods)
 }
 
 // hook is the pre-stop hook the scenario runs.
@@ -98,11 +107,11 @@ func manifestScenario(o manifestOpts) []byte {
 	}
 	fmt.Fprintf(&b, "name: %s\n", name)
 	fmt.Fprintf(&b, "description: >\n  shutdownlab check --manifest: %s %s, container %s (image %s): %d pods behind\n  Caddy, 20 keep-alive clients sending GET %s; at %s one pod is deleted and\n  terminated as the kubelet would (%s, then %s, SIGKILL %s after the\n  deletion); the proxy drops its endpoint after each propagation delay.\n",
-		p.Kind, p.Name, p.Container, o.image, manifestPods, o.path, manifestAt, hookWords(o.hook()), o.stopSignal(), p.GracePeriod)
+		p.Kind, p.Name, p.Container, o.image, o.pods(), o.path, manifestAt, hookWords(o.hook()), o.stopSignal(), p.GracePeriod)
 	if rollsNewPod(p) {
 		fmt.Fprintf(&b, "  A new pod replaces it (RollingUpdate, maxSurge %d, maxUnavailable %d) and\n  joins the proxy once ready, after the same propagation delay.\n", p.Strategy.MaxSurge, p.Strategy.MaxUnavailable)
 	}
-	fmt.Fprintf(&b, "runs: %d\ntopology: caddy\nreplicas: %d\n", o.runs, manifestPods)
+	fmt.Fprintf(&b, "runs: %d\ntopology: caddy\nreplicas: %d\n", o.runs, o.pods())
 	fmt.Fprintf(&b, "proxy:\n  health_uri: none\n  try_duration: 0s\n  deregister_after: %s\n", dur(o.delays[0]))
 	b.WriteString(manifestTarget(o))
 	fmt.Fprintf(&b, "load:\n  clients: 20\n  duration: %s\n  mix:\n    - {method: GET, path: %s}\n", o.loadLength(), strconv.Quote(o.path))

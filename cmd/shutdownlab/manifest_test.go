@@ -139,7 +139,7 @@ func TestManifestScenario(t *testing.T) {
 		{"new pod minReadySeconds", tt.NewPod.MinReady.D(), 2 * time.Second},
 		{"new pod readiness", *tt.NewPod.Readiness, scenarios.Readiness{Path: "/readyz", Port: 8080, Period: scenarios.Duration(2 * time.Second), Timeout: scenarios.Duration(time.Second), SuccessThreshold: 1}},
 		{"runs", sp.Runs, 2},
-		{"pods", sp.Replicas, manifestPods},
+		{"pods: the Deployment's replicas", sp.Replicas, 3},
 	}
 	for _, c := range checks {
 		if !equalAny(c.got, c.want) {
