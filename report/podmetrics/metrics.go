@@ -95,8 +95,9 @@ func Compute(meta record.Meta, reqs []record.Request) *Metrics {
 	t := a.Termination
 	m := &Metrics{PodKilled: t.KillSentNs > 0}
 	newPod := 0
-	if i := shutdown.ActedReplica(meta); m.PodKilled && i >= 0 {
-		code := meta.Replicas[i].ExitCode
+	acted := shutdown.ActedReplica(meta)
+	if m.PodKilled && acted >= 0 {
+		code := meta.Replicas[acted].ExitCode
 		m.PodKilled = code == nil || *code == 137
 	}
 	for i := range reqs {
@@ -134,8 +135,8 @@ func Compute(meta record.Meta, reqs []record.Request) *Metrics {
 	if h := t.Hook; h != nil && h.EndNs > 0 {
 		m.PodHookMs = msP(h.EndNs - t.DeletedNs)
 	}
-	if i := shutdown.ActedReplica(meta); i >= 0 && meta.Replicas[i].ExitedNs > 0 {
-		exited := meta.Replicas[i].ExitedNs
+	if acted >= 0 && meta.Replicas[acted].ExitedNs > 0 {
+		exited := meta.Replicas[acted].ExitedNs
 		m.PodDeletionToExitMs = msP(exited - t.DeletedNs)
 		if !t.ExitedBeforeSignal && a.SentNs > 0 && exited >= a.SentNs {
 			m.PodSignalToExitMs = msP(exited - a.SentNs)
