@@ -47,7 +47,12 @@ func reloadCmd(path string) []string {
 }
 
 // deregisterVia is how a deregistration is recorded (record.Deregistration.Via).
-var deregisterVia = "docker exec <proxy> " + strings.Join(deregisterCmd, " ") + " (POST /load to Caddy's admin API)"
+var deregisterVia = reloadVia(deregisterConfigPath)
+
+// reloadVia records a reload of the configuration file at path.
+func reloadVia(path string) string {
+	return "docker exec <proxy> " + strings.Join(reloadCmd(path), " ") + " (POST /load to Caddy's admin API)"
+}
 
 // deregisters tells whether this run deregisters the acted-on replica.
 func (x *run) deregisters() bool {

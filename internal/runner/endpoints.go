@@ -64,27 +64,27 @@ func (x *run) writeEndpointConfigs(ctx context.Context, adm proxyAdmin, id strin
 }
 
 // change moves the set to the state change makes of it and reloads the
-// proxy with that state's file; it returns when the reload was sent and
-// acknowledged (0: not acknowledged, with err).
-func (e *endpointSet) change(ctx context.Context, adm proxyAdmin, id string, change func(*endpointState)) (sentNs, ackedNs int64, err error) {
+// proxy with that state's file (path); it returns when the reload was
+// sent and acknowledged (0: not acknowledged, with err).
+func (e *endpointSet) change(ctx context.Context, adm proxyAdmin, id string, change func(*endpointState)) (path string, sentNs, ackedNs int64, err error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	next := e.state
 	change(&next)
 	path, ok := endpointFiles[next]
 	if !ok {
-		return 0, 0, fmt.Errorf("no proxy configuration for %+v", next)
+		return "", 0, 0, fmt.Errorf("no proxy configuration for %+v", next)
 	}
 	sentNs = time.Now().UnixNano()
 	code, stdout, stderr, err := adm.Exec(ctx, id, reloadCmd(path), deregisterTimeout)
 	switch {
 	case err != nil:
-		return sentNs, 0, err
+		return path, sentNs, 0, err
 	case code != 0:
-		return sentNs, 0, fmt.Errorf("caddy reload exited %d: %s", code, lastLine(slices.Concat(stdout, stderr)))
+		return path, sentNs, 0, fmt.Errorf("caddy reload exited %d: %s", code, lastLine(slices.Concat(stdout, stderr)))
 	}
 	e.state = next
-	return sentNs, time.Now().UnixNano(), nil
+	return path, sentNs, time.Now().UnixNano(), nil
 }
 
 // deregister is deregister (deregister.go) for a run with a new pod: at
@@ -94,8 +94,11 @@ func (e *endpointSet) deregister(ctx context.Context, adm proxyAdmin, id string,
 		res.Error = err.Error()
 		return res
 	}
-	sent, acked, err := e.change(ctx, adm, id, func(s *endpointState) { s.old = false })
+	path, sent, acked, err := e.change(ctx, adm, id, func(s *endpointState) { s.old = false })
 	res.SentNs, res.AckedNs = sent, acked
+	if path != "" {
+		res.Via = reloadVia(path)
+	}
 	if err != nil {
 		res.Error = err.Error()
 	}

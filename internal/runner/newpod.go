@@ -147,7 +147,7 @@ func (x *run) registerNewPod(ctx context.Context, res *record.NewPod) {
 		res.Error = "join the proxy: this engine cannot exec in the proxy container"
 		return
 	}
-	sent, acked, err := x.eps.change(ctx, adm, x.proxy.ID, func(s *endpointState) { s.new = true })
+	_, sent, acked, err := x.eps.change(ctx, adm, x.proxy.ID, func(s *endpointState) { s.new = true })
 	res.RegisterSentNs, res.RegisteredNs = sent, acked
 	if err != nil {
 		res.Error = "join the proxy: " + err.Error()

@@ -137,7 +137,7 @@ func TestEndpointSet(t *testing.T) {
 			e, adm := newEndpointSet(), &stubAdmin{}
 			var files []string
 			for _, change := range tt.order {
-				sent, acked, err := e.change(context.Background(), adm, "proxy-id", change)
+				_, sent, acked, err := e.change(context.Background(), adm, "proxy-id", change)
 				if err != nil || sent == 0 || acked < sent {
 					t.Fatalf("change: sent %d acked %d err %v", sent, acked, err)
 				}
@@ -149,14 +149,14 @@ func TestEndpointSet(t *testing.T) {
 		})
 	}
 	e := newEndpointSet()
-	if _, acked, err := e.change(context.Background(), &stubAdmin{code: 1, stderr: "refused"}, "p", leave); err == nil || acked != 0 {
+	if _, _, acked, err := e.change(context.Background(), &stubAdmin{code: 1, stderr: "refused"}, "p", leave); err == nil || acked != 0 {
 		t.Fatalf("a failed reload: acked %d, err %v", acked, err)
 	}
 	if e.state != (endpointState{old: true}) {
 		t.Errorf("state after a failed reload %+v, want the start state", e.state)
 	}
 	res := e.deregister(context.Background(), &stubAdmin{}, "p", time.Now(), record.Deregistration{})
-	if res.SentNs == 0 || res.AckedNs == 0 || res.Error != "" || e.state.old {
+	if res.SentNs == 0 || res.AckedNs == 0 || res.Error != "" || e.state.old || res.Via != reloadVia(deregisterConfigPath) {
 		t.Errorf("deregister: %+v, state %+v", res, e.state)
 	}
 }
