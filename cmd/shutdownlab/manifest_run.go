@@ -25,6 +25,7 @@ func runManifestCheck(ctx context.Context, p *runPlan, o manifestOpts, f manifes
 	}
 	sc, dir, res, junit := g.sc, g.dir, g.res, g.junit
 	facts := factsOf(p.vars[sc], res, o.stated)
+	facts.ReadyPath = o.readyPath
 	more := func() bool { return err == nil && ctx.Err() == nil }
 	var searchDirs []string
 	if sleeps := searchSleeps(facts); len(sleeps) > 0 && more() {
@@ -75,6 +76,7 @@ func factsOf(vs []scenarios.Variant, res *report.Result, stated time.Duration) m
 			if np := t.NewPod; np != nil {
 				f.Rollout, f.Readiness = rolloutWords(np), readinessWords(np.Readiness)
 			}
+			f.Load = v.Spec.Load.Duration.D()
 			f.Termination = fmt.Sprintf("%s, then %s, SIGKILL %s after the deletion if still running; one of %d pods behind the proxy, %s per delay",
 				hookWordsOf(t.PreStop), t.StopSignal, dur(t.Grace.D()), v.Spec.Replicas, runsWords(v.Spec.Runs))
 		}

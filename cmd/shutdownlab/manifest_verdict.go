@@ -92,6 +92,10 @@ type manifestFacts struct {
 	// Rollout says in words how the new pod of the rolling update joins
 	// ("" without one); Readiness names its readiness probe ("" for none).
 	Rollout, Readiness string
+	// ReadyPath is the path the harness found the app ready on; Load the
+	// runs' load length: what a re-run with a readiness probe needs.
+	ReadyPath string
+	Load      time.Duration
 }
 
 // manifestVerdict renders the verdict and returns it with its exit code:
@@ -204,10 +208,14 @@ func readinessText(f manifestFacts, stated *delayRuns) string {
 	if stated == nil || len(stated.Runs) == 0 || stated.worst().NewPod == 0 {
 		return ""
 	}
+	// A re-run with the probe needs the load to outlast the app's start
+	// too: newPodStartBound and two periods of 1 s more.
+	measure := fmt.Sprintf("not measured in this run; to measure it: --set action.terminate.new_pod.readiness.path=%s --set action.terminate.new_pod.readiness.period=1s --set load.duration=%s",
+		f.ReadyPath, dur(f.Load+newPodStartBound+2*time.Second))
 	if f.Readiness == "" {
-		return "new pods: give the container a readinessProbe (httpGet on a path that answers 2xx only once the app serves): without one, a new pod takes traffic while its app still starts"
+		return "new pods: give the container a readinessProbe (httpGet on a path that answers 2xx only once the app serves): without one, a new pod takes traffic while its app still starts (" + measure + ")"
 	}
-	return "new pods: the readinessProbe " + f.Readiness + " passed before the app served: probe a path that answers 2xx only once the app serves, or raise initialDelaySeconds"
+	return "new pods: the readinessProbe " + f.Readiness + " passed before the app served: probe a path that answers 2xx only once the app serves, or raise initialDelaySeconds (not measured in this run)"
 }
 
 // sleepWords explains a propagation failure by the manifest's preStop.

@@ -46,10 +46,10 @@ func TestManifestVerdict(t *testing.T) {
 			verdictDefect, []string{"UNSAFE: no request failed, but SIGKILLed: terminationGracePeriodSeconds 30 ended before it exited", "grace period: SIGKILLed in 1 run:"}},
 		{"a new pod without a readiness probe took traffic", func() manifestFacts {
 			f := facts(2*s, at(2*s, podRun{Failed: 40, NewPod: 40}))
-			f.Rollout = "a new pod replaces it"
+			f.Rollout, f.ReadyPath, f.Load = "a new pod replaces it", "/readyz", 8*s
 			return f
 		}(), verdictDefect, []string{"rollout: a new pod replaces it", "UNSAFE: 40 failed: 40 sent by the proxy to the new pod before its app served them (without a readinessProbe the pod is ready",
-			"new pods: give the container a readinessProbe"}},
+			"new pods: give the container a readinessProbe", "not measured in this run; to measure it: --set action.terminate.new_pod.readiness.path=/readyz --set action.terminate.new_pod.readiness.period=1s --set load.duration=20s"}},
 		{"a readiness probe that passes too early", func() manifestFacts {
 			f := facts(2*s, at(2*s, podRun{Failed: 3, NewPod: 3}))
 			f.Readiness = "GET /healthz on the container's port every 1s after 0s, 1 in a row"
