@@ -2,14 +2,13 @@ package swarm
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/moby/moby/api/types/events"
 	"github.com/moby/moby/client"
+
+	"github.com/shutdownlab/shutdownlab/internal/docker"
 )
 
 // Event is one engine event of a service's container: the engine's own
@@ -37,67 +36,27 @@ const (
 )
 
 // Watch collects a service's container events from the engine's stream.
-type Watch struct {
-	mu     sync.Mutex
-	events []Event
-	err    error
-	cancel context.CancelFunc
-	done   chan struct{}
-}
+type Watch = docker.EventWatch[Event]
 
 // WatchService subscribes to the container events of service id (by its
 // task containers' service label), less the exec events of its health
 // checks. The subscription is under way when it
 // returns; Stop ends it, and ctx bounds it.
 func (e *Engine) WatchService(ctx context.Context, id string) (*Watch, error) {
-	wctx, cancel := context.WithCancel(ctx)
 	f := client.Filters{}
 	f.Add("type", string(events.ContainerEventType))
 	f.Add("label", LabelServiceID+"="+id)
-	res := e.cli.Events(wctx, client.EventsListOptions{Filters: f})
-	w := &Watch{cancel: cancel, done: make(chan struct{})}
-	select {
-	case err := <-res.Err:
-		cancel()
-		return nil, fmt.Errorf("events (service %s): %w", id, err)
-	case <-time.After(20 * time.Millisecond):
-	}
-	go w.follow(wctx, res)
-	return w, nil
-}
-
-func (w *Watch) follow(ctx context.Context, res client.EventsResult) {
-	defer close(w.done)
-	for {
-		select {
-		case m := <-res.Messages:
-			if strings.HasPrefix(string(m.Action), "exec_") {
-				continue // the health check's own runs: noise
-			}
-			ev := eventOf(m)
-			w.mu.Lock()
-			w.events = append(w.events, ev)
-			w.mu.Unlock()
-		case err := <-res.Err:
-			if ctx.Err() == nil {
-				w.mu.Lock()
-				w.err = err
-				w.mu.Unlock()
-			}
-			return
-		case <-ctx.Done():
-			return
+	return docker.WatchEvents(ctx, e.cli, f, "events (service "+id+")", func(m events.Message) (Event, bool) {
+		if strings.HasPrefix(string(m.Action), "exec_") {
+			return Event{}, false // the health check's own runs: noise
 		}
-	}
+		return eventOf(m), true
+	})
 }
 
 // eventOf converts one engine message. Pure.
 func eventOf(m events.Message) Event {
-	t := m.TimeNano
-	if t == 0 {
-		t = m.Time * int64(time.Second)
-	}
-	ev := Event{TimeNs: t, Action: string(m.Action), ContainerID: m.Actor.ID, TaskID: m.Actor.Attributes[LabelTaskID]}
+	ev := Event{TimeNs: docker.EventTimeNs(m), Action: string(m.Action), ContainerID: m.Actor.ID, TaskID: m.Actor.Attributes[LabelTaskID]}
 	switch {
 	case ev.Action == string(events.ActionKill):
 		ev.Signal, _ = strconv.Atoi(m.Actor.Attributes["signal"])
@@ -107,25 +66,4 @@ func eventOf(m events.Message) Event {
 		}
 	}
 	return ev
-}
-
-// Snapshot returns the events seen so far, in arrival order.
-func (w *Watch) Snapshot() []Event {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return append([]Event(nil), w.events...)
-}
-
-// Stop ends the subscription after grace (for events still in the
-// stream) and returns every event seen, with the stream's error if it
-// broke early.
-func (w *Watch) Stop(grace time.Duration) ([]Event, error) {
-	if grace > 0 {
-		time.Sleep(grace)
-	}
-	w.cancel()
-	<-w.done
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return append([]Event(nil), w.events...), w.err
 }
