@@ -60,8 +60,22 @@ func (x *run) startProxy(ctx context.Context, labels map[string]string) error {
 	if err != nil {
 		return err
 	}
+	c, err := x.runCaddy(ctx, labels, cfg)
+	if err != nil {
+		return err
+	}
+	return x.prepareDeregister(ctx, c)
+}
+
+// runCaddy starts Caddy with configuration cfg on the run's network, on
+// every platform: cfg is saved as proxy.json in the run directory, its
+// sha256 recorded in the Meta with topology caddy, and passed to the
+// container in its environment. It returns once Caddy logs that its
+// configuration runs (bounded by proxyReadyTimeout: the run is invalid
+// after that).
+func (x *run) runCaddy(ctx context.Context, labels map[string]string, cfg []byte) (*docker.Container, error) {
 	if err := os.WriteFile(filepath.Join(x.dir, resultdir.ProxyConfigFile), cfg, 0o644); err != nil {
-		return fmt.Errorf("proxy config: %w", err)
+		return nil, fmt.Errorf("proxy config: %w", err)
 	}
 	sum := sha256.Sum256(cfg)
 	x.meta.Topology = record.TopologyCaddy
@@ -69,25 +83,25 @@ func (x *run) startProxy(ctx context.Context, labels map[string]string) error {
 	x.meta.ProxyConfigSHA256 = hex.EncodeToString(sum[:])
 	ref, err := x.r.imgs.Caddy(ctx)
 	if err != nil {
-		return fmt.Errorf("caddy image: %w", err)
+		return nil, fmt.Errorf("caddy image: %w", err)
 	}
 	c, err := x.r.eng.Run(ctx, docker.ContainerSpec{
 		Name: x.name + "-proxy", Image: ref, Labels: labels, Network: x.network,
 		Aliases: []string{proxyAlias}, Env: []string{caddyConfigEnv + "=" + string(cfg), "HOME=/tmp", "XDG_CONFIG_HOME=/tmp", "XDG_DATA_HOME=/tmp"},
 	})
 	if err != nil {
-		return fmt.Errorf("proxy: %w", err)
+		return nil, fmt.Errorf("proxy: %w", err)
 	}
 	x.mu.Lock()
 	x.proxy = c
 	x.mu.Unlock()
 	if err := x.r.eng.WaitLog(ctx, c.ID, caddyReadyLine, proxyReadyTimeout); err != nil {
 		if ctx.Err() != nil {
-			return ctx.Err()
+			return nil, ctx.Err()
 		}
-		return invalidf("proxy never became ready: %v", err)
+		return nil, invalidf("proxy never became ready: %v", err)
 	}
-	return x.prepareDeregister(ctx, c)
+	return c, nil
 }
 
 // collectProxy saves Caddy's log as proxy.log in the run directory.

@@ -2,15 +2,12 @@ package runner
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"time"
 
-	"github.com/shutdownlab/shutdownlab/internal/docker"
 	"github.com/shutdownlab/shutdownlab/internal/proxy"
 	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 	"github.com/shutdownlab/shutdownlab/internal/swarm"
@@ -32,34 +29,9 @@ func (s *swarmPlatform) startDNSProxy(ctx context.Context, labels map[string]str
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(x.dir, resultdir.ProxyConfigFile), cfg, 0o644); err != nil {
-		return fmt.Errorf("proxy config: %w", err)
-	}
-	sum := sha256.Sum256(cfg)
-	x.meta.Topology, x.meta.ProxyConfig = record.TopologyCaddy, resultdir.ProxyConfigFile
-	x.meta.ProxyConfigSHA256 = hex.EncodeToString(sum[:])
 	s.rec.ProxyDNS, s.rec.ProxyRefreshMs = name, ms(refresh)
-	ref, err := x.r.imgs.Caddy(ctx)
-	if err != nil {
-		return fmt.Errorf("caddy image: %w", err)
-	}
-	c, err := x.r.eng.Run(ctx, docker.ContainerSpec{
-		Name: x.name + "-proxy", Image: ref, Labels: labels, Network: x.network,
-		Aliases: []string{proxyAlias}, Env: []string{caddyConfigEnv + "=" + string(cfg), "HOME=/tmp", "XDG_CONFIG_HOME=/tmp", "XDG_DATA_HOME=/tmp"},
-	})
-	if err != nil {
-		return fmt.Errorf("proxy: %w", err)
-	}
-	x.mu.Lock()
-	x.proxy = c
-	x.mu.Unlock()
-	if err := x.r.eng.WaitLog(ctx, c.ID, caddyReadyLine, proxyReadyTimeout); err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return invalidf("proxy never became ready: %v", err)
-	}
-	return nil
+	_, err = x.runCaddy(ctx, labels, cfg)
+	return err
 }
 
 // rollout waits for action.at and rolls the whole service (docker service
