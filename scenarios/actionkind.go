@@ -103,3 +103,10 @@ func joinPlatforms(ps []Platform) string {
 
 // platformNames are the platforms a scenario may name.
 func platformNames() []Platform { return []Platform{PlatformDirect, PlatformSwarm} }
+
+// ActionKindTakes reports whether platform p can express action kind k
+// (an unknown kind or platform: false).
+func ActionKindTakes(k ActionKind, p Platform) bool {
+	d, ok := actionKindOf(k)
+	return ok && slices.Contains(d.platforms, p)
+}

@@ -2,17 +2,12 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
-	"path"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/shutdownlab/shutdownlab/internal/docker"
-	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
@@ -34,13 +29,19 @@ type observation struct {
 	state  docker.State
 }
 
-// act waits for the planned moment, fires the action at the target replica
-// and observes it for the scenario's window. A roll wraps that in its
-// replacement strategy (see roll).
+// act runs the action.before steps, waits for the planned moment and
+// performs the scenario's action kind (its entry in actions): by default it
+// fires the kind's stop at the acted-on replica and observes it for the
+// scenario's window; a kind with its own at (roll, terminate) wraps that
+// in its own steps.
 func (x *run) act(ctx context.Context, loadStart time.Time) error {
 	a := x.spec.Action
 	if a.Kind == scenarios.ActionNone {
 		return nil
+	}
+	do, ok := actions()[a.Kind]
+	if !ok {
+		return fmt.Errorf("action kind %q: the runner has no entry for it (actions, action.go)", a.Kind)
 	}
 	// Watch the engine's kill events from before the action: they bound,
 	// by measurement, when the signal reached the replica (docker stop's
@@ -59,21 +60,8 @@ func (x *run) act(ctx context.Context, loadStart time.Time) error {
 	if err := sleepUntil(ctx, loadStart.Add(a.At.D())); err != nil {
 		return err
 	}
-	switch a.Kind {
-	case scenarios.ActionRoll:
-		return x.roll(ctx)
-	case scenarios.ActionTerminate:
-		err := x.beforeDeletion(ctx, loadStart)
-		if err == nil {
-			err = x.fire(ctx, a.Kind)
-		}
-		if derr := x.finishDeregister(ctx); err == nil {
-			err = derr
-		}
-		if nerr := x.finishNewPod(ctx); err == nil {
-			err = nerr
-		}
-		return err
+	if do.at != nil {
+		return do.at(x, ctx, loadStart)
 	}
 	return x.fire(ctx, a.Kind)
 }
@@ -93,8 +81,9 @@ func (x *run) recordKills(rec *record.Action) {
 	}
 }
 
-// fire sends the stop action of the given kind (signal or stop) to the
-// acted-on replica and observes its exit within the window.
+// fire sends the stop of the given kind (its deliver in actions: signal,
+// stop, terminate) to the acted-on replica and observes its exit within the
+// window.
 func (x *run) fire(ctx context.Context, kind scenarios.ActionKind) error {
 	a := x.spec.Action
 	eng := x.r.eng
@@ -109,37 +98,11 @@ func (x *run) fire(ctx context.Context, kind scenarios.ActionKind) error {
 	rec := &record.Action{Kind: string(kind), Signal: a.Signal, Replica: a.Replica, AfterMs: ms(a.At.D()),
 		Roll: a.Kind == scenarios.ActionRoll}
 	x.meta.Action = rec
-	var stopped chan stopResult
-	switch kind {
-	case scenarios.ActionSignal:
-		rec.SentNs = time.Now().UnixNano()
-		err = eng.Kill(ctx, c.ID, a.Signal)
-		rec.ReturnedNs = time.Now().UnixNano()
-	case scenarios.ActionStop:
-		if a.Timeout != nil {
-			t := int(a.Timeout.D() / time.Second)
-			rec.StopTimeoutS = &t
-		}
-		// docker stop returns only once the container is gone; observe in
-		// parallel so the window is measured from the signal.
-		// The goroutine owns nothing of rec: it reports back on the channel,
-		// so an interrupted run never races with it.
-		// It gets its own bound (grace period + window + slack): a daemon
-		// that never answers must not hang the run.
-		stopped = make(chan stopResult, 1)
-		timeout := rec.StopTimeoutS
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), x.stopBound())
-		defer cancel()
-		rec.SentNs = time.Now().UnixNano()
-		go func() {
-			err := eng.Stop(sctx, c.ID, timeout)
-			stopped <- stopResult{err: err, returnedNs: time.Now().UnixNano()}
-		}()
-	case scenarios.ActionTerminate:
-		stopped, err = x.terminate(ctx, c, rec)
-	default:
-		return fmt.Errorf("unknown action kind %q", kind)
+	do, ok := actions()[kind]
+	if !ok || do.deliver == nil {
+		return fmt.Errorf("action kind %q does not stop a replica itself", kind)
 	}
+	stopped, err := do.deliver(x, ctx, c, rec)
 	if err != nil {
 		rec.Error = err.Error()
 		return fmt.Errorf("action %s: %w", kind, err)
@@ -174,20 +137,6 @@ func (x *run) fire(ctx context.Context, kind scenarios.ActionKind) error {
 		}
 	}
 	return werr
-}
-
-// stopBound bounds a docker stop call: its grace period (the action's -t,
-// else the target's stop_timeout, else the engine's 10 s default), the
-// observation window and 30 s of slack.
-func (x *run) stopBound() time.Duration {
-	grace := 10 * time.Second
-	switch {
-	case x.spec.Action.Timeout != nil:
-		grace = x.spec.Action.Timeout.D()
-	case x.spec.Target.StopTimeout != nil:
-		grace = x.spec.Target.StopTimeout.D()
-	}
-	return grace + x.spec.Observe.Window.D() + 30*time.Second
 }
 
 // awaitAgent waits for the load agent to finish its load and exit 0.
@@ -228,77 +177,6 @@ func (x *run) stopAgent(ctx context.Context) {
 	if exited, _, err := eng.WaitExit(ctx, x.agent.ID, agentDrain+5*time.Second); err == nil && !exited {
 		_ = eng.Kill(ctx, x.agent.ID, "SIGKILL")
 	}
-}
-
-// collect reads back what the run produced: each replica's state, logs,
-// lifecycle events, ledger and job log, and the agent's summary.
-func (x *run) collect(ctx context.Context) error {
-	eng := x.r.eng
-	var errs []error
-	for i, c := range x.replicas {
-		alias := fmt.Sprintf("replica-%d", i)
-		rep := record.Replica{Name: alias, Image: x.targetRef, Runtime: x.runtime, Init: x.spec.Target.Init, Env: envMap(x.targetEnv(i)),
-			EnvOverridden: envOverrides(x.imageEnv, x.spec.Target.Env)}
-		st, err := eng.Inspect(ctx, c.ID)
-		if err != nil {
-			errs = append(errs, err)
-			x.meta.Replicas = append(x.meta.Replicas, rep)
-			continue
-		}
-		rep.StopTimeoutS = st.StopTimeout
-		rep.Init = st.Init
-		acted := x.meta.Action != nil && i == x.meta.Action.Replica && x.obs.done
-		exited, final := st.Exited(), st
-		stopped := x.stoppedNs[i] // stopped for the ledger: running until then
-		switch {
-		case acted:
-			exited, final = x.obs.exited, x.obs.state
-		case stopped > 0:
-			exited = false
-		}
-		if exited {
-			code := final.ExitCode
-			rep.Exited, rep.ExitCode = true, &code
-			rep.ExitedNs = final.FinishedAt.UnixNano()
-			rep.OOMKilled = final.OOMKilled
-		}
-		stdout, stderr, err := eng.LogsAll(ctx, c.ID)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		rep.Events = eventsBefore(parseLifecycle(stdout), stopped)
-		errs = append(errs, os.WriteFile(filepath.Join(x.dir, resultdir.AppLog(alias)), append(stdout, stderr...), 0o644))
-		rep.Ledger, err = x.readBack(ctx, c.ID, path.Join(record.DefaultDataDir, record.LedgerFile), resultdir.LedgerLog(alias))
-		errs = append(errs, err)
-		rep.HandlerJobLog, err = x.readBack(ctx, c.ID, path.Join(record.DefaultDataDir, record.HandlerJobFile), resultdir.HandlerJobLog(alias))
-		errs = append(errs, err)
-		x.meta.Replicas = append(x.meta.Replicas, rep)
-	}
-	errs = append(errs, x.collectProxy(ctx))
-	x.load.collect(&x.meta, x.stream)
-	return errors.Join(errs...)
-}
-
-// readBack copies a file out of a container into the run directory; a file
-// the target never wrote is normal and yields nothing.
-func (x *run) readBack(ctx context.Context, id, path, saveAs string) ([]string, error) {
-	b, err := x.r.eng.CopyFileFrom(ctx, id, path)
-	if errors.Is(err, docker.ErrNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	if err := os.WriteFile(filepath.Join(x.dir, saveAs), b, 0o644); err != nil {
-		return nil, err
-	}
-	return splitLines(b), nil
-}
-
-// teardown removes every container and the network of this run.
-func (x *run) teardown(ctx context.Context) error {
-	_, err := x.r.eng.Sweep(ctx, map[string]string{"shutdownlab.run": x.name})
-	return err
 }
 
 func sleepUntil(ctx context.Context, t time.Time) error {

@@ -31,6 +31,9 @@ func (x *run) roll(ctx context.Context) error {
 	return err
 }
 
+// rollAt is action kind roll's entry in actions.
+func (x *run) rollAt(ctx context.Context, _ time.Time) error { return x.roll(ctx) }
+
 // rollReplace stops replica A within its replacement strategy (see roll).
 func (x *run) rollReplace(ctx context.Context) error {
 	a := x.spec.Action

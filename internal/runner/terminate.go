@@ -25,6 +25,24 @@ type execer interface {
 	Exec(ctx context.Context, id string, cmd []string, timeout time.Duration) (int, []byte, []byte, error)
 }
 
+// terminateAt is action kind terminate at action.at: the pod's deletion
+// (terminate), after a rolling update's new pod is available when it
+// starts first (beforeDeletion), and then the proxy's deregistration and
+// the new pod's joining awaited, each bounded by its own steps.
+func (x *run) terminateAt(ctx context.Context, loadStart time.Time) error {
+	err := x.beforeDeletion(ctx, loadStart)
+	if err == nil {
+		err = x.fire(ctx, scenarios.ActionTerminate)
+	}
+	if derr := x.finishDeregister(ctx); err == nil {
+		err = derr
+	}
+	if nerr := x.finishNewPod(ctx); err == nil {
+		err = nerr
+	}
+	return err
+}
+
 // terminate emulates the kubelet's termination of the acted-on replica c
 // (action kind terminate; internal/kube.Schedule): T0 is the pod's
 // deletion, from which the proxy deregistration is timed; the pre-stop

@@ -1,0 +1,18 @@
+package runner
+
+import (
+	"context"
+	"time"
+
+	"github.com/shutdownlab/shutdownlab/internal/docker"
+	"github.com/shutdownlab/shutdownlab/record"
+)
+
+// sendSignal delivers action kind signal: docker kill -s action.signal to
+// replica c, timed around the call. Nothing outlives it.
+func (x *run) sendSignal(ctx context.Context, c *docker.Container, rec *record.Action) (chan stopResult, error) {
+	rec.SentNs = time.Now().UnixNano()
+	err := x.r.eng.Kill(ctx, c.ID, x.spec.Action.Signal)
+	rec.ReturnedNs = time.Now().UnixNano()
+	return nil, err
+}
