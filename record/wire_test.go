@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/shutdownlab/shutdownlab/record"
-	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
 // The Node targets speak the same lifecycle protocol as the Go target:
@@ -64,27 +63,6 @@ func nodeEventNames(t *testing.T, file string) []string {
 		}
 	}
 	return names
-}
-
-// The scenario file's kinds are typed in package scenarios (the load kinds
-// other than agent are defined from record's constants); the runner writes
-// them into record.Meta as they are, so their values must be record's.
-func TestScenarioKindsAreRecordKinds(t *testing.T) {
-	for _, tt := range []struct{ scenario, record string }{
-		{string(scenarios.ActionSignal), record.ActionSignal},
-		{string(scenarios.ActionStop), record.ActionStop},
-		{string(scenarios.LoadProbe), record.LoadKindProbe},
-		{string(scenarios.LoadWS), record.LoadKindWS},
-		{string(scenarios.LoadHostile), record.LoadKindHostile},
-		{string(scenarios.LoadJobs), record.LoadKindJobs},
-		{string(scenarios.TopologyCaddy), record.TopologyCaddy},
-		{string(scenarios.ProbeIdle), string(record.ProbeIdle)},
-		{string(scenarios.ProbeInflight), string(record.ProbeInflight)},
-	} {
-		if tt.scenario != tt.record {
-			t.Errorf("scenarios says %q where record says %q", tt.scenario, tt.record)
-		}
-	}
 }
 
 // Events holds each name once.

@@ -29,10 +29,10 @@ type ProbeKind string
 const (
 	// ProbeIdle: one finished request, then an idle keep-alive socket. The
 	// action is timed from the end of the response (P5).
-	ProbeIdle ProbeKind = "idle"
+	ProbeIdle ProbeKind = ProbeKind(record.ProbeIdle)
 	// ProbeInflight: one long request (GET /slow?ms=Ms) in flight; the
 	// action is timed from the moment it was written (P6).
-	ProbeInflight ProbeKind = "inflight"
+	ProbeInflight ProbeKind = ProbeKind(record.ProbeInflight)
 )
 
 // MaxProbeWait bounds load.probe.max_wait.

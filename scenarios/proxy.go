@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/shutdownlab/shutdownlab/record"
 )
 
 // Topology is how the load agent reaches the replicas.
@@ -19,7 +21,7 @@ const (
 	TopologyDirect Topology = "direct"
 	// TopologyCaddy: the load agent talks to a Caddy reverse proxy (by the
 	// name "proxy"), which balances over every replica.
-	TopologyCaddy Topology = "caddy"
+	TopologyCaddy Topology = record.TopologyCaddy
 )
 
 // Proxy configures the Caddy reverse proxy of topology caddy. Each field

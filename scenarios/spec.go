@@ -4,10 +4,16 @@
 // overrides) into fully resolved, runnable Specs.
 //
 // The catalog of scenarios shipped with shutdownlab is embedded from
-// catalog/*.yaml. The package imports nothing else from shutdownlab.
+// catalog/*.yaml. Of shutdownlab it imports only budget (the shutdown
+// budget audit) and record, whose wire names its kinds take: each kind
+// that a run records is spelled once, there.
 package scenarios
 
-import "time"
+import (
+	"time"
+
+	"github.com/shutdownlab/shutdownlab/record"
+)
 
 // Mode is the shutdown behaviour of the built-in Go target.
 type Mode string
@@ -41,10 +47,10 @@ type ActionKind string
 // The action kinds.
 const (
 	// ActionSignal sends Action.Signal (docker kill -s SIGNAL).
-	ActionSignal ActionKind = "signal"
+	ActionSignal ActionKind = record.ActionSignal
 	// ActionStop runs docker stop -t Action.Timeout: the image's stop signal,
 	// a grace period, then SIGKILL.
-	ActionStop ActionKind = "stop"
+	ActionStop ActionKind = record.ActionStop
 	// ActionNone does nothing: a baseline run.
 	ActionNone ActionKind = "none"
 	// ActionRoll rolls replica A behind the proxy: stops it (Roll.Via) and

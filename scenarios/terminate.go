@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/shutdownlab/shutdownlab/record"
 )
 
 // ActionTerminate is the kubelet's termination of a pod, emulated on one
@@ -12,7 +14,7 @@ import (
 // the pre-stop hook runs, the stop signal follows it, and SIGKILL comes
 // when the grace period has run out (internal/kube.Schedule). Platform
 // direct.
-const ActionTerminate ActionKind = "terminate"
+const ActionTerminate ActionKind = record.ActionTerminate
 
 // DefaultTerminationGrace is terminationGracePeriodSeconds' default.
 const DefaultTerminationGrace = 30 * time.Second
