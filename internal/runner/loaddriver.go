@@ -98,15 +98,48 @@ func (x *run) runSeq() int               { return x.r.seq }
 type serviceDriver interface {
 	// prepare builds the services' images before any run starts.
 	prepare(ctx context.Context, r *Runner) error
-	// startServices starts the services on x's network (x.labels on
-	// every container, so teardown removes them), before the replicas.
-	startServices(ctx context.Context, x *run) error
+	// startServices starts the services on the run's network (the run's
+	// labels on every container, so teardown removes them), before the
+	// replicas.
+	startServices(ctx context.Context, v serviceView) error
 	// replicaEnv is environment every replica gets unless target.env
 	// sets the same variable ("KEY=value" entries).
 	replicaEnv() []string
 	// afterLoad runs once the load ended (and sampling stopped), before
 	// the run is collected: its error makes the run invalid.
-	afterLoad(ctx context.Context, x *run) error
+	afterLoad(ctx context.Context, v serviceView) error
+}
+
+// serviceView is what a serviceDriver sees of the run: what a load
+// driver sees, the run's place on the engine (its objects' names, network
+// and labels, its harness limits), the job queue's database, and the one
+// thing it may do to the replicas: stop those still running so a ledger
+// can be read.
+type serviceView interface {
+	loadView
+	// objectName is the engine name of the run's object part
+	// ("postgres": "<run>-postgres").
+	objectName(part string) string
+	// networkName is the run's network.
+	networkName() string
+	// runLabels are the labels every object of the run carries.
+	runLabels() map[string]string
+	// limits are the harness's memory and pid limits for a container.
+	limits() scenarios.HarnessLimits
+	// jobsDB is the job queue's database service (nil: none).
+	jobsDB() jobsDB
+	// stopForAccounting stops the replicas still running (stopForAccounting).
+	stopForAccounting(ctx context.Context) error
+	// logf prints a progress line.
+	logf(format string, args ...any)
+}
+
+func (x *run) objectName(part string) string { return x.name + "-" + part }
+func (x *run) networkName() string           { return x.network }
+func (x *run) runLabels() map[string]string  { return x.labels }
+func (x *run) jobsDB() jobsDB                { return x.r.db }
+func (x *run) logf(format string, args ...any) {
+	x.r.opts.Progress.Logf(format, args...)
 }
 
 // variantAnnouncer is implemented by a driver that says something before

@@ -40,6 +40,9 @@ type jobsDriver struct {
 	// password is the run's database password (service.NewPassword,
 	// drawn by startServices): replicas and the producer connect with it.
 	password string
+	// ledger is what afterLoad read of the jobs the producer inserted
+	// (nil before; Error set when it could not be read).
+	ledger *record.Jobs
 
 	mu        sync.Mutex
 	lines     int
@@ -186,12 +189,14 @@ func (d *jobsDriver) check(s *agentStream) error {
 	return nil
 }
 
-// collect keeps the jobs line, the /db load's summary when there was one,
+// collect keeps the jobs line, the ledger afterLoad read, the /db load's
+// summary when there was one,
 // and the load's end: the summary's, else when every job had settled or
 // the producer stopped waiting for quiet (0 when it waited the whole
 // load.duration).
 func (d *jobsDriver) collect(meta *record.Meta, s *agentStream) {
 	meta.LoadKind = record.LoadKindJobs
+	meta.Jobs = d.ledger
 	meta.JobsLine = d.jobsLine()
 	if d.http {
 		d.agentDriver.collect(meta, s)
@@ -249,15 +254,15 @@ func (*jobsDriver) prepare(ctx context.Context, r *Runner) error {
 // startServices starts PostgreSQL on the run network (alias postgres,
 // the run's labels) and migrates its schema from this host, so every
 // replica starts on a current schema.
-func (d *jobsDriver) startServices(ctx context.Context, x *run) error {
-	db := x.r.db
+func (d *jobsDriver) startServices(ctx context.Context, v serviceView) error {
+	db := v.jobsDB()
 	if db == nil {
 		return errors.New("load.kind jobs: this runner has no database service")
 	}
 	d.password = service.NewPassword()
-	dsn, err := db.start(ctx, service.PostgresSpec{Name: x.name + "-postgres", Network: x.network,
-		Alias: postgresAlias, Labels: x.labels, Password: d.password,
-		MemoryBytes: x.limits().MemoryBytes(), PidsLimit: int64(x.limits().PIDs)})
+	dsn, err := db.start(ctx, service.PostgresSpec{Name: v.objectName("postgres"), Network: v.networkName(),
+		Alias: postgresAlias, Labels: v.runLabels(), Password: d.password,
+		MemoryBytes: v.limits().MemoryBytes(), PidsLimit: int64(v.limits().PIDs)})
 	if err != nil {
 		return err
 	}
@@ -279,33 +284,34 @@ func (d *jobsDriver) replicaEnv() []string {
 }
 
 // afterLoad stops the replicas still running and reads the ledger of the
-// jobs the producer inserted into Meta.Jobs. A ledger that cannot be read
-// or does not add up makes the run invalid (and says why in Meta.Jobs).
-func (d *jobsDriver) afterLoad(ctx context.Context, x *run) error {
+// jobs the producer inserted (Meta.Jobs, by collect). A ledger that cannot
+// be read or does not add up makes the run invalid (and says why in
+// Meta.Jobs).
+func (d *jobsDriver) afterLoad(ctx context.Context, v serviceView) error {
 	if d.dsn == "" {
 		return nil
 	}
-	if err := x.stopForAccounting(ctx); err != nil {
+	if err := v.stopForAccounting(ctx); err != nil {
 		return err
 	}
 	line := d.jobsLine()
 	if line == nil {
 		return nil // check says the run has no jobs line
 	}
-	rescue := rescueAfter(x.spec.Target.Env)
+	rescue := rescueAfter(v.scenario().Target.Env)
 	lctx, cancel := context.WithTimeout(ctx, ledgerTimeout)
 	defer cancel()
-	l, err := x.r.db.account(lctx, d.dsn, line.IDs)
+	l, err := v.jobsDB().account(lctx, d.dsn, line.IDs)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		x.meta.Jobs = &record.Jobs{Inserted: len(line.IDs), RescueAfterMs: ms(rescue), Error: err.Error()}
+		d.ledger = &record.Jobs{Inserted: len(line.IDs), RescueAfterMs: ms(rescue), Error: err.Error()}
 		return invalidf("job ledger: %v", err)
 	}
 	rec := l.Record(rescue)
-	x.meta.Jobs = &rec
-	x.r.opts.Progress.Logf("job ledger: %s", l)
+	d.ledger = &rec
+	v.logf("job ledger: %s", l)
 	return nil
 }
 
