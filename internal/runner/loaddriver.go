@@ -97,7 +97,7 @@ func (x *run) runSeq() int               { return x.r.seq }
 // starts its container only once every replica is up.
 type serviceDriver interface {
 	// prepare builds the services' images before any run starts.
-	prepare(ctx context.Context, r *Runner) error
+	prepare(ctx context.Context, db jobsDB) error
 	// startServices starts the services on the run's network (the run's
 	// labels on every container, so teardown removes them), before the
 	// replicas.

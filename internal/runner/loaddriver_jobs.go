@@ -241,11 +241,11 @@ func (d *jobsDriver) outcome(m record.Meta) string {
 }
 
 // prepare builds the database image before any run.
-func (*jobsDriver) prepare(ctx context.Context, r *Runner) error {
-	if r.db == nil {
+func (*jobsDriver) prepare(ctx context.Context, db jobsDB) error {
+	if db == nil {
 		return errors.New("load.kind jobs: this runner has no database service")
 	}
-	if _, err := r.db.image(ctx); err != nil {
+	if _, err := db.image(ctx); err != nil {
 		return fmt.Errorf("postgres image: %w", err)
 	}
 	return nil

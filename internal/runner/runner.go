@@ -237,7 +237,7 @@ func (r *Runner) prepareImages(ctx context.Context, variants []scenarios.Variant
 			return err
 		}
 		if s, ok := load.(serviceDriver); ok {
-			if err := s.prepare(ctx, r); err != nil {
+			if err := s.prepare(ctx, r.db); err != nil {
 				return err
 			}
 		}
