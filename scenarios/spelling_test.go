@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -21,7 +22,7 @@ func stringConsts(t *testing.T, glob string) (literal map[string]string, exprs m
 	literal, exprs = map[string]string{}, map[string]ast.Expr{}
 	fset := token.NewFileSet()
 	for _, f := range files {
-		if filepath.Ext(f) != ".go" || len(f) > 8 && f[len(f)-8:] == "_test.go" {
+		if strings.HasSuffix(f, "_test.go") {
 			continue
 		}
 		file, err := parser.ParseFile(fset, f, nil, 0)
@@ -80,7 +81,7 @@ func TestKindsSpelledOnce(t *testing.T) {
 // records (its name's prefix says which).
 func isKind(name string) bool {
 	for _, p := range []string{"Action", "Load", "Topology", "Probe", "Platform"} {
-		if len(name) > len(p) && name[:len(p)] == p {
+		if strings.HasPrefix(name, p) && len(name) > len(p) {
 			return true
 		}
 	}
