@@ -140,24 +140,39 @@ func TestWSBudget(t *testing.T) {
 	}
 }
 
-// TestWSStorm is W4 on the Go target (ws-storm: replica A closes its 200
-// streams at once): clients that retry immediately hit the survivor with
-// a burst well above its capacity; full jitter spreads them.
+// TestWSStorm is W4 on the Go target (ws-storm: replica A closes its
+// streams at once; each replica admits 100 handshakes/s): clients that
+// retry immediately hammer the survivor's admission, full jitter backs
+// off. What is asserted is the storm's cost at the admission, per stream
+// the rolled replica retired: handshakes refused for capacity. A refused
+// immediate client asks again at once, a jittered one waits up to
+// base·2^retry, so the gap is structural: 3.4–13 refusals per retired
+// stream with immediate against 1.2–1.9 with full jitter, in every run
+// on record (13 per policy, on two machines).
+//
+// The handshake peak per 100 ms is logged, not compared run against
+// run: the immediate storm is capped by how many handshakes the machine
+// can push through Caddy in 100 ms, which on a 2-core machine is close
+// to the jittered peak (98–129 against 70–115 on one machine, 200–211
+// against 95–97 on another), and Caddy does not always split the 400
+// clients 200/200. The reproduce rule judges the peak on the median of 3
+// runs, as the claim is published.
 func TestWSStorm(t *testing.T) {
-	peak := map[string]int{}
+	perStream := map[string]float64{}
 	for _, policy := range []string{"immediate", "full-jitter"} {
 		run := wsRun(t, "ws-storm", 400, "target.runtime=go", "load.ws.policy.kind="+policy, "load.ws.policy.double_schedule=false")
 		w := run.Metrics.WSMetrics
-		if w.WSPeakHandshakes == nil {
-			t.Fatalf("%s: no handshake peak measured", policy)
+		if w.WSRefusedCapacity == nil || w.WSClose1001 < 1 {
+			t.Fatalf("%s: refused for capacity %v, closes 1001 %d: want the retired streams and the refusals that followed measured",
+				policy, fmtIntP(w.WSRefusedCapacity), w.WSClose1001)
 		}
-		peak[policy] = *w.WSPeakHandshakes
-		t.Logf("%s: peak %d handshakes/100 ms, %v attempts per client, refused for capacity %v",
-			policy, *w.WSPeakHandshakes, fmtP(w.WSAttemptsPerClientMean), fmtIntP(w.WSRefusedCapacity))
+		perStream[policy] = float64(*w.WSRefusedCapacity) / float64(w.WSClose1001)
+		t.Logf("%s: %d streams retired, refused for capacity %d (%.2f per stream), %v attempts per client, peak %v handshakes/100 ms",
+			policy, w.WSClose1001, *w.WSRefusedCapacity, perStream[policy], fmtP(w.WSAttemptsPerClientMean), fmtIntP(w.WSPeakHandshakes))
 	}
-	if peak["immediate"] <= peak["full-jitter"] {
-		t.Errorf("peak handshakes per 100 ms: immediate %d, full jitter %d; want the storm above the jittered rate",
-			peak["immediate"], peak["full-jitter"])
+	if perStream["immediate"] <= perStream["full-jitter"] {
+		t.Errorf("refused for capacity per retired stream: immediate %.2f, full jitter %.2f; want the storm to cost the admission more than the jittered retries",
+			perStream["immediate"], perStream["full-jitter"])
 	}
 }
 
