@@ -149,7 +149,7 @@ func TestWSBudget(t *testing.T) {
 // handshakes, until the survivor admits it; a jittered one waits up to
 // base·2^retry, so its refusals grow with the log of its wait. Measured:
 // 2.6–13 refusals per retired stream with immediate against 1.2–1.9 with
-// full jitter, in every run on record (18 per policy, two machines; the
+// full jitter, in every run on record (17 per policy, two machines; the
 // narrowest gap, 2.58 against 1.39, inside a full suite run).
 //
 // The handshake peak per 100 ms is logged, not compared run against
