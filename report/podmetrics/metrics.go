@@ -53,8 +53,9 @@ type Metrics struct {
 	PodFailedBeforeDeletion int `json:"pod_failed_before_deletion"`
 	// PodFailedProxyReload counts, behind the proxy, failed requests
 	// whose connection the proxy itself closed (eof or reset before any
-	// response byte: the proxy answers an upstream's failure with a 502,
-	// never by closing the client's connection) that ended once the
+	// response byte, or reset or refused while being dialled: the proxy
+	// answers an upstream's failure with a 502, never by closing the
+	// client's connection) that ended once the
 	// deregistration was sent: Caddy closes client connections as it
 	// reloads its configuration to drop the endpoint. That reload is the
 	// emulation's mechanism (a Kubernetes Service does not reload), so
@@ -159,9 +160,16 @@ const (
 )
 
 // closedByProxy: behind the proxy, the client's connection ended (eof
-// or reset) before any response byte.
+// or reset) before any response byte, or was reset or refused while it
+// was being dialled (class refused): the client dials only the proxy, and
+// a reload that replaces its listener resets the connections waiting in
+// the old one's backlog.
 func closedByProxy(r *record.Request) bool {
-	return r.FirstByte == 0 && (r.Class == record.ClassEOF || r.Class == record.ClassReset)
+	switch r.Class {
+	case record.ClassEOF, record.ClassReset, record.ClassRefused:
+		return r.FirstByte == 0
+	}
+	return false
 }
 
 // classify says under which rule a failed request of a termination run
