@@ -95,13 +95,13 @@ func (x *run) startDeregister(ctx context.Context, sentNs int64) {
 	d := x.spec.Proxy.DeregisterAfter.D()
 	res := record.Deregistration{Upstream: proxy.Upstream(replicaAlias(x.spec.Action.Replica), x.port()), AfterMs: ms(d), Via: deregisterVia}
 	id := x.proxy.ID
-	go func() {
-		if x.eps != nil {
-			ch <- x.eps.deregister(ctx, adm, id, time.Unix(0, sentNs).Add(d), res)
-			return
-		}
-		ch <- deregister(ctx, adm, id, time.Unix(0, sentNs).Add(d), res)
-	}()
+	at := time.Unix(0, sentNs).Add(d)
+	if x.eps != nil {
+		due := x.eps.announce(at, func(s *endpointState) { s.old = false })
+		go func() { ch <- x.eps.deregisterDue(ctx, adm, id, due, res) }()
+		return
+	}
+	go func() { ch <- deregister(ctx, adm, id, at, res) }()
 }
 
 // deregister waits until at, then runs deregisterCmd in the proxy

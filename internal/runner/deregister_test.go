@@ -19,12 +19,14 @@ type stubAdmin struct {
 	err    error
 	cmd    []string
 	id     string
+	execs  int
 }
 
 func (s *stubAdmin) CopyFileTo(context.Context, string, string, []byte) error { return nil }
 
 func (s *stubAdmin) Exec(_ context.Context, id string, cmd []string, _ time.Duration) (int, []byte, []byte, error) {
 	s.id, s.cmd = id, cmd
+	s.execs++
 	return s.code, nil, []byte(s.stderr), s.err
 }
 

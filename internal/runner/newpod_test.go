@@ -155,9 +155,44 @@ func TestEndpointSet(t *testing.T) {
 	if e.state != (endpointState{old: true}) {
 		t.Errorf("state after a failed reload %+v, want the start state", e.state)
 	}
-	res := e.deregister(context.Background(), &stubAdmin{}, "p", time.Now(), record.Deregistration{})
+	res := e.deregisterDue(context.Background(), &stubAdmin{}, "p", e.announce(time.Now(), leave), record.Deregistration{})
 	if res.SentNs == 0 || res.AckedNs == 0 || res.Error != "" || e.state.old || res.Via != reloadVia(deregisterConfigPath) {
 		t.Errorf("deregister: %+v, state %+v", res, e.state)
+	}
+}
+
+// TestEndpointSetCoalesces: a joining that starts just before the
+// announced leaving waits for its moment and carries it in one reload;
+// the leaving then reports that reload; one further away reloads alone.
+func TestEndpointSetCoalesces(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		ahead  time.Duration
+		execs  int
+		joined string
+	}{
+		{"due together", 20 * time.Millisecond, 1, endpointFiles[endpointState{false, true}]},
+		{"due apart", coalesceWindow + 200*time.Millisecond, 2, endpointFiles[endpointState{true, true}]},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			e, adm := newEndpointSet(), &stubAdmin{}
+			at := time.Now().Add(tt.ahead)
+			due := e.announce(at, leave)
+			path, sent, acked, err := e.change(context.Background(), adm, "p", join)
+			if err != nil || path != tt.joined {
+				t.Fatalf("join: loaded %q, err %v; want %q", path, err, tt.joined)
+			}
+			res := e.deregisterDue(context.Background(), adm, "p", due, record.Deregistration{})
+			if adm.execs != tt.execs || res.Error != "" || e.state != (endpointState{old: false, new: true}) {
+				t.Fatalf("%d reloads, leaving %+v, state %+v; want %d reloads", adm.execs, res, e.state, tt.execs)
+			}
+			if res.SentNs < at.UnixNano() {
+				t.Errorf("the leaving was sent %v before its moment", time.Duration(at.UnixNano()-res.SentNs))
+			}
+			if together := res.SentNs == sent && res.AckedNs == acked; together != (tt.execs == 1) {
+				t.Errorf("leaving sent %d acked %d, joining sent %d acked %d: one reload %v", res.SentNs, res.AckedNs, sent, acked, tt.execs == 1)
+			}
+		})
 	}
 }
 
