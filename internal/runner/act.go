@@ -39,7 +39,7 @@ func (x *run) act(ctx context.Context, loadStart time.Time) error {
 	if a.Kind == scenarios.ActionNone {
 		return nil
 	}
-	do, ok := actions()[a.Kind]
+	do, ok := actions.lookup(a.Kind)
 	if !ok {
 		return fmt.Errorf("action kind %q: the runner has no entry for it (actions, action.go)", a.Kind)
 	}
@@ -98,7 +98,7 @@ func (x *run) fire(ctx context.Context, kind scenarios.ActionKind) error {
 	rec := &record.Action{Kind: string(kind), Signal: a.Signal, Replica: a.Replica, AfterMs: ms(a.At.D()),
 		Roll: a.Kind == scenarios.ActionRoll}
 	x.meta.Action = rec
-	do, ok := actions()[kind]
+	do, ok := actions.lookup(kind)
 	if !ok || do.deliver == nil {
 		return fmt.Errorf("action kind %q does not stop a replica itself", kind)
 	}

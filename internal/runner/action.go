@@ -24,19 +24,11 @@ type actionDef struct {
 	at func(x *run, ctx context.Context, loadStart time.Time) error
 }
 
-// actions returns the action kinds the Docker platform performs, keyed by
-// scenarios.ActionKind: the one place a kind is wired into the runner, each
-// kind's code in its own file (action_signal.go, action_stop.go, roll.go,
-// terminate.go). ActionNone does nothing and has no entry; the scenarios'
-// table of action kinds (scenarios/actionkind.go) says which platform takes
-// which kind, and TestActionsCoverDirectKinds that every kind of platform
-// direct but none has an entry here. (A function, not a variable: the
-// entries call fire, which looks kinds up here.)
-func actions() map[scenarios.ActionKind]actionDef {
-	return map[scenarios.ActionKind]actionDef{
-		scenarios.ActionSignal:    {deliver: (*run).sendSignal},
-		scenarios.ActionStop:      {deliver: (*run).dockerStop},
-		scenarios.ActionRoll:      {at: (*run).rollAt},
-		scenarios.ActionTerminate: {deliver: (*run).terminate, at: (*run).terminateAt},
-	}
-}
+// actions are the action kinds the Docker platform performs, keyed by
+// scenarios.ActionKind, each registered by its own file (action_signal.go,
+// action_stop.go, roll.go, terminate.go): a new kind adds no line here.
+// ActionNone does nothing and has no entry; the scenarios' table of action
+// kinds (scenarios/actionkind.go) says which platform takes which kind,
+// and TestActionsCoverDirectKinds that every kind of platform direct but
+// none has an entry.
+var actions = newRegistry[scenarios.ActionKind, actionDef]("action kind")

@@ -6,7 +6,11 @@ import (
 
 	"github.com/shutdownlab/shutdownlab/internal/docker"
 	"github.com/shutdownlab/shutdownlab/record"
+	"github.com/shutdownlab/shutdownlab/scenarios"
 )
+
+// Registers this file's action kind with the runner (registry.go).
+func init() { actions.register(scenarios.ActionSignal, actionDef{deliver: (*run).sendSignal}) }
 
 // sendSignal delivers action kind signal: docker kill -s action.signal to
 // replica c, timed around the call. Nothing outlives it.

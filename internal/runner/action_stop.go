@@ -6,7 +6,11 @@ import (
 
 	"github.com/shutdownlab/shutdownlab/internal/docker"
 	"github.com/shutdownlab/shutdownlab/record"
+	"github.com/shutdownlab/shutdownlab/scenarios"
 )
+
+// Registers this file's action kind with the runner (registry.go).
+func init() { actions.register(scenarios.ActionStop, actionDef{deliver: (*run).dockerStop}) }
 
 // dockerStop delivers action kind stop: docker stop -t action.timeout on
 // replica c. docker stop returns only once the container is gone, so it

@@ -10,10 +10,9 @@ import (
 // platform direct, but none, has the runner's entry, and nothing else has
 // one; a kind that stops a replica itself (no at of its own) delivers.
 func TestActionsCoverDirectKinds(t *testing.T) {
-	table := actions()
 	for _, k := range scenarios.ActionKinds() {
 		direct := scenarios.ActionKindTakes(k, scenarios.PlatformDirect)
-		d, ok := table[k]
+		d, ok := actions.lookup(k)
 		switch {
 		case k == scenarios.ActionNone:
 			if ok {
@@ -27,7 +26,7 @@ func TestActionsCoverDirectKinds(t *testing.T) {
 			t.Errorf("%s: neither at nor deliver", k)
 		}
 	}
-	for k := range table {
+	for _, k := range actions.keys() {
 		if !scenarios.ActionKindTakes(k, scenarios.PlatformDirect) {
 			t.Errorf("actions has %q, which no scenario on platform direct can name", k)
 		}
@@ -38,7 +37,7 @@ func TestActionsCoverDirectKinds(t *testing.T) {
 // every kind a roll may name delivers a stop.
 func TestRollViaDelivers(t *testing.T) {
 	for _, via := range []scenarios.ActionKind{scenarios.ActionSignal, scenarios.ActionStop} {
-		if actions()[via].deliver == nil {
+		if d, _ := actions.lookup(via); d.deliver == nil {
 			t.Errorf("roll.via %s: no deliver in actions", via)
 		}
 	}

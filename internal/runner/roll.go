@@ -8,6 +8,9 @@ import (
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
+// Registers this file's action kind with the runner (registry.go).
+func init() { actions.register(scenarios.ActionRoll, actionDef{at: (*run).rollAt}) }
+
 // roll rolls replica A (action.replica) behind the proxy:
 //   - replacement none: stop A (roll.via) and observe its exit;
 //   - start-first: start the replacement, wait until it logged "up" and one

@@ -14,6 +14,11 @@ import (
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
+// Registers this file's action kind with the runner (registry.go).
+func init() {
+	actions.register(scenarios.ActionTerminate, actionDef{deliver: (*run).terminate, at: (*run).terminateAt})
+}
+
 // killSlack bounds the SIGKILL schedule beyond its own time: the inspect
 // and kill calls.
 const killSlack = 30 * time.Second
