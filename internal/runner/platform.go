@@ -2,7 +2,7 @@ package runner
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"time"
 
 	"github.com/shutdownlab/shutdownlab/record"
@@ -43,15 +43,29 @@ type platform interface {
 	finish(meta *record.Meta)
 }
 
-// newPlatform returns the platform of the run's scenario.
+// platforms make a run's platform, keyed by scenarios.Platform, each
+// registered by its own file (this one, platform_swarm.go): a new
+// platform adds no line here. The scenarios say which action kinds each
+// takes (scenarios/actionkind.go), so act is never asked for one it
+// cannot express.
+var platforms = newRegistry[scenarios.Platform, func(x *run) (platform, error)]("platform")
+
+// Registers the Docker platform with the runner (registry.go).
+func init() {
+	platforms.register(scenarios.PlatformDirect, func(x *run) (platform, error) { return dockerPlatform{x}, nil })
+}
+
+// newPlatform returns the platform of the run's scenario ("" is direct).
 func newPlatform(x *run) (platform, error) {
-	if x.spec.Platform != scenarios.PlatformSwarm {
-		return dockerPlatform{x}, nil
+	name := x.spec.Platform
+	if name == "" {
+		name = scenarios.PlatformDirect
 	}
-	if x.r.swarm == nil {
-		return nil, errors.New("platform swarm needs a Docker engine that can host a swarm service (this runner has none)")
+	mk, ok := platforms.lookup(name)
+	if !ok {
+		return nil, fmt.Errorf("platform %q: this runner has no implementation of it", name)
 	}
-	return newSwarmPlatform(x), nil
+	return mk(x)
 }
 
 // dockerPlatform runs the replicas as containers on the run's own bridge
