@@ -19,7 +19,7 @@ import (
 // copies every line to records.jsonl and keeps the lines agentStream knows
 // (start, req, summary, probe); a line of any other type goes to the
 // driver's observe. A new kind is one new file: a type implementing
-// loadDriver, and its entry in loadDrivers.
+// loadDriver, registered in loadDrivers by that file.
 type loadDriver interface {
 	// name names the load in messages: "load agent", "probe".
 	name() string
@@ -51,15 +51,10 @@ type loadDriver interface {
 	outcome(m record.Meta) string
 }
 
-// loadDrivers makes a fresh driver for a run, by load kind: the one place
-// a load kind is wired into the runner.
-var loadDrivers = map[scenarios.LoadKind]func() loadDriver{
-	scenarios.LoadAgent:   func() loadDriver { return agentDriver{} },
-	scenarios.LoadProbe:   func() loadDriver { return probeDriver{} },
-	scenarios.LoadWS:      func() loadDriver { return &wsDriver{} },
-	scenarios.LoadHostile: func() loadDriver { return hostileDriver{} },
-	scenarios.LoadJobs:    func() loadDriver { return &jobsDriver{} },
-}
+// loadDrivers make a fresh driver for a run, keyed by load kind, each
+// registered by its driver's own file (loaddriver_NAME.go): a new kind
+// adds no line here.
+var loadDrivers = newRegistry[scenarios.LoadKind, func() loadDriver]("load kind")
 
 // newLoadDriver returns a driver for kind ("" is the default kind, the
 // load agent).
@@ -67,7 +62,7 @@ func newLoadDriver(kind scenarios.LoadKind) (loadDriver, error) {
 	if kind == "" {
 		kind = scenarios.LoadAgent
 	}
-	mk, ok := loadDrivers[kind]
+	mk, ok := loadDrivers.lookup(kind)
 	if !ok {
 		return nil, fmt.Errorf("load.kind %q: this runner has no driver for it", kind)
 	}

@@ -11,6 +11,11 @@ import (
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
+// Registers this file's load kind with the runner (registry.go).
+func init() {
+	loadDrivers.register(scenarios.LoadAgent, func() loadDriver { return agentDriver{} })
+}
+
 // agentDriver is the load agent (cmd/loadagent, load.kind agent): closed or
 // open loop HTTP load, one record per request and a closing summary that
 // must account for them. Its lines are all agentStream's own.

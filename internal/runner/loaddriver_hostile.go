@@ -9,6 +9,11 @@ import (
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
+// Registers this file's load kind with the runner (registry.go).
+func init() {
+	loadDrivers.register(scenarios.LoadHostile, func() loadDriver { return hostileDriver{} })
+}
+
 // hostileDriver is hostile clients (load.kind hostile): the load agent
 // with -hostile KIND (loadgen.RunHostile) trickling requests or aborting
 // them mid-body. Its lines are the agent's own (start, req with hostile

@@ -16,6 +16,11 @@ import (
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
+// Registers this file's load kind with the runner (registry.go).
+func init() {
+	loadDrivers.register(scenarios.LoadJobs, func() loadDriver { return &jobsDriver{} })
+}
+
 // The job producer's image and the database's alias on the run network.
 const (
 	jobAgentImageName = "shutdownlab/jobagent"

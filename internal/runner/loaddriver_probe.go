@@ -11,6 +11,11 @@ import (
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
+// Registers this file's load kind with the runner (registry.go).
+func init() {
+	loadDrivers.register(scenarios.LoadProbe, func() loadDriver { return probeDriver{} })
+}
+
 // probeDriver is the raw-socket probe (cmd/probe, load.kind probe): one
 // connection, one request, the socket watched until the server closes it,
 // and exactly one probe line (agentStream keeps it: report's accounting

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -14,13 +15,24 @@ import (
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
-// TestLoadDriverRegistry: every load kind has its driver, "" is the load
+// TestLoadDriverRegistry: every load kind has its driver and every
+// driver its kind, "" is the load
 // agent, and a kind without one is refused with its name.
 func TestLoadDriverRegistry(t *testing.T) {
 	for kind, want := range map[scenarios.LoadKind]string{"": "load agent", scenarios.LoadAgent: "load agent", scenarios.LoadProbe: "probe", scenarios.LoadWS: "ws agent", scenarios.LoadJobs: "job producer"} {
 		d, err := newLoadDriver(kind)
 		if err != nil || d.name() != want {
 			t.Errorf("kind %q: driver %v, %v; want %q", kind, d, err, want)
+		}
+	}
+	for _, kind := range scenarios.LoadKinds() {
+		if _, ok := loadDrivers.lookup(kind); !ok {
+			t.Errorf("load.kind %s: the scenarios accept it, no driver registered", kind)
+		}
+	}
+	for _, kind := range loadDrivers.keys() {
+		if !slices.Contains(scenarios.LoadKinds(), kind) {
+			t.Errorf("a driver is registered for %q, which no scenario can name", kind)
 		}
 	}
 	if _, err := newLoadDriver("carrier-pigeon"); err == nil || !strings.Contains(err.Error(), `load.kind "carrier-pigeon"`) {
@@ -111,8 +123,8 @@ func (d *testDriver) collect(meta *record.Meta, _ *agentStream) { meta.LoadKind 
 // end: its own lines reach its observe (and are kept in records.jsonl),
 // and its accounting decides the run's validity.
 func TestNewLoadKind(t *testing.T) {
-	loadDrivers["ws-test"] = func() loadDriver { return &testDriver{} }
-	t.Cleanup(func() { delete(loadDrivers, "ws-test") })
+	loadDrivers.register("ws-test", func() loadDriver { return &testDriver{} })
+	t.Cleanup(func() { delete(loadDrivers.entries, "ws-test") })
 	for _, tt := range []struct {
 		claimed int
 		want    string

@@ -14,6 +14,11 @@ import (
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
+// Registers this file's load kind with the runner (registry.go).
+func init() {
+	loadDrivers.register(scenarios.LoadWS, func() loadDriver { return &wsDriver{} })
+}
+
 // wsDriver is the WebSocket load agent (cmd/wsagent, load.kind ws):
 // load.ws.clients long-lived connections on the target's event stream.
 // Its lines (ws_attempt, ws_close, ws_client) are its own: observe tallies
