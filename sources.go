@@ -10,6 +10,9 @@
 // (outside any repository, or inside another Go module, the images are the
 // same). internal/images compiles them in a temporary directory; the list
 // below is checked against `go list -deps` by a test in internal/images.
+// Every load agent's command is embedded by the pattern cmd/*agent, so a
+// new load kind whose command is cmd/NAMEagent, with its library under
+// loadgen/, adds nothing here.
 package shutdownlab
 
 import "embed"
@@ -19,6 +22,6 @@ import "embed"
 // hashed.
 //
 //go:embed go.mod go.sum
-//go:embed cmd/target cmd/loadagent cmd/probe cmd/wsagent cmd/jobagent
+//go:embed cmd/target cmd/probe cmd/*agent
 //go:embed targetapp loadgen probe record internal/envflag internal/agentcmd jobs
 var ImageSources embed.FS

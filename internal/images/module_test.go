@@ -29,7 +29,18 @@ func TestEmbeddedModuleCoversImagePackages(t *testing.T) {
 		t.Fatal(err)
 	}
 	const mod = "github.com/shutdownlab/shutdownlab"
-	for _, pkg := range []string{"./cmd/target", "./cmd/loadagent", "./cmd/probe", "./cmd/wsagent", "./cmd/jobagent"} {
+	// The image programs: the target, the probe and every load agent
+	// (sources.go embeds cmd/*agent by pattern, so a new load kind's
+	// command named so is embedded and checked here without an edit).
+	agents, err := filepath.Glob(filepath.Join(moduleRoot(t), "cmd", "*agent"))
+	if err != nil || len(agents) < 3 {
+		t.Fatalf("cmd/*agent: %v, %v; want the load agents", agents, err)
+	}
+	pkgs := []string{"./cmd/target", "./cmd/probe"}
+	for _, dir := range agents {
+		pkgs = append(pkgs, "./cmd/"+filepath.Base(dir))
+	}
+	for _, pkg := range pkgs {
 		cmd := exec.Command("go", "list", "-deps", "-f",
 			"{{if not .Standard}}{{.ImportPath}}{{with .Module}} {{.Path}} {{.Version}}{{end}}{{end}}", pkg)
 		cmd.Dir = moduleRoot(t)
