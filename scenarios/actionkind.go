@@ -9,7 +9,8 @@ import (
 // platforms that can express it, and why, when that is not every
 // platform.
 type actionKindDef struct {
-	kind      ActionKind
+	kind ActionKind
+	// platforms take the kind; nil: every platform (none).
 	platforms []Platform
 	// needs says why the kind is tied to its platforms ("it updates a
 	// Swarm service"); it words the refusal on another platform. Empty:
@@ -26,12 +27,47 @@ var actionKinds = []actionKindDef{
 	{kind: ActionRoll, platforms: []Platform{PlatformDirect}},
 	{kind: ActionRollout, platforms: []Platform{PlatformSwarm}, needs: "it updates a Swarm service"},
 	{kind: ActionTerminate, platforms: []Platform{PlatformDirect}},
-	{kind: ActionNone, platforms: []Platform{PlatformDirect, PlatformSwarm}},
+	{kind: ActionNone},
 }
 
-// platformRefusals say why a platform takes only the kinds it lists.
-var platformRefusals = map[Platform]string{
-	PlatformSwarm: "Swarm stops its tasks itself",
+// platformDef is one platform as the scenarios know it: what it refuses,
+// its settings block and its own checks. Which action kinds it takes is
+// said by the kinds' entries above, in this same file, so that adding a
+// platform (its entry, and its name in the kinds it takes) or an action
+// kind edits one shared file.
+type platformDef struct {
+	name Platform
+	// refusal says why it takes only the action kinds that list it
+	// ("Swarm stops its tasks itself").
+	refusal string
+	// block names its settings block ("swarm"; "": none) and blockSet
+	// reports whether a spec holds it: on another platform it is refused.
+	block    string
+	blockSet func(s *Spec) bool
+	// normalize gives a spec on it its defaults, validate checks what it
+	// supports (nil: nothing to do).
+	normalize func(s *Spec)
+	validate  func(s *Spec, fail failFunc)
+}
+
+// platformDefs are the platforms, in the order errors list them; direct
+// is the default ("").
+var platformDefs = []platformDef{
+	{name: PlatformDirect},
+	{name: PlatformSwarm, refusal: "Swarm stops its tasks itself", block: "swarm",
+		blockSet: func(s *Spec) bool { return s.Swarm != nil }, normalize: normalizeSwarm, validate: validateSwarm},
+}
+
+// platformOf returns the definition of platform p ("" is direct).
+func platformOf(p Platform) (platformDef, bool) {
+	if p == "" {
+		p = PlatformDirect
+	}
+	i := slices.IndexFunc(platformDefs, func(d platformDef) bool { return d.name == p })
+	if i < 0 {
+		return platformDef{}, false
+	}
+	return platformDefs[i], true
 }
 
 // actionKindOf returns the definition of kind k.
@@ -65,7 +101,8 @@ func validateActionKind(s *Spec, fail failFunc) {
 	if p == "" {
 		p = PlatformDirect
 	}
-	if !slices.Contains(platformNames(), p) || slices.Contains(d.platforms, p) {
+	pd, known := platformOf(p)
+	if !known || d.takes(p) {
 		return // an unknown platform is validatePlatform's to refuse
 	}
 	if d.needs != "" {
@@ -74,11 +111,11 @@ func validateActionKind(s *Spec, fail failFunc) {
 	}
 	var takes []ActionKind
 	for _, o := range actionKinds {
-		if slices.Contains(o.platforms, p) {
+		if o.takes(p) {
 			takes = append(takes, o.kind)
 		}
 	}
-	fail("action.kind", string(k), "platform "+string(p)+" takes "+orList(takes, " or ")+" ("+platformRefusals[p]+")")
+	fail("action.kind", string(k), "platform "+string(p)+" takes "+orList(takes, " or ")+" ("+pd.refusal+")")
 }
 
 // orList joins kinds as "a, b or c" (sep between all but the last two).
@@ -101,12 +138,24 @@ func joinPlatforms(ps []Platform) string {
 	return strings.Join(names, " or ")
 }
 
-// platformNames are the platforms a scenario may name.
-func platformNames() []Platform { return []Platform{PlatformDirect, PlatformSwarm} }
+// platformNames are the platforms a scenario may name, in their order.
+func platformNames() []Platform {
+	out := make([]Platform, len(platformDefs))
+	for i, d := range platformDefs {
+		out[i] = d.name
+	}
+	return out
+}
+
+// takes reports whether platform p can express kind d.
+func (d actionKindDef) takes(p Platform) bool {
+	return d.platforms == nil || slices.Contains(d.platforms, p)
+}
 
 // ActionKindTakes reports whether platform p can express action kind k
 // (an unknown kind or platform: false).
 func ActionKindTakes(k ActionKind, p Platform) bool {
 	d, ok := actionKindOf(k)
-	return ok && slices.Contains(d.platforms, p)
+	_, known := platformOf(p)
+	return ok && known && p != "" && d.takes(p)
 }

@@ -1,12 +1,14 @@
 package scenarios
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
 
 // TestActionKindPlatforms: every action kind on every platform is either
-// taken or refused with the reason, from the one table (actionKinds).
+// taken or refused with the reason, from the tables of action kinds and
+// platforms (actionkind.go).
 func TestActionKindPlatforms(t *testing.T) {
 	tests := []struct {
 		kind     ActionKind
@@ -41,5 +43,36 @@ func TestActionKindPlatforms(t *testing.T) {
 				t.Errorf("got %q, want one action.kind error ending %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestPlatformTable: every platform has a name given once and takes
+// none; a platform that refuses a kind without needs of its own says
+// why; a settings block has its
+// test; and the error for an unknown platform lists them all.
+func TestPlatformTable(t *testing.T) {
+	seen := map[Platform]bool{}
+	for _, d := range platformDefs {
+		if d.name == "" || seen[d.name] {
+			t.Errorf("platform %q: empty or given twice", d.name)
+		}
+		seen[d.name] = true
+		if !ActionKindTakes(ActionNone, d.name) {
+			t.Errorf("platform %s: does not take none", d.name)
+		}
+		// A kind it refuses is refused with the kind's needs or, without
+		// them, the platform's refusal.
+		refuses := slices.ContainsFunc(actionKinds, func(k actionKindDef) bool { return !k.takes(d.name) && k.needs == "" })
+		if refuses && d.refusal == "" {
+			t.Errorf("platform %s: refuses kinds without saying why", d.name)
+		}
+		if (d.block == "") != (d.blockSet == nil) {
+			t.Errorf("platform %s: a settings block %q without its test, or the reverse", d.name, d.block)
+		}
+	}
+	var got []string
+	validatePlatform(&Spec{Platform: "k8s"}, func(path, value, msg string) { got = append(got, path+"="+value+": "+msg) })
+	if want := "platform=k8s: want direct or swarm"; len(got) != 1 || got[0] != want {
+		t.Errorf("unknown platform: %q, want [%q]", got, want)
 	}
 }

@@ -136,12 +136,21 @@ func (h *Healthcheck) UnmarshalYAML(unmarshal func(any) error) error {
 	return unmarshal((*plain)(h))
 }
 
-// normalizePlatform gives platform swarm its swarm block and a rollout
-// its rollout block when the file has none, and canonical signal names.
-func (s *Spec) normalizePlatform() {
-	if s.Platform == PlatformSwarm && s.Swarm == nil {
+// normalizeSwarm gives platform swarm its swarm block when the file has
+// none.
+func normalizeSwarm(s *Spec) {
+	if s.Swarm == nil {
 		d := DefaultSwarm()
 		s.Swarm = &d
+	}
+}
+
+// normalizePlatform gives the platform its defaults (platform swarm its
+// swarm block), a rollout its rollout block when the file has none, and
+// canonical signal names.
+func (s *Spec) normalizePlatform() {
+	if d, ok := platformOf(s.Platform); ok && d.normalize != nil {
+		d.normalize(s)
 	}
 	a := &s.Action
 	if a.Kind == ActionRollout && a.Rollout == nil {
@@ -158,15 +167,17 @@ func (s *Spec) normalizePlatform() {
 // validatePlatform checks platform, the swarm block and action.rollout.
 func validatePlatform(s *Spec, fail failFunc) {
 	a := &s.Action
-	switch s.Platform {
-	case "", PlatformDirect:
-		if s.Swarm != nil {
-			fail("swarm", "", "only for platform swarm")
+	if d, ok := platformOf(s.Platform); !ok {
+		fail("platform", string(s.Platform), "want "+joinPlatforms(platformNames()))
+	} else {
+		for _, o := range platformDefs {
+			if o.name != d.name && o.blockSet != nil && o.blockSet(s) {
+				fail(o.block, "", "only for platform "+string(o.name))
+			}
 		}
-	case PlatformSwarm:
-		validateSwarm(s, fail)
-	default:
-		fail("platform", string(s.Platform), "want direct or swarm")
+		if d.validate != nil {
+			d.validate(s, fail)
+		}
 	}
 	if a.Rollout != nil {
 		if a.Kind != ActionRollout {
