@@ -2,9 +2,15 @@ package report
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 
 	"github.com/shutdownlab/shutdownlab/record"
+	"github.com/shutdownlab/shutdownlab/report/clustermetrics"
+	"github.com/shutdownlab/shutdownlab/report/jobsmetrics"
+	"github.com/shutdownlab/shutdownlab/report/probemetrics"
+	"github.com/shutdownlab/shutdownlab/report/rolloutmetrics"
+	"github.com/shutdownlab/shutdownlab/report/wsmetrics"
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
@@ -37,6 +43,34 @@ type Capability struct {
 	// Headline, when set, leads report.md and the terminal table of a
 	// result whose every run has the capability (see headlineOf).
 	Headline *Headline
+	// Compute returns the capability's part of a run's metrics (its
+	// typed metrics, read back through its accessor) and its notes; a nil
+	// part: the run does not have them. Pure, like Compute. nil: the part
+	// comes from elsewhere (resources: Load, from the samples file).
+	Compute func(in ComputeInput) (part any, notes []string)
+	// Part is a nil pointer of the type of its part ((*WSMetrics)(nil)):
+	// the one type SetPart takes under Name, and the fields the catalog's
+	// tests read.
+	Part any
+}
+
+// ComputeInput is what a capability's Compute reads: the run's record,
+// its request records, the WebSocket driver's lines (nil for other load
+// kinds), and the core metrics computed before any part (Core: read
+// only).
+type ComputeInput struct {
+	Meta     record.Meta
+	Requests []record.Request
+	WSLines  *wsmetrics.Lines
+	Core     *Metrics
+}
+
+// computed is a Compute result: nil, not a typed nil, without a part.
+func computed[T any](p *T, notes []string) (any, []string) {
+	if p == nil {
+		return nil, nil
+	}
+	return p, notes
 }
 
 // Headline is a capability's headline: its metrics, in order, and the
@@ -47,10 +81,11 @@ type Headline struct {
 }
 
 // capabilities are the optional capabilities, in this explicit order:
-// the order of their rows among rows placed after the same core row, and
-// the order their headlines are tried in (first match).
+// the order of their rows among rows placed after the same core row, the
+// order their headlines are tried in (first match), and the order their
+// parts are computed in and written into summary.json.
 var capabilities = []Capability{
-	probeCapability, wsCapability, clusterCapability, rolloutCapability, jobsCapability, resourcesCapability, podCapability,
+	probeCapability, wsCapability, clusterCapability, rolloutCapability, jobsCapability, podCapability, resourcesCapability,
 }
 
 // Capabilities returns the capabilities, in their order.
@@ -82,7 +117,8 @@ func catalogOf(core []MetricDef, caps []Capability) []MetricDef {
 
 // checkCapabilities fails on a name given twice or empty, a row whose
 // Optional is not its capability's, a row name the catalog already has,
-// an After naming no core row, or a capability without Has.
+// an After naming no core row, a capability without Has, or one
+// whose Part is no pointer to a struct.
 func checkCapabilities(core []MetricDef, caps []Capability) error {
 	names := map[string]bool{}
 	for _, d := range core {
@@ -95,6 +131,8 @@ func checkCapabilities(core []MetricDef, caps []Capability) error {
 			return fmt.Errorf("capability %q: the name is empty or taken", c.Name)
 		case c.Has == nil || c.Requirement == "":
 			return fmt.Errorf("capability %q: no Has or no Requirement", c.Name)
+		case c.Part == nil || reflect.TypeOf(c.Part).Kind() != reflect.Pointer || reflect.TypeOf(c.Part).Elem().Kind() != reflect.Struct:
+			return fmt.Errorf("capability %q: Part %T is no pointer to its metrics struct", c.Name, c.Part)
 		case c.After != "" && !slices.ContainsFunc(core, func(d MetricDef) bool { return d.Name == c.After }):
 			return fmt.Errorf("capability %q: After %q is no core row", c.Name, c.After)
 		}
@@ -122,21 +160,30 @@ func loadKindRan(has func(*Metrics) bool, k string) func(*Variant, *Run) bool {
 
 // The capabilities, each beside nothing but its rows' file.
 var (
-	probeCapability = Capability{Name: NeedsProbe, Requirement: "load.kind probe", OfSpec: loadKindIs(scenarios.LoadProbe),
-		Has: loadKindRan(isProbeRun, record.LoadKindProbe), Rows: probeDefs, After: "job_committed"}
-	wsCapability = Capability{Name: NeedsWS, Requirement: "load.kind ws", OfSpec: loadKindIs(scenarios.LoadWS),
+	probeCapability = Capability{Part: (*ProbeMetrics)(nil), Name: NeedsProbe, Requirement: "load.kind probe", OfSpec: loadKindIs(scenarios.LoadProbe),
+		Has: loadKindRan(isProbeRun, record.LoadKindProbe), Rows: probeDefs, After: "job_committed",
+		Compute: func(in ComputeInput) (any, []string) { return computed(probemetrics.Compute(in.Meta)) }}
+	wsCapability = Capability{Part: (*WSMetrics)(nil), Name: NeedsWS, Requirement: "load.kind ws", OfSpec: loadKindIs(scenarios.LoadWS),
 		Has: loadKindRan(isWSMetricsRun, record.LoadKindWS), Rows: wsDefs, After: "job_committed",
-		Headline: &Headline{wsHeadline, wsHeadlineText}}
-	clusterCapability = Capability{Name: NeedsCluster, Requirement: "target.program cluster",
+		Headline: &Headline{wsHeadline, wsHeadlineText},
+		Compute: func(in ComputeInput) (any, []string) {
+			return computed(wsmetrics.Compute(in.Meta, in.WSLines, in.Core.StopTimeoutS))
+		}}
+	clusterCapability = Capability{Part: (*ClusterMetrics)(nil), Name: NeedsCluster, Requirement: "target.program cluster",
 		OfSpec: func(v scenarios.Variant) bool { return v.Spec.Target.IsCluster() },
-		Has:    func(_ *Variant, r *Run) bool { return isClusterRun(&r.Metrics) }, Rows: clusterDefs, After: "job_committed"}
-	jobsCapability = Capability{Name: NeedsJobs, Requirement: "load.kind jobs", OfSpec: loadKindIs(scenarios.LoadJobs),
+		Has:    func(_ *Variant, r *Run) bool { return isClusterRun(&r.Metrics) }, Rows: clusterDefs, After: "job_committed",
+		Compute: func(in ComputeInput) (any, []string) { return computed(clustermetrics.Compute(in.Meta, in.Requests)) }}
+	jobsCapability = Capability{Part: (*JobsMetrics)(nil), Name: NeedsJobs, Requirement: "load.kind jobs", OfSpec: loadKindIs(scenarios.LoadJobs),
 		Has: loadKindRan(isJobsMetricsRun, record.LoadKindJobs), Rows: jobsDefs, After: "job_committed",
-		Headline: &Headline{jobsHeadline, jobsHeadlineText}}
-	resourcesCapability = Capability{Name: NeedsResources, Requirement: "resource samples of the target (a local Docker engine)",
+		Headline: &Headline{jobsHeadline, jobsHeadlineText},
+		Compute:  func(in ComputeInput) (any, []string) { return computed(jobsmetrics.Compute(in.Meta, in.Requests)) }}
+	resourcesCapability = Capability{Part: (*ResourceMetrics)(nil), Name: NeedsResources, Requirement: "resource samples of the target (a local Docker engine)",
 		Has: func(_ *Variant, r *Run) bool { return hasResources(&r.Metrics) }, Rows: resourceDefs, After: "duplicate_writes"}
-	rolloutCapability = Capability{Name: NeedsRollout, Requirement: "platform swarm with action.kind rollout",
+	rolloutCapability = Capability{Part: (*RolloutMetrics)(nil), Name: NeedsRollout, Requirement: "platform swarm with action.kind rollout",
 		OfSpec: func(v scenarios.Variant) bool { return v.Spec.Action.Kind == scenarios.ActionRollout },
 		Has:    func(_ *Variant, r *Run) bool { return r.Meta.Rollout != nil }, Rows: rolloutDefs,
-		Headline: &Headline{rolloutHeadline, rolloutHeadlineText}}
+		Headline: &Headline{rolloutHeadline, rolloutHeadlineText},
+		Compute: func(in ComputeInput) (any, []string) {
+			return computed(rolloutmetrics.Compute(in.Meta, in.Requests), nil)
+		}}
 )

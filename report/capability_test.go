@@ -13,7 +13,9 @@ func TestCheckCapabilities(t *testing.T) {
 	}
 	has := func(*Variant, *Run) bool { return true }
 	row := func(name string, n Need) MetricDef { return MetricDef{Name: name, Optional: n} }
-	ok := Capability{Name: "x", Requirement: "load.kind x", Has: has, Rows: []MetricDef{row("x_count", "x")}}
+	type xMetrics struct{}
+	part := (*xMetrics)(nil)
+	ok := Capability{Name: "x", Requirement: "load.kind x", Has: has, Rows: []MetricDef{row("x_count", "x")}, Part: part}
 	for _, tt := range []struct {
 		name string
 		caps []Capability
@@ -24,9 +26,11 @@ func TestCheckCapabilities(t *testing.T) {
 		{"a core need's name", []Capability{{Name: NeedsWrites, Requirement: "r", Has: has}}, `"writes": the name is empty or taken`},
 		{"no name", []Capability{{Requirement: "r", Has: has}}, `capability "": the name is empty or taken`},
 		{"no Has", []Capability{{Name: "y", Requirement: "r"}}, `"y": no Has`},
-		{"a row of another", []Capability{{Name: "y", Requirement: "r", Has: has, Rows: []MetricDef{row("y_count", "x")}}}, `row "y_count"`},
-		{"a row name taken", []Capability{{Name: "y", Requirement: "r", Has: has, Rows: []MetricDef{row("failed", "y")}}}, `row "failed"`},
-		{"after no core row", []Capability{{Name: "y", Requirement: "r", Has: has, After: "ws_clients"}}, `After "ws_clients" is no core row`},
+		{"a row of another", []Capability{{Name: "y", Requirement: "r", Has: has, Part: part, Rows: []MetricDef{row("y_count", "x")}}}, `row "y_count"`},
+		{"a row name taken", []Capability{{Name: "y", Requirement: "r", Has: has, Part: part, Rows: []MetricDef{row("failed", "y")}}}, `row "failed"`},
+		{"after no core row", []Capability{{Name: "y", Requirement: "r", Has: has, Part: part, After: "ws_clients"}}, `After "ws_clients" is no core row`},
+		{"no Part", []Capability{{Name: "y", Requirement: "r", Has: has}}, `"y": Part <nil> is no pointer`},
+		{"a Part of no struct", []Capability{{Name: "y", Requirement: "r", Has: has, Part: new(int)}}, `"y": Part *int is no pointer`},
 	} {
 		err := checkCapabilities(coreDefs, tt.caps)
 		if tt.want == "" && err != nil || tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)) {
@@ -40,10 +44,11 @@ func TestCheckCapabilities(t *testing.T) {
 func TestCatalogPlacesCapabilities(t *testing.T) {
 	core := []MetricDef{{Name: "a"}, {Name: "b"}}
 	has := func(*Variant, *Run) bool { return true }
+	part := new(struct{})
 	caps := []Capability{
-		{Name: "p", Requirement: "r", Has: has, After: "a", Rows: []MetricDef{{Name: "p1", Optional: "p"}}},
-		{Name: "q", Requirement: "r", Has: has, Rows: []MetricDef{{Name: "q1", Optional: "q"}}},
-		{Name: "s", Requirement: "r", Has: has, After: "a", Rows: []MetricDef{{Name: "s1", Optional: "s"}}},
+		{Name: "p", Requirement: "r", Has: has, Part: part, After: "a", Rows: []MetricDef{{Name: "p1", Optional: "p"}}},
+		{Name: "q", Requirement: "r", Has: has, Part: part, Rows: []MetricDef{{Name: "q1", Optional: "q"}}},
+		{Name: "s", Requirement: "r", Has: has, Part: part, After: "a", Rows: []MetricDef{{Name: "s1", Optional: "s"}}},
 	}
 	var got []string
 	for _, d := range catalogOf(core, caps) {

@@ -1,14 +1,14 @@
 package report
 
 // The catalog rows of the capabilities, each read through its
-// capability's metrics embedded in Metrics (nil: the row is null), and
-// each optional: present in a report when some run is of the capability.
+// capability's part of Metrics (nil: the row is null), and each optional:
+// present in a report when some run is of the capability.
 // defs (catalog.go) places them among the core rows; they are listed here
 // in that order: the probe, WebSocket, cluster, jobs, resource and rollout
 // rows.
 
 // isProbeRun is the presence test of the probe metric rows.
-func isProbeRun(m *Metrics) bool { return m.ProbeMetrics != nil }
+func isProbeRun(m *Metrics) bool { return m.Probe() != nil }
 
 // probeDefs are the probe metric rows, shown only when some run is a probe
 // run (whatever their values: a socket never closed is a NEVER worth a row).
@@ -23,10 +23,10 @@ var probeDefs = []MetricDef{
 		}},
 	{Name: "probe_response_keepalive", Kind: KindBool, Null: "no response", Optional: NeedsProbe, present: isProbeRun, Doc: "probe: the response's Connection header was not close",
 		get: func(m *Metrics) Value {
-			if m.ProbeMetrics == nil || m.ProbeResponseKeepalive == nil {
+			if m.Probe() == nil || m.Probe().ProbeResponseKeepalive == nil {
 				return Value{Null: true}
 			}
-			return boolV(*m.ProbeResponseKeepalive)
+			return boolV(*m.Probe().ProbeResponseKeepalive)
 		}},
 	{Name: "probe_socket_closed_after_signal_ms", Kind: KindMs, Null: "NEVER", Optional: NeedsProbe, present: isProbeRun, Doc: "probe: socket closed by the server minus t (NEVER: not within max_wait)",
 		get: func(m *Metrics) Value {
@@ -38,59 +38,59 @@ var probeDefs = []MetricDef{
 		}},
 	{Name: "probe_server_closed", Kind: KindBool, Optional: NeedsProbe, present: isProbeRun, Doc: "probe: the server ended the socket (eof or reset)",
 		get: func(m *Metrics) Value {
-			if m.ProbeMetrics == nil {
+			if m.Probe() == nil {
 				return Value{Null: true}
 			}
-			return boolV(m.ProbeServerClosed)
+			return boolV(m.Probe().ProbeServerClosed)
 		}},
 }
 
 func probeFloat(m *Metrics, f func(*ProbeMetrics) *float64) Value {
-	if m.ProbeMetrics == nil {
+	if m.Probe() == nil {
 		return Value{Null: true}
 	}
-	return floatP(f(m.ProbeMetrics))
+	return floatP(f(m.Probe()))
 }
 
 // isWSMetricsRun is the presence test of the ws metric rows: every ws run
 // has them, whatever their values.
-func isWSMetricsRun(m *Metrics) bool { return m.WSMetrics != nil }
+func isWSMetricsRun(m *Metrics) bool { return m.WS() != nil }
 
 // wsCount, wsMs, wsCountP and wsBoolP read one WSMetrics field; null in a
 // run without ws metrics.
 func wsCount(f func(*WSMetrics) int) func(*Metrics) Value {
 	return func(m *Metrics) Value {
-		if m.WSMetrics == nil {
+		if m.WS() == nil {
 			return Value{Null: true}
 		}
-		return intV(f(m.WSMetrics))
+		return intV(f(m.WS()))
 	}
 }
 
 func wsMs(f func(*WSMetrics) *float64) func(*Metrics) Value {
 	return func(m *Metrics) Value {
-		if m.WSMetrics == nil {
+		if m.WS() == nil {
 			return Value{Null: true}
 		}
-		return floatP(f(m.WSMetrics))
+		return floatP(f(m.WS()))
 	}
 }
 
 func wsCountP(f func(*WSMetrics) *int) func(*Metrics) Value {
 	return func(m *Metrics) Value {
-		if m.WSMetrics == nil {
+		if m.WS() == nil {
 			return Value{Null: true}
 		}
-		return intP(f(m.WSMetrics))
+		return intP(f(m.WS()))
 	}
 }
 
 func wsBoolP(f func(*WSMetrics) *bool) func(*Metrics) Value {
 	return func(m *Metrics) Value {
-		if m.WSMetrics == nil {
+		if m.WS() == nil {
 			return Value{Null: true}
 		}
-		return boolP(f(m.WSMetrics))
+		return boolP(f(m.WS()))
 	}
 }
 
@@ -139,16 +139,16 @@ var wsDefs = []MetricDef{
 const NeedsCluster Need = "cluster"
 
 // isClusterRun is the presence test of the cluster metric rows.
-func isClusterRun(m *Metrics) bool { return m.ClusterMetrics != nil }
+func isClusterRun(m *Metrics) bool { return m.Cluster() != nil }
 
 // clusterDef is one cluster metric row: optional, present in cluster runs.
 func clusterDef(name string, k Kind, null string, cmp Comparison, doc string, get func(*ClusterMetrics) Value) MetricDef {
 	return MetricDef{Name: name, Kind: k, Null: null, Compare: cmp, Optional: NeedsCluster, present: isClusterRun, Doc: doc,
 		get: func(m *Metrics) Value {
-			if m.ClusterMetrics == nil {
+			if m.Cluster() == nil {
 				return Value{Null: true}
 			}
-			return get(m.ClusterMetrics)
+			return get(m.Cluster())
 		}}
 }
 
@@ -189,52 +189,52 @@ var clusterDefs = []MetricDef{
 
 // isJobsMetricsRun is the presence test of the job metric rows: every run
 // with a ledger has them, whatever their values.
-func isJobsMetricsRun(m *Metrics) bool { return m.JobsMetrics != nil }
+func isJobsMetricsRun(m *Metrics) bool { return m.Jobs() != nil }
 
 // jobsCount, jobsMs, jobsCountP and jobsBoolP read one JobsMetrics field;
 // null in a run without a ledger.
 func jobsCount(f func(*JobsMetrics) int) func(*Metrics) Value {
 	return func(m *Metrics) Value {
-		if m.JobsMetrics == nil {
+		if m.Jobs() == nil {
 			return Value{Null: true}
 		}
-		return intV(f(m.JobsMetrics))
+		return intV(f(m.Jobs()))
 	}
 }
 
 func jobsMs(f func(*JobsMetrics) *float64) func(*Metrics) Value {
 	return func(m *Metrics) Value {
-		if m.JobsMetrics == nil {
+		if m.Jobs() == nil {
 			return Value{Null: true}
 		}
-		return floatP(f(m.JobsMetrics))
+		return floatP(f(m.Jobs()))
 	}
 }
 
 func jobsCountP(f func(*JobsMetrics) *int) func(*Metrics) Value {
 	return func(m *Metrics) Value {
-		if m.JobsMetrics == nil {
+		if m.Jobs() == nil {
 			return Value{Null: true}
 		}
-		return intP(f(m.JobsMetrics))
+		return intP(f(m.Jobs()))
 	}
 }
 
 func jobsBool(f func(*JobsMetrics) bool) func(*Metrics) Value {
 	return func(m *Metrics) Value {
-		if m.JobsMetrics == nil {
+		if m.Jobs() == nil {
 			return Value{Null: true}
 		}
-		return boolV(f(m.JobsMetrics))
+		return boolV(f(m.Jobs()))
 	}
 }
 
 func jobsBoolP(f func(*JobsMetrics) *bool) func(*Metrics) Value {
 	return func(m *Metrics) Value {
-		if m.JobsMetrics == nil {
+		if m.Jobs() == nil {
 			return Value{Null: true}
 		}
-		return boolP(f(m.JobsMetrics))
+		return boolP(f(m.Jobs()))
 	}
 }
 
@@ -278,7 +278,7 @@ const NeedsJobs Need = "jobs"
 const NeedsResources Need = "resources"
 
 // hasResources is the presence test of the resource metric rows.
-func hasResources(m *Metrics) bool { return m.ResourceMetrics != nil }
+func hasResources(m *Metrics) bool { return m.Resources() != nil }
 
 // resourceDefs are the resource metric rows, shown only when some run has
 // samples of its acted-on replica.
@@ -306,10 +306,10 @@ var resourceDefs = []MetricDef{
 }
 
 func resourceV(m *Metrics, f func(*ResourceMetrics) Value) Value {
-	if m.ResourceMetrics == nil {
+	if m.Resources() == nil {
 		return Value{Null: true, Why: "not sampled"}
 	}
-	return f(m.ResourceMetrics)
+	return f(m.Resources())
 }
 
 // NeedsRollout: the rollout metrics exist only for runs of platform swarm
@@ -317,16 +317,16 @@ func resourceV(m *Metrics, f func(*ResourceMetrics) Value) Value {
 const NeedsRollout Need = "rollout"
 
 // isRolloutRun is the presence test of the rollout metric rows.
-func isRolloutRun(m *Metrics) bool { return m.RolloutMetrics != nil }
+func isRolloutRun(m *Metrics) bool { return m.Rollout() != nil }
 
 // rolloutDef is one rollout metric row: optional, present in rollout runs.
 func rolloutDef(name string, k Kind, null string, cmp Comparison, doc string, get func(*RolloutMetrics) Value) MetricDef {
 	return MetricDef{Name: name, Kind: k, Null: null, Compare: cmp, Optional: NeedsRollout, present: isRolloutRun, Doc: doc,
 		get: func(m *Metrics) Value {
-			if m.RolloutMetrics == nil {
+			if m.Rollout() == nil {
 				return Value{Null: true}
 			}
-			return get(m.RolloutMetrics)
+			return get(m.Rollout())
 		}}
 }
 

@@ -2,7 +2,6 @@ package report
 
 import (
 	"reflect"
-	"slices"
 	"strings"
 	"testing"
 )
@@ -15,37 +14,47 @@ var notMetrics = map[string]string{
 	"budget_audit": "the job budget audit's one-line text (budget_fits is its number)",
 }
 
-// metricField is one JSON-tagged field of Metrics (ProbeMetrics included).
+// metricField is one JSON-tagged field of Metrics: of the core struct
+// (part "") or of a capability's part.
 type metricField struct {
 	name  string // the JSON key
+	part  Need   // the capability whose part holds it; "": the core
 	index []int  // for reflect.Value.FieldByIndex
 	typ   reflect.Type
 }
 
-// metricFields lists the JSON-tagged fields of Metrics, descending into the
-// embedded *ProbeMetrics.
+// metricFields lists the JSON-tagged fields of Metrics and of every
+// capability's part (Capability.Part), in the order summary.json has them.
 func metricFields(t *testing.T) []metricField {
 	t.Helper()
 	var out []metricField
-	var walk func(typ reflect.Type, prefix []int)
-	walk = func(typ reflect.Type, prefix []int) {
+	walk := func(typ reflect.Type, part Need) {
 		for i := range typ.NumField() {
 			f := typ.Field(i)
-			index := append(slices.Clone(prefix), i)
-			if f.Anonymous {
-				walk(f.Type.Elem(), index)
-				continue
+			if !f.IsExported() {
+				continue // Metrics.parts: walked below
 			}
 			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 			if name == "" || name == "-" {
-				t.Errorf("field %s has no JSON name: every field of Metrics is named by its tag", f.Name)
+				t.Errorf("field %s has no JSON name: every field of Metrics and its parts is named by its tag", f.Name)
 				continue
 			}
-			out = append(out, metricField{name: name, index: index, typ: f.Type})
+			out = append(out, metricField{name: name, part: part, index: []int{i}, typ: f.Type})
 		}
 	}
-	walk(reflect.TypeFor[Metrics](), nil)
+	walk(reflect.TypeFor[Metrics](), "")
+	for _, c := range capabilities {
+		walk(reflect.TypeOf(c.Part).Elem(), c.Name)
+	}
 	return out
+}
+
+// field returns f's value in m (its part allocated by filled).
+func (f metricField) field(m *Metrics) reflect.Value {
+	if f.part == "" {
+		return reflect.ValueOf(m).Elem().FieldByIndex(f.index)
+	}
+	return reflect.ValueOf(m.parts[f.part]).Elem().FieldByIndex(f.index)
 }
 
 // TestCatalogMatchesMetrics: every JSON key of Metrics is a catalog metric
@@ -90,19 +99,20 @@ var falseWhenFilled = map[string]string{
 
 // filled returns Metrics with every metric field set to a distinct
 // non-zero value (field i: i+1.5 or i+1; bools true but those in
-// falseWhenFilled), ProbeMetrics allocated, and the value each field holds
-// by name.
+// falseWhenFilled), every capability's part allocated, and the value each
+// field holds by name.
 func filled(t *testing.T) (*Metrics, map[string]float64) {
 	t.Helper()
-	m := &Metrics{ProbeMetrics: &ProbeMetrics{}, WSMetrics: &WSMetrics{}, ResourceMetrics: &ResourceMetrics{},
-		ClusterMetrics: &ClusterMetrics{}, JobsMetrics: &JobsMetrics{}, RolloutMetrics: &RolloutMetrics{}, PodMetrics: &PodMetrics{}}
-	rv := reflect.ValueOf(m).Elem()
+	m := &Metrics{}
+	for _, c := range capabilities {
+		m.SetPart(c.Name, reflect.New(reflect.TypeOf(c.Part).Elem()).Interface())
+	}
 	want := map[string]float64{}
 	for i, f := range metricFields(t) {
 		if _, skip := notMetrics[f.name]; skip {
 			continue
 		}
-		fv := rv.FieldByIndex(f.index)
+		fv := f.field(m)
 		if fv.Kind() == reflect.Pointer {
 			fv.Set(reflect.New(fv.Type().Elem()))
 			fv = fv.Elem()

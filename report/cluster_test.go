@@ -94,7 +94,7 @@ func TestComputeCluster(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m := Compute(tt.meta, tt.reqs)
-			c := m.ClusterMetrics
+			c := m.Cluster()
 			if c == nil {
 				t.Fatal("no cluster metrics for a run with fork events")
 			}
@@ -114,7 +114,7 @@ func TestComputeCluster(t *testing.T) {
 // cluster-target run; a non-cluster run's JSON has none of their keys.
 func TestClusterRows(t *testing.T) {
 	plain := Compute(record.Meta{Valid: true, Replicas: []record.Replica{{Name: "replica-0", Events: []record.Event{ev(0, record.EventUp)}}}}, nil)
-	if plain.ClusterMetrics != nil {
+	if plain.Cluster() != nil {
 		t.Fatal("cluster metrics for a run without fork events")
 	}
 	cl := Compute(clusterMeta([]record.Event{ev(0, record.EventFork), wexit(100, 0, "SIGKILL")}, -1, 0), nil)

@@ -13,8 +13,9 @@
 //
 // Below it, and imported by it: report/shutdown (the acted-on replica, the
 // signal's delivery window and time) and each capability's analysis,
-// whose metrics Metrics embeds (report/probemetrics, wsmetrics,
-// clustermetrics, jobsmetrics, resourcemetrics, rolloutmetrics). Of the
+// whose metrics Metrics holds as that capability's part (parts.go;
+// report/probemetrics, wsmetrics, clustermetrics, jobsmetrics,
+// resourcemetrics, rolloutmetrics, podmetrics). Of the
 // rest of shutdownlab it imports only record and two leaves:
 // internal/resultdir (the result directory's layout and files) and
 // internal/orderedjson (the spread table's ordered JSON), plus gonum's stat

@@ -95,7 +95,7 @@ func TestWSFixtureShape(t *testing.T) {
 	}
 	imm, jit := &res.Variants[0], &res.Variants[1]
 	for _, r := range imm.Runs {
-		w := r.Metrics.WSMetrics
+		w := r.Metrics.WS()
 		if !r.Valid || w == nil {
 			t.Fatalf("immediate run %d: valid %v (%s), ws metrics %v", r.Meta.Run, r.Valid, r.Reason, w != nil)
 		}
@@ -109,7 +109,7 @@ func TestWSFixtureShape(t *testing.T) {
 	if r := jit.Runs[1]; r.Valid || r.Metrics.AccountingOK {
 		t.Errorf("full-jitter run 2 counts (%s): a client's totals are missing", r.Reason)
 	}
-	if w := jit.Runs[0].Metrics.WSMetrics; w == nil || *w.WSRefusedCapacity != 0 || *w.WSPeakHandshakes > *w.WSUpgradesPerS/10 || w.WSEventsUnknown == 0 {
+	if w := jit.Runs[0].Metrics.WS(); w == nil || *w.WSRefusedCapacity != 0 || *w.WSPeakHandshakes > *w.WSUpgradesPerS/10 || w.WSEventsUnknown == 0 {
 		t.Errorf("full-jitter run 1: %+v, want no capacity refusals and a gap without replay", w)
 	}
 }
@@ -126,18 +126,18 @@ func TestJobsFixtureShape(t *testing.T) {
 	closeV, fullV := &res.Variants[0], &res.Variants[1]
 	for _, r := range append(closeV.Runs, fullV.Runs...) {
 		notes := strings.Join(r.Metrics.Notes, "\n")
-		if !r.Valid || r.Metrics.JobsMetrics == nil || strings.Contains(notes, "jobs ledger") != (r.Meta.Variant == "mode=full" && r.Meta.Run == 2) {
+		if !r.Valid || r.Metrics.Jobs() == nil || strings.Contains(notes, "jobs ledger") != (r.Meta.Variant == "mode=full" && r.Meta.Run == 2) {
 			t.Errorf("%s run %d: valid %v (%s), notes %q", r.Meta.Variant, r.Meta.Run, r.Valid, r.Reason, r.Metrics.Notes)
 		}
 	}
-	c1, c2 := closeV.Runs[0].Metrics.JobsMetrics, closeV.Runs[1].Metrics.JobsMetrics
+	c1, c2 := closeV.Runs[0].Metrics.Jobs(), closeV.Runs[1].Metrics.Jobs()
 	if c1.JobsRunning != 2 || c1.JobsAbandoned != 2 || c1.FinalLog || *c1.BudgetFits || c1.RescueDueMs == nil || c1.JobHandoverMs != nil {
 		t.Errorf("close run 1: %+v", c1)
 	}
 	if c2.JobsCompletedHandover != 2 || c2.JobsStepsTwice != 2 || c2.JobsExtraEffects != 10 || *c2.JobHandoverMs != 30000 {
 		t.Errorf("close run 2: %+v", c2)
 	}
-	f1, f2 := fullV.Runs[0].Metrics.JobsMetrics, fullV.Runs[1].Metrics.JobsMetrics
+	f1, f2 := fullV.Runs[0].Metrics.Jobs(), fullV.Runs[1].Metrics.Jobs()
 	if f1.JobsCompletedHandover != 2 || *f1.JobsCut != 2 || !f1.FinalLog || !*f1.BudgetFits || f1.JobsStepsTwice != 0 || f1.JobsAbandoned != 0 {
 		t.Errorf("full run 1: %+v", f1)
 	}

@@ -144,7 +144,7 @@ func TestJobsMetrics(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m := Compute(tt.meta(), nil)
-			if m.JobsMetrics == nil {
+			if m.Jobs() == nil {
 				t.Fatal("no job metrics")
 			}
 			for name, want := range tt.want {
@@ -182,8 +182,8 @@ func toF(x any) float64 {
 func TestJobsMetricsAbsent(t *testing.T) {
 	m := Compute(record.Meta{Valid: true, Action: &record.Action{Kind: record.ActionSignal, SentNs: jobsT0},
 		Replicas: []record.Replica{{Name: "replica-0", Events: []record.Event{{Event: record.EventExit}}}}}, nil)
-	if m.JobsMetrics != nil {
-		t.Fatalf("job metrics in a run without a ledger: %+v", m.JobsMetrics)
+	if m.Jobs() != nil {
+		t.Fatalf("job metrics in a run without a ledger: %+v", m.Jobs())
 	}
 	for _, d := range jobsDefs {
 		if v := d.Get(&m); !v.Null {

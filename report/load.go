@@ -232,7 +232,7 @@ func addResources(rd string, run *Run, reqs []record.Request) error {
 	if err != nil {
 		return err
 	}
-	run.Metrics.ResourceMetrics = resourcemetrics.Compute(run.Meta, reqs, samples)
+	run.Metrics.SetPart(NeedsResources, resourcemetrics.Compute(run.Meta, reqs, samples))
 	return nil
 }
 

@@ -11,12 +11,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/shutdownlab/shutdownlab/record"
-	"github.com/shutdownlab/shutdownlab/report/clustermetrics"
 	"github.com/shutdownlab/shutdownlab/report/jobsmetrics"
-	"github.com/shutdownlab/shutdownlab/report/podmetrics"
-	"github.com/shutdownlab/shutdownlab/report/probemetrics"
-	"github.com/shutdownlab/shutdownlab/report/resourcemetrics"
-	"github.com/shutdownlab/shutdownlab/report/rolloutmetrics"
 	"github.com/shutdownlab/shutdownlab/report/shutdown"
 	"github.com/shutdownlab/shutdownlab/report/wsmetrics"
 )
@@ -130,29 +125,11 @@ type Metrics struct {
 	BaselineP99Ms *float64 `json:"baseline_p99_ms,omitempty"`
 	P99VsBaseline *float64 `json:"p99_vs_baseline,omitempty"`
 
-	// The probe metrics of a probe run (load.kind probe;
-	// report/probemetrics); nil, and absent from the JSON, otherwise.
-	*ProbeMetrics
-	// The cluster metrics of a run of the Node cluster target
-	// (report/clustermetrics); nil, and absent from the JSON, otherwise.
-	*ClusterMetrics
-	// The WebSocket metrics of a ws run (load.kind ws; report/wsmetrics);
-	// nil, and absent from the JSON, otherwise.
-	*WSMetrics
-	// The queue-job metrics of a run with a job ledger (load.kind jobs;
-	// report/jobsmetrics); nil, and absent from the JSON, otherwise.
-	*JobsMetrics
-	// The rollout metrics of a run that rolled a Swarm service
-	// (report/rolloutmetrics); nil, and absent from the JSON, otherwise.
-	*RolloutMetrics
-	// The termination metrics of a run whose action was a pod's
-	// termination (action kind terminate; report/podmetrics); nil, and
-	// absent from the JSON, otherwise.
-	*PodMetrics
-	// The resource metrics of a run with samples of its acted-on replica
-	// (report/resourcemetrics: read from the resources file by Load, not
-	// Compute); nil, and absent from the JSON, otherwise.
-	*ResourceMetrics
+	// parts are the capabilities' metrics of the run, by capability
+	// (parts.go): the probe's, the cluster's, the WebSockets', the
+	// jobs'... each read through its accessor (WS, Jobs...), absent when
+	// the run does not have them, and written into the JSON here, flat.
+	parts map[Need]any
 
 	// Harness cost, copied from the Meta.
 	SetupMs    float64 `json:"setup_ms"`
@@ -161,29 +138,6 @@ type Metrics struct {
 	// Notes explain accounting errors and other oddities; not a metric.
 	Notes []string `json:"notes,omitempty"`
 }
-
-// The capabilities' metrics that Metrics embeds, by the names of the
-// embedded fields (each computed by its capability's package; the catalog
-// defines their rows).
-type (
-	// ProbeMetrics are the metrics of a run of the raw-socket probe
-	// (probemetrics.Metrics).
-	ProbeMetrics = probemetrics.Metrics
-	// ClusterMetrics are the supervisor metrics of a run of the Node
-	// cluster target (clustermetrics.Metrics).
-	ClusterMetrics = clustermetrics.Metrics
-	// WSMetrics are the metrics of a WebSocket run (wsmetrics.Metrics).
-	WSMetrics = wsmetrics.Metrics
-	// JobsMetrics are the metrics of a run with a job ledger
-	// (jobsmetrics.Metrics).
-	JobsMetrics = jobsmetrics.Metrics
-	// RolloutMetrics are the metrics of a run that rolled a Swarm service
-	// (rolloutmetrics.Metrics).
-	RolloutMetrics = rolloutmetrics.Metrics
-	// ResourceMetrics are the metrics of a run whose acted-on replica was
-	// sampled (resourcemetrics.Metrics).
-	ResourceMetrics = resourcemetrics.Metrics
-)
 
 // IsFailed reports whether class c counts as a failure of the service; it
 // is record.Class.Failed (an unknown class counts as failed, and fails
@@ -231,26 +185,18 @@ func ComputeWS(meta record.Meta, reqs []record.Request, ws *wsmetrics.Lines) Met
 		}
 	}
 	checkAccounting(&m, meta, &tally, ws)
-	if p, notes := probemetrics.Compute(meta); p != nil {
-		m.ProbeMetrics = p
-		m.Notes = append(m.Notes, notes...)
-	}
 	computePhases(&m, meta, reqs)
 	computeReplica(&m, meta)
 	computeWrites(&m, meta, reqs)
-	if c, notes := clustermetrics.Compute(meta, reqs); c != nil {
-		m.ClusterMetrics = c
-		m.Notes = append(m.Notes, notes...)
-	}
-	if w, notes := wsmetrics.Compute(meta, ws, m.StopTimeoutS); w != nil {
-		m.WSMetrics = w
-		m.Notes = append(m.Notes, notes...)
-	}
-	m.RolloutMetrics = rolloutmetrics.Compute(meta, reqs)
-	m.PodMetrics = podmetrics.Compute(meta, reqs)
-	if j, notes := jobsmetrics.Compute(meta, reqs); j != nil {
-		m.JobsMetrics = j
-		m.Notes = append(m.Notes, notes...)
+	in := ComputeInput{Meta: meta, Requests: reqs, WSLines: ws, Core: &m}
+	for _, c := range capabilities {
+		if c.Compute == nil {
+			continue
+		}
+		if part, notes := c.Compute(in); part != nil {
+			m.SetPart(c.Name, part)
+			m.Notes = append(m.Notes, notes...)
+		}
 	}
 	if len(okLat) > 0 {
 		sort.Float64s(okLat)

@@ -279,7 +279,7 @@ func TestEveryDefHasAValue(t *testing.T) {
 			continue
 		}
 		m, _ := filled(t)
-		fv := reflect.ValueOf(m).Elem().FieldByIndex(f.index)
+		fv := f.field(m)
 		if fv.Kind() == reflect.Pointer {
 			fv = fv.Elem()
 		}

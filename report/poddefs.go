@@ -14,22 +14,27 @@ type PodMetrics = podmetrics.Metrics
 const NeedsPod Need = "pod"
 
 // podCapability is the pod's termination as a capability (capabilities).
-var podCapability = Capability{Name: NeedsPod, Requirement: "action.kind terminate",
+var podCapability = Capability{Part: (*PodMetrics)(nil), Name: NeedsPod, Requirement: "action.kind terminate",
 	OfSpec: func(v scenarios.Variant) bool { return v.Spec.Action.Kind == scenarios.ActionTerminate },
 	Has:    func(_ *Variant, r *Run) bool { return isPodRun(&r.Metrics) }, Rows: podDefs,
-	Headline: &Headline{podHeadline, podHeadlineText}}
+	Headline: &Headline{podHeadline, podHeadlineText},
+	Compute:  func(in ComputeInput) (any, []string) { return computed(podmetrics.Compute(in.Meta, in.Requests), nil) }}
+
+// Pod returns the run's termination metrics; nil when its action was not
+// a pod's termination.
+func (m *Metrics) Pod() *PodMetrics { return partOf[PodMetrics](m, NeedsPod) }
 
 // isPodRun is the presence test of the pod metric rows.
-func isPodRun(m *Metrics) bool { return m.PodMetrics != nil }
+func isPodRun(m *Metrics) bool { return m.Pod() != nil }
 
 // podDef is one pod metric row: optional, present in termination runs.
 func podDef(name string, k Kind, null string, cmp Comparison, doc string, get func(*PodMetrics) Value) MetricDef {
 	return MetricDef{Name: name, Kind: k, Null: null, Compare: cmp, Optional: NeedsPod, present: isPodRun, Doc: doc,
 		get: func(m *Metrics) Value {
-			if m.PodMetrics == nil {
+			if m.Pod() == nil {
 				return Value{Null: true}
 			}
-			return get(m.PodMetrics)
+			return get(m.Pod())
 		}}
 }
 

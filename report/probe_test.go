@@ -18,17 +18,17 @@ func TestProbeMetrics(t *testing.T) {
 	meta := record.Meta{Valid: true, LoadKind: "probe", Probe: probeLine(t, line),
 		Action: &record.Action{Kind: "signal", SentNs: s - 50*ms, ReturnedNs: s}, Replicas: []record.Replica{{Name: "replica-0"}}}
 	m := Compute(meta, nil)
-	if m.ProbeMetrics == nil || !m.AccountingOK || len(m.Notes) != 0 {
+	if m.Probe() == nil || !m.AccountingOK || len(m.Notes) != 0 {
 		t.Fatalf("metrics %+v notes %v", m, m.Notes)
 	}
-	if v := m.ProbeSocketClosedAfterSignalMs; v == nil || *v != 1 {
+	if v := m.Probe().ProbeSocketClosedAfterSignalMs; v == nil || *v != 1 {
 		t.Errorf("closed after signal %v, want 1", v)
 	}
-	if v := m.ProbeSocketClosedAfterResponseMs; v == nil || *v != 2001 {
+	if v := m.Probe().ProbeSocketClosedAfterResponseMs; v == nil || *v != 2001 {
 		t.Errorf("closed after response %v, want 2001", v)
 	}
-	if k := m.ProbeResponseKeepalive; k == nil || !*k || !m.ProbeServerClosed {
-		t.Errorf("keepalive %v server closed %v", k, m.ProbeServerClosed)
+	if k := m.Probe().ProbeResponseKeepalive; k == nil || !*k || !m.Probe().ProbeServerClosed {
+		t.Errorf("keepalive %v server closed %v", k, m.Probe().ProbeServerClosed)
 	}
 	names := map[string]bool{}
 	for _, d := range Rows([]*Metrics{&m}) {
@@ -43,7 +43,7 @@ func TestProbeMetrics(t *testing.T) {
 	meta.Probe = probeLine(t, strings.Replace(line, `"closed":"eof"`, `"closed":"timeout"`, 1))
 	m2 := Compute(meta, nil)
 	b, _ := json.Marshal(m2)
-	if !strings.Contains(string(b), `"probe_socket_closed_after_signal_ms":null`) || m2.ProbeServerClosed {
+	if !strings.Contains(string(b), `"probe_socket_closed_after_signal_ms":null`) || m2.Probe().ProbeServerClosed {
 		t.Errorf("never closed: %s", b)
 	}
 	// missing probe line in a probe run: accounting fails

@@ -80,7 +80,7 @@ func TestComputeWS(t *testing.T) {
 	if !m.AccountingOK {
 		t.Errorf("accounting failed: %v", m.Notes)
 	}
-	w := m.WSMetrics
+	w := m.WS()
 	if w == nil {
 		t.Fatal("no ws metrics")
 	}
@@ -127,11 +127,11 @@ func TestComputeWS(t *testing.T) {
 // rows), a ws run has them whatever their values.
 func TestComputeWSOnlyForWSRuns(t *testing.T) {
 	agent := Compute(record.Meta{Valid: true}, []record.Request{{Type: "req", Class: record.ClassOK}})
-	if agent.WSMetrics != nil {
+	if agent.WS() != nil {
 		t.Errorf("agent run has ws metrics")
 	}
-	if m := ComputeWS(wsMeta(), nil, nil); m.WSMetrics == nil || m.AccountingOK {
-		t.Errorf("a ws run without its lines: ws metrics %v, accounting ok %v", m.WSMetrics != nil, m.AccountingOK)
+	if m := ComputeWS(wsMeta(), nil, nil); m.WS() == nil || m.AccountingOK {
+		t.Errorf("a ws run without its lines: ws metrics %v, accounting ok %v", m.WS() != nil, m.AccountingOK)
 	}
 	_, ws := readWS(t, wsRecords)
 	wsRun := ComputeWS(wsMeta(), nil, ws)
@@ -202,7 +202,7 @@ func TestComputeWSUnattributed(t *testing.T) {
 	meta.Replicas = append(meta.Replicas, record.Replica{Name: "replica-1"})
 	reqs, ws := readWS(t, wsRecords) // no attempt carries an upstream
 	m := ComputeWS(meta, reqs, ws)
-	w := m.WSMetrics
+	w := m.WS()
 	if w.WSCloseAfterSignalP50Ms != nil || w.WSPeakHandshakes != nil || w.WSAcceptedAfterReadyFalse != nil {
 		t.Errorf("close p50 %v, peak %v, accepted %v: want null", show(w.WSCloseAfterSignalP50Ms), w.WSPeakHandshakes, w.WSAcceptedAfterReadyFalse)
 	}
@@ -218,7 +218,7 @@ func TestComputeWSUnattributed(t *testing.T) {
 		}
 	}
 	m = ComputeWS(meta, reqs, ws)
-	if w := m.WSMetrics; w.WSCloseAfterSignalP50Ms == nil || w.WSPeakHandshakes == nil || w.WSAcceptedAfterReadyFalse == nil {
+	if w := m.WS(); w.WSCloseAfterSignalP50Ms == nil || w.WSPeakHandshakes == nil || w.WSAcceptedAfterReadyFalse == nil {
 		t.Errorf("every handshake attributed, still null: %+v", w)
 	}
 }

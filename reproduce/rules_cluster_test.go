@@ -12,10 +12,10 @@ import (
 // ClusterMetrics present).
 func clusterSet(f func(c *report.ClusterMetrics)) set {
 	return func(m *report.Metrics) {
-		if m.ClusterMetrics == nil {
-			m.ClusterMetrics = &report.ClusterMetrics{}
+		if m.Cluster() == nil {
+			m.SetPart(report.NeedsCluster, &report.ClusterMetrics{})
 		}
-		f(m.ClusterMetrics)
+		f(m.Cluster())
 	}
 }
 
@@ -43,7 +43,7 @@ func forced(ms float64) set {
 // fds sets the resource metrics of a run.
 func fds(atSignal int, growth float64) set {
 	return func(m *report.Metrics) {
-		m.ResourceMetrics = &report.ResourceMetrics{FDsAtSignal: ip(atSignal), FDGrowthPerAbort: fp(growth)}
+		m.SetPart(report.NeedsResources, &report.ResourceMetrics{FDsAtSignal: ip(atSignal), FDGrowthPerAbort: fp(growth)})
 	}
 }
 
@@ -112,7 +112,7 @@ func TestClusterRules(t *testing.T) {
 			res: proxy(pipeOK, runs(3, fds(100, 0.9), exitCode(0), exitAfter(40), clusterSet(func(c *report.ClusterMetrics) {})))},
 		{name: "no resource samples", claim: "C4", want: Differs, why: "(or none) in 3/3",
 			res: proxy(runs(3, forced(3004), exitCode(1), exitAfter(3010), func(m *report.Metrics) {
-				m.ResourceMetrics = &report.ResourceMetrics{}
+				m.SetPart(report.NeedsResources, &report.ResourceMetrics{})
 			}), pipelineOK)},
 	}
 	runRuleCases(t, cases)

@@ -12,10 +12,10 @@ import (
 // present).
 func jobsSet(f func(j *report.JobsMetrics)) set {
 	return func(m *report.Metrics) {
-		if m.JobsMetrics == nil {
-			m.JobsMetrics = &report.JobsMetrics{}
+		if m.Jobs() == nil {
+			m.SetPart(report.NeedsJobs, &report.JobsMetrics{})
 		}
-		f(m.JobsMetrics)
+		f(m.Jobs())
 	}
 }
 

@@ -12,10 +12,10 @@ import (
 // present).
 func wsSet(f func(w *report.WSMetrics)) set {
 	return func(m *report.Metrics) {
-		if m.WSMetrics == nil {
-			m.WSMetrics = &report.WSMetrics{}
+		if m.WS() == nil {
+			m.SetPart(report.NeedsWS, &report.WSMetrics{})
 		}
-		f(m.WSMetrics)
+		f(m.WS())
 	}
 }
 

@@ -98,7 +98,7 @@ func validPodRuns(res *report.Result, label string) []podRun {
 			continue
 		}
 		for _, r := range rv.Runs {
-			if pr, err := podRunOf(&r.Metrics); r.Valid && err == nil && r.Metrics.PodMetrics != nil {
+			if pr, err := podRunOf(&r.Metrics); r.Valid && err == nil && r.Metrics.Pod() != nil {
 				out = append(out, pr)
 			}
 		}

@@ -13,7 +13,7 @@ func clusterRun(t *testing.T, name string, sets ...string) (report.Run, *report.
 	t.Helper()
 	r := newRunner(t, append([]string{"runs=1"}, sets...)...)
 	run := runOne(t, r, name)
-	c := run.Metrics.ClusterMetrics
+	c := run.Metrics.Cluster()
 	if c == nil {
 		t.Fatalf("no cluster metrics: the replica logged no fork (events %+v)", run.Meta.Replicas[0].Events)
 	}
@@ -191,7 +191,7 @@ func TestClusterProxyPipeLeak(t *testing.T) {
 			if m.ExitCode == nil || *m.ExitCode != wantCode || c.ForcedExit != wantForced {
 				t.Errorf("exit %v, forced_exit %v after %d aborted requests: want exit %d, forced %v", ip(m.ExitCode), c.ForcedExit, aborted, wantCode, wantForced)
 			}
-			if r := m.ResourceMetrics; r != nil && r.FDGrowthPerAbort != nil {
+			if r := m.Resources(); r != nil && r.FDGrowthPerAbort != nil {
 				g := *r.FDGrowthPerAbort
 				if impl == "pipe" && g < 0.5 || impl == "pipeline" && g > 0.2 {
 					t.Errorf("fd_growth_per_abort %.2f: want about 1 with pipe, 0 with pipeline", g)

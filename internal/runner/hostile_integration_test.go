@@ -95,7 +95,7 @@ func TestHostileAbortNoFDGrowth(t *testing.T) {
 	if m.ByClass[string(record.ClassAborted)] != 40 || m.Requests != 40 {
 		t.Fatalf("by_class %v of %d requests, want 40 aborted", m.ByClass, m.Requests)
 	}
-	rm := m.ResourceMetrics
+	rm := m.Resources()
 	if rm == nil || rm.FDGrowthPerAbort == nil || rm.FDsAtSignal == nil {
 		t.Fatalf("resource metrics %+v: want fd_growth_per_abort and fds_at_signal", rm)
 	}

@@ -1,10 +1,10 @@
 // Package clustermetrics computes the supervisor metrics of a run of the
 // Node cluster target (targetapp/node/cluster.js) from the acted-on
-// replica's lifecycle events (fork, worker_exit, forced_exit), its exit,
-// the engine's kill events and the request records: forks after the
-// signal, crashes and their resurrection, how workers and the primary
-// ended, the requests severed at the kill. Pure; report embeds the result
-// in its Metrics as ClusterMetrics, and its catalog defines the rows.
+// replica's lifecycle events (fork, worker_exit, forced_exit), its exit, the
+// engine's kill events and the request records: forks after the signal,
+// crashes and their resurrection, how workers and the primary ended, the
+// requests severed at the kill. Pure; report holds the result as a part of
+// its Metrics (Metrics.Cluster), and its catalog defines the rows.
 package clustermetrics
 
 import (
@@ -14,12 +14,12 @@ import (
 	"github.com/shutdownlab/shutdownlab/report/shutdown"
 )
 
-// Metrics are the supervisor metrics of a run of the Node cluster
-// target (targetapp/node/cluster.js), pure functions of the acted-on
-// replica's lifecycle events, its exit, the engine's kill events and the
-// request records. They are embedded in report.Metrics (as
-// report.ClusterMetrics): absent from the JSON of other runs.
-// docs/metrics.md, "Cluster target", defines each one.
+// Metrics are the supervisor metrics of a run of the Node cluster target
+// (targetapp/node/cluster.js), pure functions of the acted-on replica's
+// lifecycle events, its exit, the engine's kill events and the request
+// records. report.Metrics holds them as a part (Metrics.Cluster), flat in
+// its JSON: absent from the JSON of other runs. docs/metrics.md, "Cluster
+// target", defines each one.
 type Metrics struct {
 	// ForksAfterSignal counts fork events at or after the replica's first
 	// signal event (C1: > 0 with a blind supervisor; C2: 0 gated); null

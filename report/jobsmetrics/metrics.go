@@ -1,10 +1,10 @@
 // Package jobsmetrics computes the metrics of a run that worked queue jobs
 // (load.kind jobs) from its job ledger (record.Meta.Jobs), the acted-on
-// replica's lifecycle events and exit, and the action: the ledger's
-// classes and step flags, the hand-over, the jobs abandoned, River's
-// rescue, and the shutdown budget audit of the run's configuration
-// (BudgetOf). Pure; report embeds the result in its Metrics as
-// JobsMetrics, and its catalog defines the rows.
+// replica's lifecycle events and exit, and the action: the ledger's classes
+// and step flags, the hand-over, the jobs abandoned, River's rescue, and the
+// shutdown budget audit of the run's configuration (BudgetOf). Pure; report
+// holds the result as a part of its Metrics (Metrics.Jobs), and its catalog
+// defines the rows.
 package jobsmetrics
 
 import (
@@ -17,12 +17,11 @@ import (
 )
 
 // Metrics are the metrics of a queue-job run (load.kind jobs): pure
-// functions of the run's ledger (record.Meta.Jobs), the acted-on
-// replica's lifecycle events and exit, the action, and (for the budget)
-// the requests' paths. They are embedded in report.Metrics (as
-// report.JobsMetrics): absent from the JSON of runs without a ledger,
-// present (some null) in every run with one.
-// docs/metrics.md ("Queue jobs") defines each one.
+// functions of the run's ledger (record.Meta.Jobs), the acted-on replica's
+// lifecycle events and exit, the action, and (for the budget) the requests'
+// paths. report.Metrics holds them as a part (Metrics.Jobs), flat in its
+// JSON: absent from the JSON of runs without a ledger, present (some null)
+// in every run with one. docs/metrics.md ("Queue jobs") defines each one.
 type Metrics struct {
 	// The ledger: jobs inserted, then the jobs of each class
 	// (record.JobClasses); the classes add up to the jobs inserted.

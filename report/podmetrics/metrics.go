@@ -1,12 +1,12 @@
 // Package podmetrics computes the metrics of a run whose action was the
 // kubelet's termination of a pod (action kind terminate;
 // record.Action.Termination): under which rule of the termination each
-// failed request falls — the endpoint still routed to a pod that had
-// stopped serving (propagation), work the app dropped after the endpoint
-// was gone (drain), the grace period's SIGKILL, a new pod that took
-// traffic it could not serve — and how long the hook, the exit and the
-// new pod's readiness took. Pure; report embeds the result in its Metrics as
-// PodMetrics, and its catalog defines the rows (docs/metrics.md).
+// failed request falls — the endpoint still routed to a pod that had stopped
+// serving (propagation), work the app dropped after the endpoint was gone
+// (drain), the grace period's SIGKILL, a new pod that took traffic it could
+// not serve — and how long the hook, the exit and the new pod's readiness
+// took. Pure; report holds the result as a part of its Metrics
+// (Metrics.Pod), and its catalog defines the rows (docs/metrics.md).
 package podmetrics
 
 import (

@@ -1,8 +1,8 @@
 // Package probemetrics computes the metrics of a run driven by the
 // raw-socket probe (load.kind probe): record.ProbeResult.Analyze of its
-// probe line against the signal's best arrival time. Pure; report embeds
-// the result in its Metrics as ProbeMetrics, and its catalog defines the
-// rows.
+// probe line against the signal's best arrival time. Pure; report holds the
+// result as a part of its Metrics (Metrics.Probe), and its catalog defines
+// the rows.
 package probemetrics
 
 import (
@@ -12,10 +12,10 @@ import (
 
 // Metrics are the metrics of a run driven by a raw-socket probe
 // (Meta.LoadKind record.LoadKindProbe), computed by
-// record.ProbeResult.Analyze against shutdown.SignalTime.
-// They are embedded in report.Metrics (as report.ProbeMetrics): absent
-// from the JSON of agent runs, and present (null when there is nothing to
-// measure) in probe runs.
+// record.ProbeResult.Analyze against shutdown.SignalTime. report.Metrics
+// holds them as a part (Metrics.Probe), flat in its JSON: absent from the
+// JSON of agent runs, and present (null when there is nothing to measure) in
+// probe runs.
 type Metrics struct {
 	// ProbeResponseAfterSignalMs is response end - t (P6: the slow
 	// response still arrives ~3 s after a SIGTERM at 1 s); null without a

@@ -1,9 +1,9 @@
 // Package resourcemetrics reads a run's resource samples (resources.jsonl:
-// the open fds, RSS and threads of each replica's process tree, every
-// 100 ms) and computes the metrics of its acted-on replica from them: fds
-// and threads at the signal, fd growth per aborted request, peak RSS.
-// Pure but for ReadSamples; report embeds the result in its Metrics as
-// ResourceMetrics, and its catalog defines the rows.
+// the open fds, RSS and threads of each replica's process tree, every 100
+// ms) and computes the metrics of its acted-on replica from them: fds and
+// threads at the signal, fd growth per aborted request, peak RSS. Pure but
+// for ReadSamples; report holds the result as a part of its Metrics
+// (Metrics.Resources), and its catalog defines the rows.
 package resourcemetrics
 
 import (
@@ -23,10 +23,9 @@ import (
 
 // Metrics are the metrics read from the resource samples of the acted-on
 // replica (replica 0 without an action): its container's process tree,
-// summed per tick. They are embedded in report.Metrics (as
-// report.ResourceMetrics): absent from the JSON of a run without samples
-// of that replica, and present (null where there is nothing to measure)
-// otherwise.
+// summed per tick. report.Metrics holds them as a part (Metrics.Resources),
+// flat in its JSON: absent from the JSON of a run without samples of that
+// replica, and present (null where there is nothing to measure) otherwise.
 type Metrics struct {
 	// FDsAtSignal is the tree's open fds in the last tick at or before
 	// the signal (shutdown.SignalTime); null without an action or such a tick.

@@ -1,9 +1,9 @@
 // Package rolloutmetrics computes the metrics of a run that rolled a Swarm
 // service (platform swarm; record.Meta.Rollout) from its tasks as the
 // engine reported them and its request records: what the clients saw over
-// the whole rollout, and how the old tasks ended. Pure; report embeds the
-// result in its Metrics as RolloutMetrics, and its catalog defines the
-// rows.
+// the whole rollout, and how the old tasks ended. Pure; report holds the
+// result as a part of its Metrics (Metrics.Rollout), and its catalog
+// defines the rows.
 package rolloutmetrics
 
 import (
@@ -14,8 +14,8 @@ import (
 
 // Metrics are the metrics of a Swarm rollout (record.Rollout): what the
 // clients saw over the whole rollout, and what the engine says of the old
-// tasks. Pure functions of the run's Meta and records, embedded in
-// report.Metrics (as report.RolloutMetrics).
+// tasks. Pure functions of the run's Meta and records, held by
+// report.Metrics as a part (Metrics.Rollout).
 type Metrics struct {
 	// RolloutFailed counts failed requests started at or after the update
 	// was sent (until the load's end); RolloutNon2xx those of them that

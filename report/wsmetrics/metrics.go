@@ -1,10 +1,10 @@
 // Package wsmetrics computes the metrics of a run of the WebSocket load
 // driver (load.kind ws) from its ws lines (Lines), the acted-on replica's
-// lifecycle events and environment, and the delivery window: closes by
-// code and their spread after t0, the upgrades around readiness, the time
-// to restore a stream, the handshake peak, the event accounting and the
-// W6 budget. Pure; report embeds the result in its Metrics as WSMetrics,
-// and its catalog defines the ws_* rows.
+// lifecycle events and environment, and the delivery window: closes by code
+// and their spread after t0, the upgrades around readiness, the time to
+// restore a stream, the handshake peak, the event accounting and the W6
+// budget. Pure; report holds the result as a part of its Metrics
+// (Metrics.WS), and its catalog defines the ws_* rows.
 package wsmetrics
 
 import (
@@ -22,10 +22,9 @@ import (
 // Metrics are the metrics of a run driven by the WebSocket load driver
 // (load.kind ws), pure functions of its ws lines (Lines), the acted-on
 // replica's lifecycle events and environment, and the delivery window.
-// They are embedded in report.Metrics (as report.WSMetrics): absent from
-// the JSON of other runs, and present (null when there is nothing to
-// measure) in ws runs.
-// docs/metrics.md defines each one.
+// report.Metrics holds them as a part (Metrics.WS), flat in its JSON: absent
+// from the JSON of other runs, and present (null when there is nothing to
+// measure) in ws runs. docs/metrics.md defines each one.
 type Metrics struct {
 	// WSClients counts the clients (ws_client lines); WSAttempts the
 	// connection attempts (ws_attempt lines).

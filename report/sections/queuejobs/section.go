@@ -217,10 +217,10 @@ func writeJobsBudgetTable(b *strings.Builder, res *report.Result) {
 		kept, n := 0, 0
 		for j := range v.Runs {
 			r := &v.Runs[j]
-			if r.Metrics.JobsMetrics == nil {
+			if r.Metrics.Jobs() == nil {
 				continue
 			}
-			if a := r.Metrics.BudgetAudit; !slices.Contains(audits, a) {
+			if a := r.Metrics.Jobs().BudgetAudit; !slices.Contains(audits, a) {
 				audits = append(audits, a)
 			}
 			if r.Valid {

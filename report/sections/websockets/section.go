@@ -95,7 +95,7 @@ func wsPlotRun(v *report.Variant) *report.Run {
 	var first *report.Run
 	for i := range v.Runs {
 		r := &v.Runs[i]
-		if r.Metrics.WSMetrics == nil {
+		if r.Metrics.WS() == nil {
 			continue
 		}
 		if r.Valid {
@@ -198,7 +198,7 @@ func wsPlots(dir string, res *report.Result) (hs, cl wsPlotData, notes []string,
 		origin, acted := wsOrigin(r.Meta, ws)
 		hs.Series = append(hs.Series, wsSeries{Label: label, Points: wsHandshakeSeries(ws, origin)})
 		capacity := "n/a"
-		if w := r.Metrics.WSMetrics; w.WSUpgradesPerS != nil {
+		if w := r.Metrics.WS(); w.WSUpgradesPerS != nil {
 			capacity = strconv.Itoa(*w.WSUpgradesPerS)
 		}
 		caps = append(caps, [2]string{capacity, v.Label})
@@ -212,7 +212,7 @@ func wsPlots(dir string, res *report.Result) (hs, cl wsPlotData, notes []string,
 			notes = append(notes, fmt.Sprintf("%s run %d: %s draws the closes of every replica: opened handshakes without %s", v.Label, r.Meta.Run, resultdir.WSClosesPlotFile, record.UpstreamHeader))
 		}
 		spread := "n/a"
-		if w := r.Metrics.WSMetrics; w.WSCloseSpreadMs != nil {
+		if w := r.Metrics.WS(); w.WSCloseSpreadMs != nil {
 			spread = report.FormatNumber(report.KindMs, *w.WSCloseSpreadMs)
 		}
 		spreads = append(spreads, [2]string{spread, v.Label})

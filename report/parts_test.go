@@ -1,0 +1,49 @@
+package report
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// TestPartsFlatInJSON: a part's keys are written flat, between the core
+// metrics and setup_ms, in the order of the capabilities; removing a part
+// removes its keys; a copy keeps its parts when the original changes.
+func TestPartsFlatInJSON(t *testing.T) {
+	var m Metrics
+	m.SetPart(NeedsResources, &ResourceMetrics{})
+	m.SetPart(NeedsWS, &WSMetrics{WSClients: 7})
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	ws, res, setup := strings.Index(s, `"ws_clients":7`), strings.Index(s, `"fds_at_signal"`), strings.Index(s, `"setup_ms"`)
+	if ws < 0 || res < 0 || !(strings.Index(s, `"p99_ms"`) < ws && ws < res && res < setup) {
+		t.Errorf("want p99_ms < ws_clients < fds_at_signal < setup_ms in %s", s)
+	}
+	copied := m
+	m.SetPart(NeedsWS, (*WSMetrics)(nil))
+	if m.WS() != nil || copied.WS() == nil || copied.WS().WSClients != 7 {
+		t.Errorf("after removing ws: m.WS() %v, the copy's %v", m.WS(), copied.WS())
+	}
+	if b, _ := json.Marshal(m); strings.Contains(string(b), "ws_clients") {
+		t.Errorf("removed part still in the JSON: %s", b)
+	}
+}
+
+// TestSetPartRefusesAWrongType: a part of another type, or of no
+// capability, panics instead of reading later as "no metrics".
+func TestSetPartRefusesAWrongType(t *testing.T) {
+	for name, p := range map[Need]any{NeedsWS: &JobsMetrics{}, "carrier-pigeon": &WSMetrics{}} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("SetPart(%q, %T) did not panic", name, p)
+				}
+			}()
+			var m Metrics
+			m.SetPart(name, p)
+		}()
+	}
+}
