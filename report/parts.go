@@ -92,7 +92,7 @@ func (m Metrics) MarshalJSON() ([]byte, error) {
 	return slices.Concat(b[:at], keys.Bytes(), b[at:]), nil
 }
 
-// The capabilities' metrics held by Metrics as parts (parts.go), each
+// The capabilities' metrics held by Metrics as parts (above), each
 // computed by its capability's package; the catalog defines their rows.
 type (
 	// ProbeMetrics are the metrics of a run of the raw-socket probe
