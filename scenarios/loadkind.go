@@ -5,28 +5,27 @@ import (
 	"strings"
 )
 
-// loadKinds maps each load kind to the check of its own settings (nil:
-// none beyond the load section's). A new kind is one entry here, its
-// constant, and its block in LoadSpec.
-var loadKinds = map[LoadKind]func(s *Spec, loc *locator, fail failFunc){
-	LoadAgent:   nil,
-	LoadProbe:   validateProbe,
-	LoadWS:      validateWS,
-	LoadHostile: validateHostile,
-	LoadJobs:    validateJobs,
+// loadKindDef is one load kind as the scenarios know it: its settings
+// block, refused for another kind, and the check of its settings.
+type loadKindDef struct {
+	// block is its settings block's path ("load.ws"; "": none) and set
+	// reports whether a spec's load section holds it.
+	block string
+	set   func(l *LoadSpec) bool
+	// validate checks its own settings (nil: none beyond the load
+	// section's).
+	validate func(s *Spec, loc *locator, fail failFunc)
 }
 
-// kindBlocks are the load blocks that belong to one kind each: given for
-// another kind, they are refused.
-var kindBlocks = []struct {
-	field string
-	kind  LoadKind
-	set   func(l *LoadSpec) bool
-}{
-	{"load.probe", LoadProbe, func(l *LoadSpec) bool { return l.Probe != nil }},
-	{"load.ws", LoadWS, func(l *LoadSpec) bool { return l.WS != nil }},
-	{"load.hostile", LoadHostile, func(l *LoadSpec) bool { return l.Hostile != nil }},
-	{"load.jobs", LoadJobs, func(l *LoadSpec) bool { return l.Jobs != nil }},
+// loadKinds are the load kinds: the one place a kind is declared for
+// validation. A new kind is one entry here, its constant, and its block
+// in LoadSpec.
+var loadKinds = map[LoadKind]loadKindDef{
+	LoadAgent:   {},
+	LoadProbe:   {block: "load.probe", set: func(l *LoadSpec) bool { return l.Probe != nil }, validate: validateProbe},
+	LoadWS:      {block: "load.ws", set: func(l *LoadSpec) bool { return l.WS != nil }, validate: validateWS},
+	LoadHostile: {block: "load.hostile", set: func(l *LoadSpec) bool { return l.Hostile != nil }, validate: validateHostile},
+	LoadJobs:    {block: "load.jobs", set: func(l *LoadSpec) bool { return l.Jobs != nil }, validate: validateJobs},
 }
 
 // agentOnlyFields are the load agent's request settings, refused (when the
@@ -47,7 +46,7 @@ func LoadKinds() []LoadKind {
 // runs the kind's own check.
 func validateLoadKind(s *Spec, loc *locator, fail failFunc) {
 	l := &s.Load
-	check, ok := loadKinds[l.Kind]
+	def, ok := loadKinds[l.Kind]
 	if !ok {
 		names := make([]string, 0, len(loadKinds))
 		for _, k := range LoadKinds() {
@@ -56,12 +55,12 @@ func validateLoadKind(s *Spec, loc *locator, fail failFunc) {
 		fail("load.kind", string(l.Kind), "want "+strings.Join(names, ", "))
 		return
 	}
-	for _, b := range kindBlocks {
-		if b.kind != l.Kind && b.set(l) {
-			fail(b.field, "", "only for load.kind "+string(b.kind))
+	for _, k := range LoadKinds() { // sorted: the errors in one order
+		if b := loadKinds[k]; k != l.Kind && b.set != nil && b.set(l) {
+			fail(b.block, "", "only for load.kind "+string(k))
 		}
 	}
-	if check != nil {
-		check(s, loc, fail)
+	if def.validate != nil {
+		def.validate(s, loc, fail)
 	}
 }
