@@ -45,20 +45,46 @@ func rolloutWhy(p kube.Pod) string {
 // old pod only once a new one is available (maxSurge is then at least 1).
 func newPodBeforeDeletion(p kube.Pod) bool { return p.Strategy.MaxUnavailable == 0 }
 
+// newPodContainerStart is what a manifest check allows a new pod without
+// a readiness probe to start its container in (docker create and start on
+// the run's network: 1.2 to 3.2 s measured on a 2-core machine, the longer
+// under load), when sizing the load; with a probe, newPodStartBound
+// covers it. A pod that joins the proxy too late for the load to see it
+// makes the run invalid (the runner's newPodObserved), never safe.
+const newPodContainerStart = 5 * time.Second
+
+// newPodReadyBound bounds how long after its start a new pod takes to be
+// ready: without a readiness probe its container's start; with one, the
+// probe's schedule for its success threshold, one period more and
+// newPodStartBound.
+func newPodReadyBound(p kube.Pod) time.Duration {
+	r := p.Readiness
+	if r == nil {
+		return newPodContainerStart
+	}
+	return r.InitialDelay + time.Duration(r.SuccessThreshold+1)*r.Period + newPodStartBound
+}
+
 // newPodBound bounds how long after the action a new pod that must be
 // available before the deletion takes to be (0 when the deletion does not
-// wait): minReadySeconds, and with a readiness probe its schedule for its
-// success threshold, one period more and newPodStartBound (without one
-// the pod is ready once its container started).
+// wait): its readiness bound and minReadySeconds.
 func newPodBound(p kube.Pod) time.Duration {
 	if !rollsNewPod(p) || !newPodBeforeDeletion(p) {
 		return 0
 	}
-	b := p.MinReady
-	if r := p.Readiness; r != nil {
-		b += r.InitialDelay + time.Duration(r.SuccessThreshold+1)*r.Period + newPodStartBound
+	return newPodReadyBound(p) + p.MinReady
+}
+
+// newPodJoinAfterDeletion bounds how long after the deletion a new pod
+// that starts with it (maxUnavailable above 0) joins the proxy: its
+// readiness bound and the propagation delay. 0 when there is no such pod:
+// one available before the deletion joins before the deletion's own
+// propagation delay ends.
+func newPodJoinAfterDeletion(p kube.Pod, delay time.Duration) time.Duration {
+	if !rollsNewPod(p) || newPodBeforeDeletion(p) {
+		return 0
 	}
-	return b
+	return newPodReadyBound(p) + delay
 }
 
 // newPodYAML is the terminate block's new_pod line for the workload.

@@ -82,8 +82,9 @@ func (o manifestOpts) stopSignal() string {
 	return o.imageStopSignal
 }
 
-// loadLength is how long the clients send: past the deletion, the
-// slowest propagation and the hook, by manifestTail.
+// loadLength is how long the clients send: past the deletion (after the
+// new pod's availability when the deletion waits for it), the slowest
+// propagation, the hook and a new pod's joining, by manifestTail.
 func (o manifestOpts) loadLength() time.Duration {
 	hook := time.Duration(0)
 	if h := o.hook(); h != nil {
@@ -92,7 +93,8 @@ func (o manifestOpts) loadLength() time.Duration {
 			hook = h.Sleep
 		}
 	}
-	return manifestAt + newPodBound(o.pod) + max(slices.Max(o.delays), min(hook, o.pod.GracePeriod)) + manifestTail
+	delay := slices.Max(o.delays)
+	return manifestAt + newPodBound(o.pod) + max(delay, min(hook, o.pod.GracePeriod), newPodJoinAfterDeletion(o.pod, delay)) + manifestTail
 }
 
 // manifestScenario is the scenario, as YAML (saved with the results as

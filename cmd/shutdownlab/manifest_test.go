@@ -243,3 +243,35 @@ func TestExampleManifests(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadLength: the load runs past the deletion, the slowest
+// propagation, the hook and a new pod's joining, by manifestTail; a new
+// pod the deletion waits for adds its readiness bound before the
+// deletion (its container's start without a probe), one started with the
+// deletion its readiness bound and the propagation after it.
+func TestLoadLength(t *testing.T) {
+	s := time.Second
+	surge := kube.Strategy{Kind: "RollingUpdate", MaxSurge: 1}
+	unavailable := kube.Strategy{Kind: "RollingUpdate", MaxUnavailable: 1}
+	probe := &kube.Probe{Period: s, SuccessThreshold: 1}
+	sleep3 := &kube.Hook{Kind: kube.HookSleep, Sleep: 3 * s}
+	for _, tt := range []struct {
+		name string
+		pod  kube.Pod
+		want time.Duration
+	}{
+		{"a bare pod: the hook", kube.Pod{Kind: "Pod", GracePeriod: 30 * s, PreStop: sleep3}, 2*s + 3*s + 3*s},
+		{"a bare pod, grace shorter than the hook", kube.Pod{Kind: "Pod", GracePeriod: s, PreStop: sleep3}, 2*s + 2*s + 3*s},
+		{"surge without a probe: the container's start first", kube.Pod{Kind: "Deployment", Strategy: surge, GracePeriod: 30 * s, PreStop: sleep3},
+			2*s + newPodContainerStart + 3*s + 3*s},
+		{"surge with a probe", kube.Pod{Kind: "Deployment", Strategy: surge, GracePeriod: 30 * s, PreStop: sleep3, Readiness: probe, MinReady: s},
+			2*s + (2*s + newPodStartBound + s) + 3*s + 3*s},
+		{"maxUnavailable 1: the new pod joins after the deletion", kube.Pod{Kind: "Deployment", Strategy: unavailable, GracePeriod: 30 * s, PreStop: sleep3},
+			2*s + newPodContainerStart + 2*s + 3*s},
+	} {
+		o := manifestOpts{pod: tt.pod, delays: []time.Duration{s, 2 * s}}
+		if got := o.loadLength(); got != tt.want {
+			t.Errorf("%s: %s, want %s", tt.name, got, tt.want)
+		}
+	}
+}

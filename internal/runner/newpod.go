@@ -104,7 +104,33 @@ func (x *run) finishNewPod(ctx context.Context) error {
 	if res.Error != "" && ctx.Err() == nil {
 		return invalidf("new pod %s: %s", res.Name, res.Error)
 	}
-	return ctx.Err()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return x.newPodObserved(res)
+}
+
+// newPodObserveMin is the least load a run must send after its new pod
+// joined the proxy: with less, the clients barely met the new pod, and a
+// run that saw none of its failures would read as safe.
+const newPodObserveMin = time.Second
+
+// newPodObserved makes the run invalid when its new pod joined the proxy
+// less than newPodObserveMin before the load's planned end: how a pod
+// still starting takes traffic was then not measured (its container or
+// readiness took longer than the load allowed for).
+func (x *run) newPodObserved(res record.NewPod) error {
+	end := x.meta.LoadStartNs + int64(x.spec.Load.Duration.D())
+	if res.RegisteredNs == 0 || x.meta.LoadStartNs == 0 || end-res.RegisteredNs >= int64(newPodObserveMin) {
+		return nil
+	}
+	left := time.Duration(end - res.RegisteredNs).Round(time.Millisecond)
+	when := left.String() + " before its end"
+	if left < 0 {
+		when = (-left).String() + " after its end"
+	}
+	return invalidf("new pod %s joined the proxy %s after the load started, %s (load.duration %s): want at least %s of load after its joining to see it take traffic; lengthen the load",
+		res.Name, time.Duration(res.RegisteredNs-x.meta.LoadStartNs).Round(time.Millisecond), when, x.spec.Load.Duration, newPodObserveMin)
 }
 
 // runNewPod starts the new pod (replica i), waits for its readiness, then

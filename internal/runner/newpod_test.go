@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -198,3 +199,35 @@ func TestEndpointSetCoalesces(t *testing.T) {
 
 func join(s *endpointState)  { s.new = true }
 func leave(s *endpointState) { s.old = false }
+
+// TestNewPodObserved: a new pod that joined the proxy less than
+// newPodObserveMin before the load's planned end (or after it) makes the
+// run invalid, saying when it joined; one that joined in time, or never
+// (its own error says why), does not.
+func TestNewPodObserved(t *testing.T) {
+	const start = int64(1_000_000_000_000)
+	x := &run{spec: scenarios.Spec{Load: scenarios.LoadSpec{Duration: scenarios.Duration(8 * time.Second)}}}
+	x.meta.LoadStartNs = start
+	for _, tt := range []struct {
+		joined time.Duration // after the load's start; 0: never
+		want   string        // "" = valid
+	}{
+		{0, ""},
+		{5 * time.Second, ""},
+		{7 * time.Second, ""},
+		{7*time.Second + 300*time.Millisecond, "joined the proxy 7.3s after the load started, 700ms before its end (load.duration 8s)"},
+		{8*time.Second + 500*time.Millisecond, "500ms after its end"},
+	} {
+		res := record.NewPod{Name: "replica-3"}
+		if tt.joined > 0 {
+			res.RegisteredNs = start + int64(tt.joined)
+		}
+		err := x.newPodObserved(res)
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("joined at %s: %v, want valid", tt.joined, err)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want) || !errors.As(err, new(*errInvalid))):
+			t.Errorf("joined at %s: %v, want invalid with %q", tt.joined, err, tt.want)
+		}
+	}
+}
