@@ -1,5 +1,9 @@
 package record
 
+// LoadKindJobs is Meta.LoadKind for a run driven by the job producer
+// (cmd/jobagent: River jobs on PostgreSQL); its line is the jobs line.
+const LoadKindJobs = "jobs"
+
 // Jobs is the ledger of a queue-job run (load kind jobs): every job the
 // producer inserted, in exactly one class, read from the database after
 // every replica had stopped (jobs.Account computes it).

@@ -1,5 +1,12 @@
 package record
 
+// TypeProbe is the "type" of the probe's one ProbeResult line.
+const TypeProbe = "probe"
+
+// LoadKindProbe is Meta.LoadKind for a run driven by the raw-socket probe;
+// the load agent's runs leave Meta.LoadKind empty.
+const LoadKindProbe = "probe"
+
 // ProbeResult is the record of one raw-socket probe (load kind probe),
 // printed by cmd/probe as its one TypeProbe line and kept in Meta.Probe.
 // Package probe produces it (probe.Result is this type). Timestamps are

@@ -1,5 +1,9 @@
 package record
 
+// ActionTerminate is Action.Kind for the kubelet's termination of a pod
+// (Action.Termination).
+const ActionTerminate = "terminate"
+
 // Termination is the kubelet's termination of a pod as the runner
 // emulated it on one replica (action kind terminate): the pod's deletion,
 // its pre-stop hook, the stop signal and the SIGKILL the grace period

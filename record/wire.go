@@ -1,12 +1,16 @@
 package record
 
-// The names that cross a process boundary, each defined once, here: the
-// agent's and the probe's line types, the targets' lifecycle events, the
-// files a target writes on its DATA_DIR, and the kinds record.Meta names.
-// docs/protocol.md lists them; every writer and reader uses these
-// constants, never a literal.
+// The names that cross a process boundary, each defined once: the core
+// ones here (the load agent's line types, the targets' lifecycle events,
+// the files a target writes on its DATA_DIR, the action kinds and the
+// topology record.Meta names), and each capability's in its own file
+// beside its records (probe.go, ws.go, hostile.go, jobs.go,
+// termination.go, rollout.go), so that a new capability adds its names
+// without editing this one. docs/protocol.md lists them; every writer and
+// reader uses these constants, never a literal.
 
-// The "type" of every line the load agent and the probe print on stdout.
+// The "type" of every line the load agent prints on stdout (the probe's,
+// the WebSocket driver's and the job producer's are in their own files).
 const (
 	// TypeStart is the Start line: load start has passed.
 	TypeStart = "start"
@@ -14,8 +18,6 @@ const (
 	TypeRequest = "req"
 	// TypeSummary is the agent's closing Summary line.
 	TypeSummary = "summary"
-	// TypeProbe is the probe's one ProbeResult line.
-	TypeProbe = "probe"
 )
 
 // The lifecycle events a target prints (Event.Event). docs/protocol.md,
@@ -107,45 +109,13 @@ const (
 )
 
 // The values of Action.Kind: how the acted-on replica was told to stop (a
-// roll records how it stopped replica A, with Action.Roll set).
+// roll records how it stopped replica A, with Action.Roll set; the
+// kubelet's termination is ActionTerminate, termination.go).
 const (
 	// ActionSignal is docker kill -s Action.Signal.
 	ActionSignal = "signal"
 	// ActionStop is docker stop -t Action.StopTimeoutS.
 	ActionStop = "stop"
-	// ActionTerminate is the kubelet's termination (Action.Termination).
-	ActionTerminate = "terminate"
-)
-
-// LoadKindProbe is Meta.LoadKind for a run driven by the raw-socket probe;
-// the load agent's runs leave Meta.LoadKind empty.
-const LoadKindProbe = "probe"
-
-// LoadKindWS is Meta.LoadKind for a run driven by the WebSocket load agent
-// (cmd/wsagent); its lines are ws_attempt, ws_close and ws_client.
-const LoadKindWS = "ws"
-
-// LoadKindHostile is Meta.LoadKind for a run driven by hostile clients
-// (the load agent with -hostile: loadgen.RunHostile); its lines are the
-// agent's, every req line with Hostile set.
-const LoadKindHostile = "hostile"
-
-// LoadKindJobs is Meta.LoadKind for a run driven by the job producer
-// (cmd/jobagent: River jobs on PostgreSQL); its line is the jobs line.
-const LoadKindJobs = "jobs"
-
-// The values of Request.Hostile: the hostile load kinds (loadgen.Hostile,
-// loadgen.RunHostile).
-const (
-	// HostileSlowHeaders trickles the request's headers at a set byte
-	// rate.
-	HostileSlowHeaders = "slow_headers"
-	// HostileSlowBody sends the headers at once and trickles the body at
-	// a set byte rate.
-	HostileSlowBody = "slow_body"
-	// HostileAbort sends the headers and part of the body, then closes the
-	// connection (class aborted).
-	HostileAbort = "abort"
 )
 
 // TopologyCaddy is Meta.Topology for a run through the Caddy reverse

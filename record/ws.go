@@ -5,6 +5,10 @@ package record
 // the lines the WebSocket load driver (loadgen/ws) prints. Each wire name
 // is defined once, here; docs/protocol.md lists them.
 
+// LoadKindWS is Meta.LoadKind for a run driven by the WebSocket load agent
+// (cmd/wsagent); its lines are ws_attempt, ws_close and ws_client.
+const LoadKindWS = "ws"
+
 // The "type" of the WebSocket load driver's lines.
 const (
 	// TypeWSAttempt is one WSAttempt line: one connection attempt.
