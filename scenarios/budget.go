@@ -35,7 +35,7 @@ func SpecBudgetInput(s *Spec) budget.Input {
 			in.GraceMS, in.GraceFrom = int(budget.DockerDefaultStopTimeout.Milliseconds()), budget.GraceFromDocker
 		}
 	}
-	if j := s.Load.Jobs; j != nil && s.Load.Kind == LoadJobs {
+	if j := s.Load.Jobs(); j != nil && s.Load.Kind == LoadJobs {
 		in.Steps, in.StepMS = j.Steps, j.StepMS
 		if j.HTTPClients > 0 {
 			in.HTTPMS = j.HTTPMS

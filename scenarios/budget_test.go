@@ -23,7 +23,7 @@ func TestSpecBudgetInput(t *testing.T) {
 	d := func(s time.Duration) *Duration { v := Duration(s); return &v }
 	jobs := func(s *Spec) {
 		s.Load.Kind = LoadJobs
-		s.Load.Jobs = &JobsLoad{Count: 10, Steps: 20, StepMS: 1000, HTTPMS: 300}
+		s.Load.SetBlock(&JobsLoad{Count: 10, Steps: 20, StepMS: 1000, HTTPMS: 300})
 		s.Target.Env = map[string]string{"DRAIN_MS": "8000"}
 	}
 	tests := []struct {
@@ -44,7 +44,7 @@ func TestSpecBudgetInput(t *testing.T) {
 		{"roll via signal", func(s *Spec) { s.Action.Kind = ActionRoll }, budget.Input{}},
 		{"signal, http clients, again", func(s *Spec) {
 			jobs(s)
-			s.Load.Jobs.HTTPClients = 4
+			s.Load.Jobs().HTTPClients = 4
 			s.Action.Again = d(2 * time.Second)
 		}, budget.Input{Steps: 20, StepMS: 1000, HTTPMS: 300, AgainMS: 2000}},
 		{"none", func(s *Spec) { s.Action.Kind = ActionNone }, budget.Input{NoAction: true}},

@@ -76,6 +76,15 @@ type HostileLoad struct {
 	MaxAttempts int `yaml:"max_attempts" json:"max_attempts"`
 }
 
+func init() {
+	registerLoadKind(LoadHostile, loadKindDef{block: "hostile", newBlock: func() LoadBlock { return new(HostileLoad) }, validate: validateHostile})
+}
+
+func (*HostileLoad) loadKind() LoadKind { return LoadHostile }
+
+// Hostile returns the load's hostile block (load.hostile), nil without one.
+func (l LoadSpec) Hostile() *HostileLoad { return loadBlock[*HostileLoad](l, LoadHostile) }
+
 // UnmarshalYAML decodes a hostile block onto its defaults.
 func (h *HostileLoad) UnmarshalYAML(unmarshal func(any) error) error {
 	type plain HostileLoad
@@ -115,7 +124,7 @@ func (h *HostileLoad) AbortBytes() int {
 // validateHostile checks a hostile load: a hostile block with sound
 // values, and none of the agent's request settings.
 func validateHostile(s *Spec, loc *locator, fail failFunc) {
-	h := s.Load.Hostile
+	h := s.Load.Hostile()
 	if h == nil {
 		fail("load.hostile", "", "required for load.kind hostile (kind: "+strings.Join(HostileKinds, ", ")+")")
 		return

@@ -52,7 +52,7 @@ func TestHostileDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := sc.Spec.Load.Hostile
+	h := sc.Spec.Load.Hostile()
 	if h.Clients != 1 || h.Method != "POST" || h.Path != "/slow?ms=0" || h.MaxAttempts != 1000 ||
 		h.Body() != 1000 || h.AbortBytes() != 500 || h.Rate() != 1 {
 		t.Errorf("defaults %+v (body %d, abort after %d, rate %v)", h, h.Body(), h.AbortBytes(), h.Rate())

@@ -66,6 +66,15 @@ type JobsLoad struct {
 	Quiet *Duration `yaml:"quiet" json:"quiet,omitempty"`
 }
 
+func init() {
+	registerLoadKind(LoadJobs, loadKindDef{block: "jobs", newBlock: func() LoadBlock { return new(JobsLoad) }, validate: validateJobs})
+}
+
+func (*JobsLoad) loadKind() LoadKind { return LoadJobs }
+
+// Jobs returns the load's jobs block (load.jobs), nil without one.
+func (l LoadSpec) Jobs() *JobsLoad { return loadBlock[*JobsLoad](l, LoadJobs) }
+
 // UnmarshalYAML decodes a jobs block onto its defaults.
 func (j *JobsLoad) UnmarshalYAML(unmarshal func(any) error) error {
 	type plain JobsLoad
@@ -93,7 +102,7 @@ func (j *JobsLoad) InsertSpan() time.Duration {
 // target (the worker is its role), inserts that fit load.duration, and
 // none of the agent's request settings.
 func validateJobs(s *Spec, loc *locator, fail failFunc) {
-	j := s.Load.Jobs
+	j := s.Load.Jobs()
 	if j == nil {
 		fail("load.jobs", "", "required for load.kind jobs (count, steps, step_ms, ...)")
 		return

@@ -58,7 +58,7 @@ func TestJobsDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j := sc.Spec.Load.Jobs
+	j := sc.Spec.Load.Jobs()
 	want := JobsLoad{Count: 4, Steps: 1, StepMS: 1000, HTTPMS: DefaultJobsHTTPMS}
 	if *j != want || j.InsertSpan() != 0 {
 		t.Errorf("defaults %+v (insert span %s), want %+v", *j, j.InsertSpan(), want)

@@ -211,11 +211,55 @@ func (s *Scenario) build(ovs []override) (Spec, *locator, ValidationErrors) {
 	if len(c.errs) > 0 {
 		return spec, loc, c.errs
 	}
+	blocks := takeLoadBlocks(root)
 	if err := yaml.NodeToValue(root, &spec, yaml.Strict()); err != nil {
 		e := fromYAML(s.File, err)
 		e.schema = true
 		return spec, loc, ValidationErrors{e}
 	}
+	for _, key := range loadBlockKeys() {
+		n, ok := blocks[key]
+		if !ok {
+			continue
+		}
+		b, _ := loadBlockOf(key)
+		if err := yaml.NodeToValue(n, b, yaml.Strict()); err != nil {
+			e := fromYAML(s.File, err)
+			e.schema = true
+			return spec, loc, ValidationErrors{e}
+		}
+		spec.Load.SetBlock(b)
+	}
 	spec.normalize()
 	return spec, loc, validate(&spec, loc)
+}
+
+// takeLoadBlocks takes the kinds' settings blocks (load.ws, …) out of the
+// tree, by key, for build to decode each into its kind's type: they are
+// no fields of LoadSpec (loadblocks.go). A load left empty is removed.
+func takeLoadBlocks(root *ast.MappingNode) map[string]ast.Node {
+	load := entry(root, "load")
+	if load == nil {
+		return nil
+	}
+	var m *ast.MappingNode
+	switch v := unwrap(load.Value).(type) {
+	case *ast.MappingNode:
+		m = v
+	case *ast.MappingValueNode:
+		m = ast.Mapping(v.GetToken(), false, v)
+		load.Value = m
+	default:
+		return nil // not a mapping: the schema check said so
+	}
+	out := map[string]ast.Node{}
+	for _, key := range loadBlockKeys() {
+		if e := removeEntry(m, key); e != nil {
+			out[key] = e.Value
+		}
+	}
+	if len(m.Values) == 0 {
+		removeEntry(root, "load")
+	}
+	return out
 }

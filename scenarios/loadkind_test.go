@@ -1,20 +1,25 @@
 package scenarios
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
 
-// TestLoadKindTable: a kind with a settings block can tell when a spec
-// holds it (and a kind without one has no test), and every other kind's
+// TestLoadKindTable: a kind's block says its kind, and every other kind's
 // block is refused under it, naming the block and its kind.
 func TestLoadKindTable(t *testing.T) {
+	var full LoadSpec
 	for k, d := range loadKinds {
-		if (d.block == "") != (d.set == nil) {
-			t.Errorf("load.kind %s: block %q without its test, or the reverse", k, d.block)
+		if d.block == "" {
+			continue
 		}
+		b := d.newBlock()
+		if b.loadKind() != k {
+			t.Errorf("load.kind %s: its block %T says kind %s", k, b, b.loadKind())
+		}
+		full.SetBlock(b)
 	}
-	full := LoadSpec{Probe: &ProbeLoad{}, WS: &WSLoad{}, Hostile: &HostileLoad{}, Jobs: &JobsLoad{}}
 	for k := range loadKinds {
 		s := &Spec{Load: full}
 		s.Load.Kind = k
@@ -26,15 +31,88 @@ func TestLoadKindTable(t *testing.T) {
 		})
 		want := 0
 		for o, d := range loadKinds {
-			if o != k && d.set != nil {
+			if o != k && d.block != "" {
 				want++
-				if !strings.Contains(strings.Join(got, "\n"), d.block+": only for load.kind "+string(o)) {
-					t.Errorf("load.kind %s: %s not refused (got %q)", k, d.block, got)
+				if !strings.Contains(strings.Join(got, "\n"), "load."+d.block+": only for load.kind "+string(o)) {
+					t.Errorf("load.kind %s: load.%s not refused (got %q)", k, d.block, got)
 				}
 			}
 		}
 		if len(got) != want {
 			t.Errorf("load.kind %s: %d refusals, want %d: %q", k, len(got), want, got)
 		}
+	}
+}
+
+// TestRegisterLoadKindRefuses: a kind or a block key given twice, an
+// empty kind, or a block key without its constructor panics at start.
+func TestRegisterLoadKindRefuses(t *testing.T) {
+	newWS := func() LoadBlock { return new(WSLoad) }
+	for name, reg := range map[string]func(){
+		"kind taken":      func() { registerLoadKind(LoadWS, loadKindDef{}) },
+		"empty kind":      func() { registerLoadKind("", loadKindDef{}) },
+		"block key taken": func() { registerLoadKind("ws2", loadKindDef{block: "ws", newBlock: newWS}) },
+		"key, no block":   func() { registerLoadKind("ws3", loadKindDef{block: "ws3"}) },
+		"block, no key":   func() { registerLoadKind("ws4", loadKindDef{newBlock: newWS}) },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: registered without a panic", name)
+				}
+			}()
+			reg()
+		}()
+	}
+	if len(loadKinds) != 5 {
+		t.Errorf("the refused registrations left %d kinds, want 5", len(loadKinds))
+	}
+}
+
+// TestSetBlockCopiesOnWrite: a copy of a load keeps its block when the
+// original's is replaced or removed, as with a pointer field.
+func TestSetBlockCopiesOnWrite(t *testing.T) {
+	var a LoadSpec
+	a.SetBlock(&WSLoad{Clients: 3})
+	b := a
+	a.SetBlock(&WSLoad{Clients: 4})
+	a.SetBlock(&JobsLoad{Count: 1})
+	if b.WS().Clients != 3 || b.Jobs() != nil {
+		t.Errorf("the copy's blocks changed: ws %+v, jobs %+v", b.WS(), b.Jobs())
+	}
+	a.SetBlock((*WSLoad)(nil))
+	if a.WS() != nil || a.Jobs() == nil || b.WS() == nil {
+		t.Errorf("removing ws: a.ws %v a.jobs %v b.ws %v", a.WS(), a.Jobs(), b.WS())
+	}
+}
+
+// TestLoadBlockJSON: a block is written as the key load.KEY after the
+// load's fields, as the field it once was, and read back.
+func TestLoadBlockJSON(t *testing.T) {
+	l := LoadSpec{Shape: ShapeClosed, Clients: 2, Kind: LoadJobs}
+	l.SetBlock(&JobsLoad{Count: 4, Steps: 2})
+	b, err := json.Marshal(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	if !strings.HasPrefix(s, `{"shape":"closed","clients":2,`) || !strings.Contains(s, `"kind":"jobs","jobs":{"count":4,`) || !strings.HasSuffix(s, "}}") {
+		t.Errorf("marshalled: %s", s)
+	}
+	var back LoadSpec
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Kind != LoadJobs || back.Jobs() == nil || back.Jobs().Count != 4 || back.WS() != nil {
+		t.Errorf("read back: %+v, jobs %+v", back, back.Jobs())
+	}
+	if again, _ := json.Marshal(back); string(again) != s {
+		t.Errorf("round trip:\n%s\n%s", again, s)
+	}
+	if err := json.Unmarshal([]byte(`{"kind":"ws","ws":{"clients":"many"}}`), &back); err == nil || !strings.Contains(err.Error(), "load.ws") {
+		t.Errorf("a bad block: %v", err)
+	}
+	if err := json.Unmarshal([]byte(`{"kind":"agent","ws":null}`), &back); err != nil || back.WS() != nil {
+		t.Errorf("a null block: %v, ws %v", err, back.WS())
 	}
 }

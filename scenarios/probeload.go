@@ -50,6 +50,15 @@ type ProbeLoad struct {
 	MaxWait Duration `yaml:"max_wait" json:"max_wait"`
 }
 
+func init() {
+	registerLoadKind(LoadProbe, loadKindDef{block: "probe", newBlock: func() LoadBlock { return new(ProbeLoad) }, validate: validateProbe})
+}
+
+func (*ProbeLoad) loadKind() LoadKind { return LoadProbe }
+
+// Probe returns the load's probe block (load.probe), nil without one.
+func (l LoadSpec) Probe() *ProbeLoad { return loadBlock[*ProbeLoad](l, LoadProbe) }
+
 // RequestMs is the probe request's /slow duration in milliseconds.
 func (p *ProbeLoad) RequestMs() int {
 	switch {
@@ -65,7 +74,7 @@ func (p *ProbeLoad) RequestMs() int {
 // settings the file asked for, a direct talk to replica 0.
 func validateProbe(s *Spec, loc *locator, fail failFunc) {
 	l := &s.Load
-	p := l.Probe
+	p := l.Probe()
 	if p == nil {
 		fail("load.probe", "", "required for load.kind probe (kind: idle or inflight)")
 		return

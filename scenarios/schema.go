@@ -18,6 +18,7 @@ import (
 
 var (
 	specType     = reflect.TypeFor[Spec]()
+	loadSpecType = reflect.TypeFor[LoadSpec]()
 	durationType = reflect.TypeFor[Duration]()
 )
 
@@ -157,7 +158,7 @@ func (c *checker) walkMapping(n ast.Node, t reflect.Type, path string) {
 			c.walk(mv.Value, t.Elem(), sub, line)
 			continue
 		}
-		f, ok := fieldByTag(t, key)
+		ft, ok := fieldByTag(t, key)
 		if !ok {
 			c.loc.lines[sub] = line
 			known := tags(t)
@@ -167,7 +168,7 @@ func (c *checker) walkMapping(n ast.Node, t reflect.Type, path string) {
 			c.fail(sub, "", fmt.Sprintf("unknown field (want one of: %s)", strings.Join(known, ", ")))
 			continue
 		}
-		c.walk(mv.Value, f.Type, sub, line)
+		c.walk(mv.Value, ft, sub, line)
 	}
 }
 
@@ -187,7 +188,7 @@ func resolve(path string) (reflect.Type, error) {
 		case t.Kind() == reflect.Map:
 			t = t.Elem()
 		case t.Kind() == reflect.Struct && t != durationType:
-			f, ok := fieldByTag(t, seg)
+			ft, ok := fieldByTag(t, seg)
 			if !ok {
 				where := "at the top level"
 				if len(done) > 0 {
@@ -195,7 +196,7 @@ func resolve(path string) (reflect.Type, error) {
 				}
 				return nil, fmt.Errorf("unknown field %q %s (want one of: %s)", seg, where, strings.Join(tags(t), ", "))
 			}
-			t = f.Type
+			t = ft
 		default:
 			return nil, fmt.Errorf("%s is a single value and has no field %q", strings.Join(done, "."), seg)
 		}
@@ -214,20 +215,34 @@ func resolve(path string) (reflect.Type, error) {
 	return t, nil
 }
 
-func fieldByTag(t reflect.Type, tag string) (reflect.StructField, bool) {
+// fieldByTag returns the type of the field of struct t whose YAML key is
+// tag; under load, a kind's settings block is a field too (loadblocks.go).
+func fieldByTag(t reflect.Type, tag string) (reflect.Type, bool) {
 	for i := range t.NumField() {
 		f := t.Field(i)
-		if yamlName(f) == tag {
-			return f, true
+		if f.IsExported() && yamlName(f) == tag {
+			return f.Type, true
 		}
 	}
-	return reflect.StructField{}, false
+	if t == loadSpecType {
+		if b, ok := loadBlockOf(tag); ok {
+			return reflect.TypeOf(b), true
+		}
+	}
+	return nil, false
 }
 
+// tags are the YAML keys of struct t, in field order; under load, the
+// kinds' block keys follow (in LoadKinds' order).
 func tags(t reflect.Type) []string {
 	var out []string
 	for i := range t.NumField() {
-		out = append(out, yamlName(t.Field(i)))
+		if t.Field(i).IsExported() {
+			out = append(out, yamlName(t.Field(i)))
+		}
+	}
+	if t == loadSpecType {
+		out = append(out, loadBlockKeys()...)
 	}
 	return out
 }

@@ -215,19 +215,16 @@ type LoadSpec struct {
 	// load start, sent through the load agent.
 	Job *Job `yaml:"job" json:"job,omitempty"`
 	// Kind is agent (default: the load agent drives Clients clients),
-	// probe (one raw-socket probe, configured by Probe), ws (long-lived
-	// WebSocket clients, configured by WS), hostile (Hostile) or jobs
-	// (queue jobs on PostgreSQL, configured by Jobs); for the others the
+	// probe (one raw-socket probe, configured by load.probe), ws
+	// (long-lived WebSocket clients, load.ws), hostile (load.hostile) or
+	// jobs (queue jobs on PostgreSQL, load.jobs); for the others the
 	// agent-only fields above are not used and may not be given.
 	Kind LoadKind `yaml:"kind" json:"kind,omitempty"`
-	// Probe configures a load of kind probe.
-	Probe *ProbeLoad `yaml:"probe" json:"probe,omitempty"`
-	// WS configures a load of kind ws.
-	WS *WSLoad `yaml:"ws" json:"ws,omitempty"`
-	// Hostile configures a load of kind hostile.
-	Hostile *HostileLoad `yaml:"hostile" json:"hostile,omitempty"`
-	// Jobs configures a load of kind jobs.
-	Jobs *JobsLoad `yaml:"jobs" json:"jobs,omitempty"`
+	// blocks are the kinds' settings blocks the scenario gave (load.probe,
+	// load.ws, …; validation refuses all but Kind's), each read through
+	// its kind's accessor (l.WS()) and set with SetBlock. Each kind's file
+	// registers its block (loadblocks.go says how).
+	blocks map[LoadKind]LoadBlock
 }
 
 // Request is one entry of the weighted request mix.

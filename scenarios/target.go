@@ -117,12 +117,12 @@ func validateTarget(s *Spec, loc *locator, fail failFunc) {
 		}
 		return
 	case LoadWS:
-		if w := s.Load.WS; w != nil && !p.Serves(w.Path) {
+		if w := s.Load.WS(); w != nil && !p.Serves(w.Path) {
 			refuse("load.ws.path", w.Path)
 		}
 		return
 	case LoadHostile:
-		if h := s.Load.Hostile; h != nil && validPath(h.Path) && !p.Serves(h.Path) {
+		if h := s.Load.Hostile(); h != nil && validPath(h.Path) && !p.Serves(h.Path) {
 			refuse("load.hostile.path", h.Path)
 		}
 		return

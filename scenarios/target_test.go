@@ -91,15 +91,15 @@ func TestNewFieldDefaults(t *testing.T) {
 		s.Target.Protocol.ReadyPath != "/readyz" {
 		t.Errorf("target defaults %+v", s.Target)
 	}
-	if p := s.Load.Probe; p.RequestMs() != 4000 || p.MaxWait != Seconds(30) {
+	if p := s.Load.Probe(); p.RequestMs() != 4000 || p.MaxWait != Seconds(30) {
 		t.Errorf("probe defaults %+v", p)
 	}
 	vs, err := sc.Expand([]string{"target.entrypoint=shell", "load.probe.ms=100", "target.image=my/app:2", "target.protocol.paths=/slow"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := vs[0].Spec; s.Target.Entrypoint != EntrypointShell || s.Load.Probe.RequestMs() != 100 || s.Target.Image != "my/app:2" {
-		t.Errorf("after --set: %+v %+v", s.Target, s.Load.Probe)
+	if s := vs[0].Spec; s.Target.Entrypoint != EntrypointShell || s.Load.Probe().RequestMs() != 100 || s.Target.Image != "my/app:2" {
+		t.Errorf("after --set: %+v %+v", s.Target, s.Load.Probe())
 	}
 	_, err = sc.Expand([]string{"target.entrypoint=sh"})
 	if want := `--set: target.entrypoint: "sh": want exec or shell`; err == nil || err.Error() != want {

@@ -27,7 +27,7 @@ func TestValidationErrors(t *testing.T) {
 			"t.yaml:2: bogus: unknown field (want one of: name, description, reproduces, runs, target, replicas, load, action, observe, topology, proxy, baseline, platform, swarm, expect, limits, variants)",
 		}},
 		{"unknown nested field", "name: t\nload:\n  clients: 5\n  bogus: 3\n", []string{
-			"t.yaml:4: load.bogus: unknown field (want one of: shape, clients, rate, duration, max_requests, timeout, fail_pause, stagger, mix, job, kind, probe, ws, hostile, jobs)",
+			"t.yaml:4: load.bogus: unknown field (want one of: shape, clients, rate, duration, max_requests, timeout, fail_pause, stagger, mix, job, kind, hostile, jobs, probe, ws)",
 		}},
 		// all schema errors of a file are reported together, in line order
 		{"several errors at once", "name: t\ntarget:\n  init: maybe\n  colour: red\nload:\n  duration: 3q\n  clients: many\n", []string{

@@ -76,6 +76,15 @@ type WSLoad struct {
 	Seed uint64 `yaml:"seed" json:"seed,omitempty"`
 }
 
+func init() {
+	registerLoadKind(LoadWS, loadKindDef{block: "ws", newBlock: func() LoadBlock { return new(WSLoad) }, validate: validateWS})
+}
+
+func (*WSLoad) loadKind() LoadKind { return LoadWS }
+
+// WS returns the load's ws block (load.ws), nil without one.
+func (l LoadSpec) WS() *WSLoad { return loadBlock[*WSLoad](l, LoadWS) }
+
 // WSPolicy is load.ws.policy.
 type WSPolicy struct {
 	// Kind is immediate, exponential or full-jitter (default full-jitter).
@@ -120,7 +129,7 @@ func (w *WSLoad) RampSpan(duration time.Duration) time.Duration {
 // validateWS checks a ws load: a ws block with sound values, a stream path
 // the target serves, and an action the stream can take.
 func validateWS(s *Spec, loc *locator, fail failFunc) {
-	w := s.Load.WS
+	w := s.Load.WS()
 	if w == nil {
 		fail("load.ws", "", "required for load.kind ws (clients, policy, ...)")
 		return

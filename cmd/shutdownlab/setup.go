@@ -73,8 +73,8 @@ func specSetup(label string, sp scenarios.Spec) gate.Setup {
 	s.Set(label, "load.kind", string(l.Kind))
 	s.Set(label, "topology", string(sp.Topology))
 	s.Set(label, "replicas", strconv.Itoa(sp.Replicas))
-	if l.Kind == scenarios.LoadProbe && l.Probe != nil {
-		s.Set(label, "load.probe", fmt.Sprintf("%s %d ms, max wait %v", l.Probe.Kind, l.Probe.RequestMs(), l.Probe.MaxWait))
+	if l.Kind == scenarios.LoadProbe && l.Probe() != nil {
+		s.Set(label, "load.probe", fmt.Sprintf("%s %d ms, max wait %v", l.Probe().Kind, l.Probe().RequestMs(), l.Probe().MaxWait))
 	} else {
 		s.Set(label, "load.shape", string(l.Shape))
 		s.Set(label, "load.clients", strconv.Itoa(l.Clients))

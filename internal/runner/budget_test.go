@@ -25,7 +25,7 @@ func TestLogBudget(t *testing.T) {
 		t.Errorf("an agent load audited: %q", p.lines)
 	}
 	s.Load.Kind, s.Action.Kind = scenarios.LoadJobs, scenarios.ActionStop
-	s.Load.Jobs = &scenarios.JobsLoad{Count: 4, Steps: 20, StepMS: 1000}
+	s.Load.SetBlock(&scenarios.JobsLoad{Count: 4, Steps: 20, StepMS: 1000})
 	b, ok := LogBudget(p, "mode=full", &s)
 	if !ok || !b.Fits || len(p.lines) != 1 || !strings.HasPrefix(p.lines[0], "[mode=full] budget fits: mode full exits by 6s") {
 		t.Errorf("audit %+v, printed %q", b, p.lines)

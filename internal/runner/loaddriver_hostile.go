@@ -28,7 +28,7 @@ func (hostileDriver) name() string { return "hostile clients" }
 // last ones off.
 func (hostileDriver) args(v loadView) []string {
 	l := v.scenario().Load
-	h := l.Hostile
+	h := l.Hostile()
 	args := []string{
 		"-target", v.agentTarget(),
 		"-hostile", h.Kind,

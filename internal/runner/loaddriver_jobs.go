@@ -85,7 +85,7 @@ func (*jobsDriver) image(ctx context.Context, imgs imageSource) (string, error) 
 // target.
 func (d *jobsDriver) args(v loadView) []string {
 	l := v.scenario().Load
-	j := l.Jobs
+	j := l.Jobs()
 	d.http = j.HTTPClients > 0
 	args := []string{
 		"-dsn", service.DSN(postgresAlias, d.password),
@@ -114,7 +114,7 @@ func (d *jobsDriver) args(v loadView) []string {
 // settle), plus the /db load's drain.
 func (d *jobsDriver) bound(spec scenarios.Spec) time.Duration {
 	b := spec.Load.Duration.D()
-	if j := spec.Load.Jobs; j != nil && j.HTTPClients > 0 {
+	if j := spec.Load.Jobs(); j != nil && j.HTTPClients > 0 {
 		b += agentDrain
 	}
 	return b

@@ -36,7 +36,7 @@ func (probeDriver) image(ctx context.Context, imgs imageSource) (string, error) 
 // to replica 0, after the target's ready path answered 200 (on other
 // connections). load.timeout bounds the response.
 func (probeDriver) args(v loadView) []string {
-	p := v.scenario().Load.Probe
+	p := v.scenario().Load.Probe()
 	return []string{
 		"-kind", string(p.Kind),
 		"-target", v.agentTarget(),
@@ -52,7 +52,7 @@ func (probeDriver) args(v loadView) []string {
 // bound is the probe's response timeout plus its wait for the socket to
 // close.
 func (probeDriver) bound(spec scenarios.Spec) time.Duration {
-	return spec.Load.Timeout.D() + spec.Load.Probe.MaxWait.D()
+	return spec.Load.Timeout.D() + spec.Load.Probe().MaxWait.D()
 }
 
 func (probeDriver) observe(string, []byte) {}

@@ -47,7 +47,7 @@ func (*wsDriver) image(ctx context.Context, imgs imageSource) (string, error) {
 // derived from the run's sequence number (recorded in the agent's
 // arguments, so a run can be repeated).
 func wsSeed(v loadView) uint64 {
-	if s := v.scenario().Load.WS.Seed; s != 0 {
+	if s := v.scenario().Load.WS().Seed; s != 0 {
 		return s
 	}
 	return uint64(v.runSeq()) + 1
@@ -57,7 +57,7 @@ func wsSeed(v loadView) uint64 {
 // client count for check.
 func (d *wsDriver) args(v loadView) []string {
 	l := v.scenario().Load
-	w := l.WS
+	w := l.WS()
 	d.clients = w.Clients
 	p := w.Policy
 	args := []string{
@@ -95,7 +95,7 @@ func (d *wsDriver) args(v loadView) []string {
 // bound is the load's duration after its start line, plus a closing
 // handshake and a handshake still under way when it ended.
 func (*wsDriver) bound(spec scenarios.Spec) time.Duration {
-	w := spec.Load.WS
+	w := spec.Load.WS()
 	return spec.Load.Duration.D() + w.CloseTimeout.D() + w.HandshakeTimeout.D()
 }
 

@@ -87,7 +87,7 @@ func TestJobsBudgetOfMatchesSpec(t *testing.T) {
 		{"J5 restart with a second signal and HTTP", func(s *scenarios.Spec) {
 			s.Target.Env = map[string]string{"DRAIN_MS": "8000", "WORKER_DEADLINE_MS": "60000", "REPEAT_SIGNAL": "restart"}
 			s.Action.Again = dur(5 * time.Second)
-			s.Load.Jobs.HTTPClients = 2
+			s.Load.Jobs().HTTPClients = 2
 		}},
 		{"Docker's default", func(s *scenarios.Spec) {}},
 		{"a signal", func(s *scenarios.Spec) { s.Action.Kind = scenarios.ActionSignal }},
@@ -96,7 +96,7 @@ func TestJobsBudgetOfMatchesSpec(t *testing.T) {
 	for _, tt := range tests {
 		s := scenarios.Defaults()
 		s.Load.Kind, s.Action.Kind = scenarios.LoadJobs, scenarios.ActionStop
-		s.Load.Jobs = &scenarios.JobsLoad{Count: 4, Steps: 20, StepMS: 1000, HTTPMS: 300}
+		s.Load.SetBlock(&scenarios.JobsLoad{Count: 4, Steps: 20, StepMS: 1000, HTTPMS: 300})
 		tt.edit(&s)
 		want := scenarios.SpecBudget(&s)
 		meta, reqs := recordedRun(&s)
@@ -127,7 +127,7 @@ func recordedRun(s *scenarios.Spec) (record.Meta, []record.Request) {
 	if t := s.Target.StopTimeout; t != nil {
 		rep.StopTimeoutS = intp(int(t.D().Seconds()))
 	}
-	j := s.Load.Jobs
+	j := s.Load.Jobs()
 	jobs := &record.Jobs{Inserted: j.Count, ByClass: map[string]int{record.JobCompletedOnce: j.Count}}
 	for i := range j.Count {
 		jobs.Entries = append(jobs.Entries, record.JobEntry{ID: int64(i + 1), Class: record.JobCompletedOnce, Steps: j.Steps, StepMS: j.StepMS})
