@@ -211,55 +211,72 @@ func (s *Scenario) build(ovs []override) (Spec, *locator, ValidationErrors) {
 	if len(c.errs) > 0 {
 		return spec, loc, c.errs
 	}
-	blocks := takeLoadBlocks(root)
+	loadBlocks := takeBlocks(root, "load", loadBlockKeys())
+	actionBlocks := takeBlocks(root, "action", actionBlockKeys())
 	if err := yaml.NodeToValue(root, &spec, yaml.Strict()); err != nil {
 		e := fromYAML(s.File, err)
 		e.schema = true
 		return spec, loc, ValidationErrors{e}
 	}
-	for _, key := range loadBlockKeys() {
-		n, ok := blocks[key]
-		if !ok {
-			continue
-		}
-		b, _ := loadBlockOf(key)
-		if err := yaml.NodeToValue(n, b, yaml.Strict()); err != nil {
-			e := fromYAML(s.File, err)
-			e.schema = true
-			return spec, loc, ValidationErrors{e}
-		}
-		spec.Load.SetBlock(b)
+	if e := decodeBlocks(s.File, loadBlocks, loadBlockKeys(), func(key string) any { b, _ := loadBlockOf(key); return b },
+		func(b any) { spec.Load.SetBlock(b.(LoadBlock)) }); e != nil {
+		return spec, loc, ValidationErrors{e}
+	}
+	if e := decodeBlocks(s.File, actionBlocks, actionBlockKeys(), func(key string) any { b, _ := actionBlockOf(key); return b },
+		func(b any) { spec.Action.SetBlock(b.(ActionBlock)) }); e != nil {
+		return spec, loc, ValidationErrors{e}
 	}
 	spec.normalize()
 	return spec, loc, validate(&spec, loc)
 }
 
-// takeLoadBlocks takes the kinds' settings blocks (load.ws, …) out of the
-// tree, by key, for build to decode each into its kind's type: they are
-// no fields of LoadSpec (loadblocks.go). A load left empty is removed.
-func takeLoadBlocks(root *ast.MappingNode) map[string]ast.Node {
-	load := entry(root, "load")
-	if load == nil {
+// takeBlocks takes the kinds' settings blocks (load.ws, action.terminate,
+// …: keys) out of the tree's section, by key, for build to decode each
+// into its kind's type: they are no fields (kindblocks.go). A section
+// left empty is removed.
+func takeBlocks(root *ast.MappingNode, section string, keys []string) map[string]ast.Node {
+	sec := entry(root, section)
+	if sec == nil {
 		return nil
 	}
 	var m *ast.MappingNode
-	switch v := unwrap(load.Value).(type) {
+	switch v := unwrap(sec.Value).(type) {
 	case *ast.MappingNode:
 		m = v
 	case *ast.MappingValueNode:
 		m = ast.Mapping(v.GetToken(), false, v)
-		load.Value = m
+		sec.Value = m
 	default:
 		return nil // not a mapping: the schema check said so
 	}
 	out := map[string]ast.Node{}
-	for _, key := range loadBlockKeys() {
+	for _, key := range keys {
 		if e := removeEntry(m, key); e != nil {
 			out[key] = e.Value
 		}
 	}
 	if len(m.Values) == 0 {
-		removeEntry(root, "load")
+		removeEntry(root, section)
 	}
 	return out
+}
+
+// decodeBlocks decodes each taken block, in keys' order, into a fresh
+// block of its kind (newBlock) and hands it to set; the first error is
+// returned as the decoder's.
+func decodeBlocks(file string, blocks map[string]ast.Node, keys []string, newBlock func(string) any, set func(any)) *ValidationError {
+	for _, key := range keys {
+		n, ok := blocks[key]
+		if !ok {
+			continue
+		}
+		b := newBlock(key)
+		if err := yaml.NodeToValue(n, b, yaml.Strict()); err != nil {
+			e := fromYAML(file, err)
+			e.schema = true
+			return e
+		}
+		set(b)
+	}
+	return nil
 }

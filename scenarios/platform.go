@@ -78,6 +78,17 @@ type Rollout struct {
 	Timeout Duration `yaml:"timeout" json:"timeout"`
 }
 
+func init() {
+	registerActionBlock(ActionRollout, actionBlockDef{key: "rollout", newBlock: func() ActionBlock { return new(Rollout) },
+		normalize: normalizeRollout, validate: validateRollout})
+}
+
+func (*Rollout) actionKind() ActionKind { return ActionRollout }
+
+// Rollout returns the action's rollout block (action.rollout), nil
+// without one.
+func (a Action) Rollout() *Rollout { return blockOf[*Rollout](a.blocks, ActionRollout) }
+
 // The health check probes.
 const (
 	// ProbeReadiness checks the target's ready path (/readyz): a draining
@@ -152,21 +163,24 @@ func (s *Spec) normalizePlatform() {
 	if d, ok := platformOf(s.Platform); ok && d.normalize != nil {
 		d.normalize(s)
 	}
+}
+
+// normalizeRollout gives kind rollout its block and canonical signal.
+func normalizeRollout(s *Spec) {
 	a := &s.Action
-	if a.Kind == ActionRollout && a.Rollout == nil {
+	if a.Kind == ActionRollout && a.Rollout() == nil {
 		d := DefaultRollout()
-		a.Rollout = &d
+		a.SetBlock(&d)
 	}
-	if r := a.Rollout; r != nil {
+	if r := a.Rollout(); r != nil {
 		if sig, ok := normalizeSignal(r.StopSignal); ok {
 			r.StopSignal = sig
 		}
 	}
 }
 
-// validatePlatform checks platform, the swarm block and action.rollout.
+// validatePlatform checks platform and the swarm block.
 func validatePlatform(s *Spec, fail failFunc) {
-	a := &s.Action
 	if d, ok := platformOf(s.Platform); !ok {
 		fail("platform", string(s.Platform), "want "+joinPlatforms(platformNames()))
 	} else {
@@ -177,13 +191,6 @@ func validatePlatform(s *Spec, fail failFunc) {
 		}
 		if d.validate != nil {
 			d.validate(s, fail)
-		}
-	}
-	if a.Rollout != nil {
-		if a.Kind != ActionRollout {
-			fail("action.rollout", "", "only for kind rollout")
-		} else {
-			validateRollout(s, fail)
 		}
 	}
 }
@@ -222,7 +229,7 @@ func validateSwarm(s *Spec, fail failFunc) {
 
 // validateRollout checks action.rollout.
 func validateRollout(s *Spec, fail failFunc) {
-	r := s.Action.Rollout
+	r := s.Action.Rollout()
 	if r.Parallelism < 0 || r.Parallelism > MaxReplicas {
 		fail("action.rollout.parallelism", strconv.Itoa(r.Parallelism), fmt.Sprintf("must be 0..%d (0: all at once)", MaxReplicas))
 	}

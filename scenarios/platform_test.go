@@ -55,7 +55,7 @@ func TestRolloutDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := s.Spec.Action.Rollout; r == nil || *r != DefaultRollout() {
+	if r := s.Spec.Action.Rollout(); r == nil || *r != DefaultRollout() {
 		t.Errorf("rollout %+v, want the defaults", r)
 	}
 	if sw := s.Spec.Swarm; sw == nil || sw.EndpointMode != "dnsrr" || sw.DNSRefresh != Seconds(1) {
@@ -72,7 +72,7 @@ func TestRolloutDefaults(t *testing.T) {
 	}
 	var orders []string
 	for _, v := range vs {
-		r := v.Spec.Action.Rollout
+		r := v.Spec.Action.Rollout()
 		orders = append(orders, r.Order)
 		if r.Delay.D() != 2*time.Second || r.Parallelism != 2 || r.Healthcheck.Interval.D() != 3*time.Second ||
 			r.Healthcheck.Retries != 3 || r.Healthcheck.Probe != ProbeReadiness || r.StopGracePeriod != Seconds(10) {
@@ -95,7 +95,7 @@ func TestRolloutKindOverride(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := vs[0].Spec.Action.Rollout; r != nil {
+	if r := vs[0].Spec.Action.Rollout(); r != nil {
 		t.Errorf("rollout block kept: %+v", *r)
 	}
 }

@@ -19,6 +19,7 @@ import (
 var (
 	specType     = reflect.TypeFor[Spec]()
 	loadSpecType = reflect.TypeFor[LoadSpec]()
+	actionType   = reflect.TypeFor[Action]()
 	durationType = reflect.TypeFor[Duration]()
 )
 
@@ -216,7 +217,7 @@ func resolve(path string) (reflect.Type, error) {
 }
 
 // fieldByTag returns the type of the field of struct t whose YAML key is
-// tag; under load, a kind's settings block is a field too (loadblocks.go).
+// tag; a kind's settings block is a field too (kindblocks.go).
 func fieldByTag(t reflect.Type, tag string) (reflect.Type, bool) {
 	for i := range t.NumField() {
 		f := t.Field(i)
@@ -224,25 +225,29 @@ func fieldByTag(t reflect.Type, tag string) (reflect.Type, bool) {
 			return f.Type, true
 		}
 	}
-	if t == loadSpecType {
-		if b, ok := loadBlockOf(tag); ok {
+	if h, ok := blockHosts[t]; ok {
+		if b, ok := h.newBlock(tag); ok {
 			return reflect.TypeOf(b), true
 		}
 	}
 	return nil, false
 }
 
-// tags are the YAML keys of struct t, in field order; under load, the
-// kinds' block keys follow (in LoadKinds' order).
+// tags are the YAML keys of struct t, in field order; for a type with
+// kinds' blocks (kindblocks.go), their keys follow its after field.
 func tags(t reflect.Type) []string {
+	h, hosts := blockHosts[t]
 	var out []string
 	for i := range t.NumField() {
 		if t.Field(i).IsExported() {
 			out = append(out, yamlName(t.Field(i)))
 		}
+		if hosts && h.after != "" && yamlName(t.Field(i)) == h.after {
+			out = append(out, h.keys()...)
+		}
 	}
-	if t == loadSpecType {
-		out = append(out, loadBlockKeys()...)
+	if hosts && h.after == "" {
+		out = append(out, h.keys()...)
 	}
 	return out
 }

@@ -269,11 +269,11 @@ type Action struct {
 	Replica int `yaml:"replica" json:"replica"`
 	// Roll says how kind roll stops replica A and replaces it.
 	Roll Roll `yaml:"roll" json:"roll"`
-	// Rollout configures kind rollout (platform swarm; see platform.go).
-	Rollout *Rollout `yaml:"rollout" json:"rollout,omitempty"`
-	// Terminate configures kind terminate (the kubelet's termination of a
-	// pod; see terminate.go).
-	Terminate *Terminate `yaml:"terminate" json:"terminate,omitempty"`
+	// blocks are the kinds' settings blocks after roll (action.rollout,
+	// action.terminate: platform.go, terminate.go), each read through its
+	// accessor (a.Terminate()) and set with SetBlock; validation refuses
+	// all but Kind's (kindblocks.go).
+	blocks map[ActionKind]ActionBlock
 	// Before lists steps done to the same replica before the action, in
 	// order (e.g. crash a cluster worker at 2s, then SIGTERM at 4s);
 	// kinds signal and stop only.

@@ -36,6 +36,17 @@ type Terminate struct {
 	NewPod *NewPod `yaml:"new_pod" json:"new_pod,omitempty"`
 }
 
+func init() {
+	registerActionBlock(ActionTerminate, actionBlockDef{key: "terminate", newBlock: func() ActionBlock { return new(Terminate) },
+		normalize: normalizeTerminate, validate: validateTerminate})
+}
+
+func (*Terminate) actionKind() ActionKind { return ActionTerminate }
+
+// Terminate returns the action's terminate block (action.terminate), nil
+// without one.
+func (a Action) Terminate() *Terminate { return blockOf[*Terminate](a.blocks, ActionTerminate) }
+
 // PreStop is a pre-stop hook: exactly one of its handlers.
 type PreStop struct {
 	// Sleep pauses (the sleep action of Kubernetes 1.30+).
@@ -58,30 +69,22 @@ type HTTPGetHook struct {
 func DefaultTerminate() Terminate { return Terminate{Grace: Duration(DefaultTerminationGrace)} }
 
 // normalizeTerminate gives kind terminate its block and canonical signal.
-func (s *Spec) normalizeTerminate() {
+func normalizeTerminate(s *Spec) {
 	a := &s.Action
-	if a.Kind == ActionTerminate && a.Terminate == nil {
+	if a.Kind == ActionTerminate && a.Terminate() == nil {
 		d := DefaultTerminate()
-		a.Terminate = &d
+		a.SetBlock(&d)
 	}
-	if t := a.Terminate; t != nil && t.StopSignal != "" {
+	if t := a.Terminate(); t != nil && t.StopSignal != "" {
 		if sig, ok := normalizeSignal(t.StopSignal); ok {
 			t.StopSignal = sig
 		}
 	}
 }
 
-// validateTerminate checks action.terminate.
+// validateTerminate checks action.terminate under kind terminate.
 func validateTerminate(s *Spec, fail failFunc) {
-	a := &s.Action
-	t := a.Terminate
-	if t == nil {
-		return
-	}
-	if a.Kind != ActionTerminate {
-		fail("action.terminate", "", "only for kind terminate")
-		return
-	}
+	t := s.Action.Terminate()
 	checkSeconds(fail, "action.terminate.grace", t.Grace)
 	if t.Grace.D() > MaxTerminationGrace {
 		fail("action.terminate.grace", t.Grace.String(), "must be at most "+MaxTerminationGrace.String())

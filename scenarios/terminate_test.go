@@ -36,7 +36,7 @@ func TestTerminateBlock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	te := sc.Spec.Action.Terminate
+	te := sc.Spec.Action.Terminate()
 	if te == nil || te.Grace.D() != 30*time.Second || te.StopSignal != "SIGQUIT" {
 		t.Errorf("terminate block %+v, want grace 30s and SIGQUIT", te)
 	}
@@ -69,7 +69,7 @@ func TestNewPodBlock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	np := sc.Spec.Action.Terminate.NewPod
+	np := sc.Spec.Action.Terminate().NewPod
 	if r := np.Readiness; np.Timeout.D() != DefaultNewPodTimeout || r.Period.D() != 10*time.Second || r.Timeout.D() != time.Second || r.SuccessThreshold != 1 {
 		t.Errorf("new pod %+v, readiness %+v: want Kubernetes' defaults", np, r)
 	}

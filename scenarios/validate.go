@@ -54,7 +54,7 @@ func (s *Spec) normalize() {
 	s.normalizeProxy()
 	s.normalizeSteps()
 	s.normalizePlatform()
-	s.normalizeTerminate()
+	s.normalizeActionBlocks()
 	if sig, ok := normalizeSignal(a.Signal); ok {
 		a.Signal = sig
 	}
@@ -90,7 +90,7 @@ func validate(s *Spec, loc *locator) ValidationErrors {
 	validateProgram(s, fail)
 	validateSteps(s, fail)
 	validatePlatform(s, fail)
-	validateTerminate(s, fail)
+	validateActionBlocks(s, fail)
 	validateAgain(s, fail)
 	validateLimits(s, fail)
 	if w := s.Observe.Window; w <= 0 || w.D() > MaxWindow {

@@ -67,7 +67,7 @@ func runManifestCheck(ctx context.Context, p *runPlan, o manifestOpts, f manifes
 func factsOf(vs []scenarios.Variant, res *report.Result, stated time.Duration) manifestFacts {
 	f := manifestFacts{Stated: stated, Sleep: -1}
 	for i, v := range vs {
-		t := v.Spec.Action.Terminate
+		t := v.Spec.Action.Terminate()
 		if i == 0 && t != nil {
 			f.Grace, f.StopSignal = t.Grace.D(), t.StopSignal
 			if t.PreStop != nil && t.PreStop.Sleep != nil {

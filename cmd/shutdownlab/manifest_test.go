@@ -118,7 +118,7 @@ func TestManifestScenario(t *testing.T) {
 		t.Fatalf("%d variants, %v", len(vs), err)
 	}
 	sp := vs[2].Spec
-	tt := sp.Action.Terminate
+	tt := sp.Action.Terminate()
 	checks := []struct {
 		what      string
 		got, want any
@@ -156,7 +156,7 @@ func TestManifestScenario(t *testing.T) {
 	if vs, err = sc.Expand(nil); err != nil || len(vs) != 2 {
 		t.Fatalf("search: %d variants, %v", len(vs), err)
 	}
-	if d, s := vs[1].Spec.Proxy.DeregisterAfter.D(), vs[1].Spec.Action.Terminate.PreStop.Sleep.D(); d != time.Second || s != 3*time.Second {
+	if d, s := vs[1].Spec.Proxy.DeregisterAfter.D(), vs[1].Spec.Action.Terminate().PreStop.Sleep.D(); d != time.Second || s != 3*time.Second {
 		t.Errorf("search variant 2: propagation %s, sleep %s; want 1s, 3s", d, s)
 	}
 }

@@ -30,10 +30,10 @@ type newPodRun struct {
 // newPodSpec is the scenario's new pod (nil: none).
 func (x *run) newPodSpec() *scenarios.NewPod {
 	a := x.spec.Action
-	if a.Kind != scenarios.ActionTerminate || a.Terminate == nil {
+	if a.Kind != scenarios.ActionTerminate || a.Terminate() == nil {
 		return nil
 	}
-	return a.Terminate.NewPod
+	return a.Terminate().NewPod
 }
 
 // proxyOptions are the proxy configuration's options for this run: with

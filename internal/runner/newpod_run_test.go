@@ -40,8 +40,8 @@ func (a *adminEngine) Exec(_ context.Context, _ string, cmd []string, _ time.Dur
 func newPodVariant(t *testing.T, np scenarios.NewPod) scenarios.Variant {
 	t.Helper()
 	v := fakeVariant(t, "k8s-race", 3*time.Second)
-	v.Spec.Action = scenarios.Action{Kind: scenarios.ActionTerminate, At: scenarios.Duration(20 * time.Millisecond),
-		Terminate: &scenarios.Terminate{Grace: scenarios.Duration(time.Second), NewPod: &np}}
+	v.Spec.Action = scenarios.Action{Kind: scenarios.ActionTerminate, At: scenarios.Duration(20 * time.Millisecond)}
+	v.Spec.Action.SetBlock(&scenarios.Terminate{Grace: scenarios.Duration(time.Second), NewPod: &np})
 	d := scenarios.Duration(100 * time.Millisecond)
 	v.Spec.Proxy.DeregisterAfter = &d
 	return v

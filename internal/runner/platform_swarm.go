@@ -73,7 +73,7 @@ func newSwarmPlatform(x *run) (platform, error) {
 // grace is the tasks' stop grace period (Swarm's 10 s without a rollout
 // block).
 func (s *swarmPlatform) grace() time.Duration {
-	if r := s.spec.Action.Rollout; r != nil {
+	if r := s.spec.Action.Rollout(); r != nil {
 		return r.StopGracePeriod.D()
 	}
 	return 10 * time.Second
@@ -166,7 +166,7 @@ func (s *swarmPlatform) checkAgentNode(ctx context.Context) error {
 // following its containers' engine events.
 func (s *swarmPlatform) createService(ctx context.Context) error {
 	x, sp := s.run, s.spec
-	ro := sp.Action.Rollout
+	ro := sp.Action.Rollout()
 	if ro == nil {
 		d := scenarios.DefaultRollout()
 		ro = &d

@@ -45,7 +45,7 @@ func (s *swarmPlatform) rollout(ctx context.Context, loadStart time.Time) error 
 	if a.Kind != scenarios.ActionRollout {
 		return nil
 	}
-	ro := a.Rollout
+	ro := a.Rollout()
 	s.rec.AfterMs = ms(a.At.D())
 	if err := sleepUntil(ctx, loadStart.Add(a.At.D())); err != nil {
 		return err

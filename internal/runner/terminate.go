@@ -56,7 +56,7 @@ func (x *run) terminateAt(ctx context.Context, loadStart time.Time) error {
 // for every kind); SIGKILL is sent at the schedule's time if the replica
 // still runs, by the returned channel's goroutine.
 func (x *run) terminate(ctx context.Context, c *docker.Container, rec *record.Action) (chan stopResult, error) {
-	t := x.spec.Action.Terminate
+	t := x.spec.Action.Terminate()
 	grace := t.Grace.D()
 	te := &record.Termination{GraceS: int(grace / time.Second)}
 	rec.Termination = te

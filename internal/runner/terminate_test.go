@@ -16,7 +16,8 @@ func terminateVariant(t *testing.T, te scenarios.Terminate, window time.Duration
 	t.Helper()
 	v := fakeVariant(t, "direct-inflight", window)
 	v.Spec.Action = scenarios.Action{Kind: scenarios.ActionTerminate, At: scenarios.Duration(20 * time.Millisecond),
-		Terminate: &te, Roll: v.Spec.Action.Roll}
+		Roll: v.Spec.Action.Roll}
+	v.Spec.Action.SetBlock(&te)
 	return v
 }
 
