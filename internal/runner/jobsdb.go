@@ -31,6 +31,19 @@ type jobsDB interface {
 	account(ctx context.Context, dsn string, ids []int64) (jobs.Ledger, error)
 }
 
+// jobsDBService is the job queue's database as a session service
+// (services.go): one per Runner, read back with jobsDBOf.
+const jobsDBService = "jobs-db"
+
+func init() {
+	sessionServices.register(jobsDBService, func(eng *docker.Engine, log progressWriter) any {
+		return &dockerJobsDB{eng: eng, log: log}
+	})
+}
+
+// jobsDBOf is r's job queue database (nil: none, as under a fake engine).
+func jobsDBOf(r *Runner) jobsDB { return serviceOf[jobsDB](r, jobsDBService) }
+
 // dockerJobsDB is jobsDB on the Docker engine: the offline PostgreSQL image
 // (images.PostgresService), started by internal/service.
 type dockerJobsDB struct {

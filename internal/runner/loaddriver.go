@@ -91,8 +91,9 @@ func (x *run) runSeq() int               { return x.r.seq }
 // after the load (stopping the replicas, reading the ledger). The runner
 // starts its container only once every replica is up.
 type serviceDriver interface {
-	// prepare builds the services' images before any run starts.
-	prepare(ctx context.Context, db jobsDB) error
+	// prepare builds the services' images before any run starts, with
+	// the runner's session services (services.go).
+	prepare(ctx context.Context, r *Runner) error
 	// startServices starts the services on the run's network (the run's
 	// labels on every container, so teardown removes them), before the
 	// replicas.
@@ -121,8 +122,9 @@ type serviceView interface {
 	runLabels() map[string]string
 	// limits are the harness's memory and pid limits for a container.
 	limits() scenarios.HarnessLimits
-	// jobsDB is the job queue's database service (nil: none).
-	jobsDB() jobsDB
+	// session is the runner, for the driver's session service
+	// (services.go: jobsDBOf).
+	session() *Runner
 	// stopForAccounting stops the replicas still running (stopForAccounting).
 	stopForAccounting(ctx context.Context) error
 	// logf prints a progress line.
@@ -132,7 +134,7 @@ type serviceView interface {
 func (x *run) objectName(part string) string { return x.name + "-" + part }
 func (x *run) networkName() string           { return x.network }
 func (x *run) runLabels() map[string]string  { return x.labels }
-func (x *run) jobsDB() jobsDB                { return x.r.db }
+func (x *run) session() *Runner              { return x.r }
 func (x *run) logf(format string, args ...any) {
 	x.r.opts.Progress.Logf(format, args...)
 }

@@ -246,7 +246,8 @@ func (d *jobsDriver) outcome(m record.Meta) string {
 }
 
 // prepare builds the database image before any run.
-func (*jobsDriver) prepare(ctx context.Context, db jobsDB) error {
+func (*jobsDriver) prepare(ctx context.Context, r *Runner) error {
+	db := jobsDBOf(r)
 	if db == nil {
 		return errors.New("load.kind jobs: this runner has no database service")
 	}
@@ -260,7 +261,7 @@ func (*jobsDriver) prepare(ctx context.Context, db jobsDB) error {
 // the run's labels) and migrates its schema from this host, so every
 // replica starts on a current schema.
 func (d *jobsDriver) startServices(ctx context.Context, v serviceView) error {
-	db := v.jobsDB()
+	db := jobsDBOf(v.session())
 	if db == nil {
 		return errors.New("load.kind jobs: this runner has no database service")
 	}
@@ -306,7 +307,7 @@ func (d *jobsDriver) afterLoad(ctx context.Context, v serviceView) error {
 	rescue := rescueAfter(v.scenario().Target.Env)
 	lctx, cancel := context.WithTimeout(ctx, ledgerTimeout)
 	defer cancel()
-	l, err := v.jobsDB().account(lctx, d.dsn, line.IDs)
+	l, err := jobsDBOf(v.session()).account(lctx, d.dsn, line.IDs)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()

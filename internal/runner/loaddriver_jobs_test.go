@@ -92,7 +92,7 @@ func TestJobsRunFake(t *testing.T) {
 	db := &fakeDB{f: f}
 	v := jobsVariant(t, jobsYAML, "target.env.WORKER_DEADLINE_MS=100")
 	r := newFakeRunner(t, f)
-	r.db = db
+	r.setService(jobsDBService, db)
 	m := r.runOnce(context.Background(), v, 1, filepath.Join(t.TempDir(), "run-001"))
 	if !m.Valid {
 		t.Fatalf("invalid: %s", m.InvalidReason)
@@ -159,7 +159,7 @@ func TestJobsRunFakeInvalid(t *testing.T) {
 				f.fail[tt.fail] = errEngine
 			}
 			r := newFakeRunner(t, f)
-			r.db = &fakeDB{f: f}
+			r.setService(jobsDBService, &fakeDB{f: f})
 			m := r.runOnce(context.Background(), jobsVariant(t, jobsYAML, tt.sets...), 1, t.TempDir())
 			if m.Valid || !strings.Contains(m.InvalidReason, tt.want) {
 				t.Errorf("valid %v reason %q, want invalid with %q", m.Valid, m.InvalidReason, tt.want)

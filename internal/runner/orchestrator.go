@@ -50,6 +50,17 @@ type swarmEngine struct{ *swarm.Engine }
 // newSwarmEngine is the orchestrator of engine d.
 func newSwarmEngine(d *docker.Engine) orchestrator { return swarmEngine{swarm.New(d)} }
 
+// swarmService is platform swarm's orchestrator as a session service
+// (services.go): one per Runner, read back with swarmOf.
+const swarmService = "swarm"
+
+func init() {
+	sessionServices.register(swarmService, func(eng *docker.Engine, _ progressWriter) any { return newSwarmEngine(eng) })
+}
+
+// swarmOf is r's orchestrator (nil: this runner cannot host a service).
+func swarmOf(r *Runner) orchestrator { return serviceOf[orchestrator](r, swarmService) }
+
 func (e swarmEngine) Acquire(ctx context.Context) (swarmLease, bool, error) {
 	l, err := e.Engine.Acquire(ctx)
 	if err != nil {

@@ -64,10 +64,11 @@ func init() { platforms.register(scenarios.PlatformSwarm, newSwarmPlatform) }
 // newSwarmPlatform is the swarm platform of run x; a runner without a
 // Swarm engine refuses it.
 func newSwarmPlatform(x *run) (platform, error) {
-	if x.r.swarm == nil {
+	sw := swarmOf(x.r)
+	if sw == nil {
 		return nil, errors.New("platform swarm needs a Docker engine that can host a swarm service (this runner has none)")
 	}
-	return &swarmPlatform{run: x, sw: x.r.swarm, rec: &record.Rollout{}}, nil
+	return &swarmPlatform{run: x, sw: sw, rec: &record.Rollout{}}, nil
 }
 
 // grace is the tasks' stop grace period (Swarm's 10 s without a rollout

@@ -43,7 +43,7 @@ func TestSwarmLifecycle(t *testing.T) {
 		"task-1-0": happyReplica(), "task-2-0": happyReplica(), "task-1-1": happyReplica(), "task-2-1": happyReplica()})
 	r := newFakeRunner(t, f)
 	sw := newFakeSwarm(f)
-	r.swarm = sw
+	r.setService(swarmService, sw)
 	v := fakeVariant(t, "swarm-rollout", time.Second)
 	v.Spec.Action.At = scenarios.Duration(20 * time.Millisecond)
 	m := r.runOnce(context.Background(), v, 1, filepath.Join(t.TempDir(), "run-001"))
@@ -89,7 +89,7 @@ func TestSwarmAgentNode(t *testing.T) {
 	f := newFakeEngine(nil)
 	r := newFakeRunner(t, f)
 	sw := newFakeSwarm(f)
-	r.swarm = sw
+	r.setService(swarmService, sw)
 	v := fakeVariant(t, "swarm-rollout", time.Second)
 	v.Spec.Swarm.AgentNode = "worker-2"
 	m := r.runOnce(context.Background(), v, 1, t.TempDir())
@@ -120,7 +120,7 @@ func TestSwarmFaults(t *testing.T) {
 			r := newFakeRunner(t, f)
 			sw := newFakeSwarm(f)
 			sw.fail[tt.fail] = errors.New(strings.TrimPrefix(tt.reason, "action rollout: "))
-			r.swarm = sw
+			r.setService(swarmService, sw)
 			v := fakeVariant(t, "swarm-rollout", time.Second)
 			v.Spec.Action.At = scenarios.Duration(20 * time.Millisecond)
 			m := r.runOnce(context.Background(), v, 1, t.TempDir())

@@ -40,18 +40,15 @@ type Runner struct {
 	eng engine
 	// dock is the Docker engine (nil under a fake): Engine, Close.
 	dock *docker.Engine
-	// swarm orchestrates platform swarm's services (nil: this runner
-	// cannot host one).
-	swarm orchestrator
 	// overlap lists other sessions' containers (dock's client).
 	overlap overlapLister
 	info    docker.Info
 	// imgs builds the images runs need, each on first use (images.Cache).
 	imgs imageSource
-	// db is the job queue's database service (load.kind jobs); nil under
-	// a fake without one.
-	db  jobsDB
-	seq int // run counter for unique names within the session
+	// services are the capabilities' session services by name
+	// (services.go): the job queue's database, Swarm's orchestrator.
+	services map[string]any
+	seq      int // run counter for unique names within the session
 	// noted holds the notes already printed once for this runner.
 	noted map[string]bool
 }
@@ -73,8 +70,8 @@ func New(ctx context.Context, opts Options) (*Runner, error) {
 		return nil, err
 	}
 	cache := images.NewCache(eng, opts.ModuleDir, progressWriter{opts.Progress})
-	r := &Runner{opts: opts, eng: eng, dock: eng, swarm: newSwarmEngine(eng), overlap: eng.Client(), imgs: cache,
-		db: &dockerJobsDB{eng: eng, log: progressWriter{opts.Progress}}}
+	r := &Runner{opts: opts, eng: eng, dock: eng, overlap: eng.Client(), imgs: cache,
+		services: newServices(eng, progressWriter{opts.Progress})}
 	if r.info, err = eng.Info(ctx); err != nil {
 		eng.Close()
 		return nil, err
@@ -237,7 +234,7 @@ func (r *Runner) prepareImages(ctx context.Context, variants []scenarios.Variant
 			return err
 		}
 		if s, ok := load.(serviceDriver); ok {
-			if err := s.prepare(ctx, r.db); err != nil {
+			if err := s.prepare(ctx, r); err != nil {
 				return err
 			}
 		}
