@@ -40,10 +40,11 @@ type platformDef struct {
 	// refusal says why it takes only the action kinds that list it
 	// ("Swarm stops its tasks itself").
 	refusal string
-	// block names its settings block ("swarm"; "": none) and blockSet
-	// reports whether a spec holds it: on another platform it is refused.
+	// block is its settings block's key ("swarm": a top-level key after
+	// platform; "": none) and newBlock a fresh one to decode it into; on
+	// another platform it is refused.
 	block    string
-	blockSet func(s *Spec) bool
+	newBlock func() PlatformBlock
 	// normalize gives a spec on it its defaults, validate checks what it
 	// supports (nil: nothing to do).
 	normalize func(s *Spec)
@@ -55,7 +56,7 @@ type platformDef struct {
 var platformDefs = []platformDef{
 	{name: PlatformDirect},
 	{name: PlatformSwarm, refusal: "Swarm stops its tasks itself", block: "swarm",
-		blockSet: func(s *Spec) bool { return s.Swarm != nil }, normalize: normalizeSwarm, validate: validateSwarm},
+		newBlock: func() PlatformBlock { return new(Swarm) }, normalize: normalizeSwarm, validate: validateSwarm},
 }
 
 // platformOf returns the definition of platform p ("" is direct).

@@ -66,8 +66,32 @@ func TestPlatformTable(t *testing.T) {
 		if refuses && d.refusal == "" {
 			t.Errorf("platform %s: refuses kinds without saying why", d.name)
 		}
-		if (d.block == "") != (d.blockSet == nil) {
-			t.Errorf("platform %s: a settings block %q without its test, or the reverse", d.name, d.block)
+		if (d.block == "") != (d.newBlock == nil) {
+			t.Errorf("platform %s: a settings block %q without its constructor, or the reverse", d.name, d.block)
+		} else if d.block != "" && d.newBlock().platform() != d.name {
+			t.Errorf("platform %s: its block %T says platform %s", d.name, d.newBlock(), d.newBlock().platform())
+		}
+	}
+	// Every block is refused on another platform, naming the block.
+	var full Spec
+	for _, d := range platformDefs {
+		if d.block != "" {
+			full.SetBlock(d.newBlock())
+		}
+	}
+	for _, d := range platformDefs {
+		s := full
+		s.Platform = d.name
+		var refused []string
+		validatePlatform(&s, func(path, value, msg string) {
+			if strings.HasPrefix(msg, "only for platform") {
+				refused = append(refused, path)
+			}
+		})
+		for _, o := range platformDefs {
+			if want := o.block != "" && o.name != d.name; want != slices.Contains(refused, o.block) {
+				t.Errorf("platform %s: block %q refused %v, want %v (%q)", d.name, o.block, !want, want, refused)
+			}
 		}
 	}
 	var got []string

@@ -8,9 +8,10 @@ import (
 	"reflect"
 )
 
-// A kind's settings block (load.ws, action.terminate, …) is no field of
-// LoadSpec or Action: the kind's own file registers the block's key and
-// type (registerLoadKind, registerActionBlock), and the schema check, the
+// A kind's settings block (load.ws, action.terminate, a platform's swarm,
+// …) is no field of LoadSpec, Action or Spec: the kind's own file (or
+// the platform's entry) registers the block's key and type
+// (registerLoadKind, registerActionBlock, platformDefs), and the schema check, the
 // strict decoder (build), --set and the JSON of effective.json find it
 // through that registration, as if it were a field. Code reads a block
 // through its kind's accessor (l.WS(), a.Terminate()) and sets one with
@@ -30,6 +31,7 @@ type blockHost struct {
 // blockHosts are the types with kinds' blocks, and the sections of a
 // scenario file they decode.
 var blockHosts = map[reflect.Type]blockHost{
+	specType:     {keys: platformBlockKeys, newBlock: func(key string) (any, bool) { return platformBlockOf(key) }, after: "platform"},
 	loadSpecType: {keys: loadBlockKeys, newBlock: func(key string) (any, bool) { return loadBlockOf(key) }},
 	actionType:   {keys: actionBlockKeys, newBlock: func(key string) (any, bool) { return actionBlockOf(key) }, after: "roll"},
 }
@@ -129,7 +131,7 @@ func unmarshalBlocks(b []byte, host blockHost, section string, set func(any)) er
 		}
 		blk, _ := host.newBlock(key)
 		if err := json.Unmarshal(raw, blk); err != nil {
-			return fmt.Errorf("%s.%s: %w", section, key, err)
+			return fmt.Errorf("%s: %w", joinPath(section, key), err)
 		}
 		set(blk)
 	}
@@ -161,4 +163,56 @@ func (l *LoadSpec) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	return unmarshalBlocks(b, blockHosts[loadSpecType], "load", func(blk any) { l.SetBlock(blk.(LoadBlock)) })
+}
+
+// A PlatformBlock is a platform's settings block (the top-level key
+// swarm): *Swarm. Each says its platform.
+type PlatformBlock interface {
+	platform() Platform
+}
+
+// platformBlockKeys are the platforms' block keys, in platformDefs' order.
+func platformBlockKeys() []string {
+	var keys []string
+	for _, d := range platformDefs {
+		if d.block != "" {
+			keys = append(keys, d.block)
+		}
+	}
+	return keys
+}
+
+// platformBlockOf returns a fresh block for key, or false.
+func platformBlockOf(key string) (PlatformBlock, bool) {
+	for _, d := range platformDefs {
+		if d.block != "" && d.block == key {
+			return d.newBlock(), true
+		}
+	}
+	return nil, false
+}
+
+// SetBlock gives the spec the settings block b of b's platform, replacing
+// one it had; a nil pointer removes it.
+func (s *Spec) SetBlock(b PlatformBlock) { s.blocks = withBlock(s.blocks, b.platform(), b) }
+
+// MarshalJSON writes the spec's fields with each platform block it holds
+// as a top-level key after platform.
+func (s Spec) MarshalJSON() ([]byte, error) {
+	type plain Spec // its fields, without this method
+	key := func(p Platform) string { d, _ := platformOf(p); return d.block }
+	return marshalWithBlocks(plain(s), s.blocks, key, blockHosts[specType])
+}
+
+// UnmarshalJSON reads what MarshalJSON writes: the fields onto s's
+// current values, each platform block into a fresh block.
+func (s *Spec) UnmarshalJSON(b []byte) error {
+	type plain Spec
+	p := plain(*s)
+	err := json.Unmarshal(b, &p)
+	*s = Spec(p)
+	if err != nil {
+		return err
+	}
+	return unmarshalBlocks(b, blockHosts[specType], "", func(blk any) { s.SetBlock(blk.(PlatformBlock)) })
 }

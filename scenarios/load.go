@@ -211,11 +211,16 @@ func (s *Scenario) build(ovs []override) (Spec, *locator, ValidationErrors) {
 	if len(c.errs) > 0 {
 		return spec, loc, c.errs
 	}
+	platformBlocks := takeBlocks(root, "", platformBlockKeys())
 	loadBlocks := takeBlocks(root, "load", loadBlockKeys())
 	actionBlocks := takeBlocks(root, "action", actionBlockKeys())
 	if err := yaml.NodeToValue(root, &spec, yaml.Strict()); err != nil {
 		e := fromYAML(s.File, err)
 		e.schema = true
+		return spec, loc, ValidationErrors{e}
+	}
+	if e := decodeBlocks(s.File, platformBlocks, platformBlockKeys(), func(key string) any { b, _ := platformBlockOf(key); return b },
+		func(b any) { spec.SetBlock(b.(PlatformBlock)) }); e != nil {
 		return spec, loc, ValidationErrors{e}
 	}
 	if e := decodeBlocks(s.File, loadBlocks, loadBlockKeys(), func(key string) any { b, _ := loadBlockOf(key); return b },
@@ -231,10 +236,13 @@ func (s *Scenario) build(ovs []override) (Spec, *locator, ValidationErrors) {
 }
 
 // takeBlocks takes the kinds' settings blocks (load.ws, action.terminate,
-// …: keys) out of the tree's section, by key, for build to decode each
+// …: keys) out of the tree's section ("": the top level), by key, for build to decode each
 // into its kind's type: they are no fields (kindblocks.go). A section
 // left empty is removed.
 func takeBlocks(root *ast.MappingNode, section string, keys []string) map[string]ast.Node {
+	if section == "" {
+		return takeKeys(root, keys)
+	}
 	sec := entry(root, section)
 	if sec == nil {
 		return nil
@@ -249,14 +257,20 @@ func takeBlocks(root *ast.MappingNode, section string, keys []string) map[string
 	default:
 		return nil // not a mapping: the schema check said so
 	}
+	out := takeKeys(m, keys)
+	if len(m.Values) == 0 {
+		removeEntry(root, section)
+	}
+	return out
+}
+
+// takeKeys removes the entries of keys from m and returns their values.
+func takeKeys(m *ast.MappingNode, keys []string) map[string]ast.Node {
 	out := map[string]ast.Node{}
 	for _, key := range keys {
 		if e := removeEntry(m, key); e != nil {
 			out[key] = e.Value
 		}
-	}
-	if len(m.Values) == 0 {
-		removeEntry(root, section)
 	}
 	return out
 }

@@ -46,6 +46,12 @@ type Swarm struct {
 	DNSRefresh Duration `yaml:"dns_refresh" json:"dns_refresh"`
 }
 
+func (*Swarm) platform() Platform { return PlatformSwarm }
+
+// Swarm returns the spec's swarm block (the top-level key swarm), nil
+// without one.
+func (s Spec) Swarm() *Swarm { return blockOf[*Swarm](s.blocks, PlatformSwarm) }
+
 // Rollout configures an action of kind rollout: the service's update
 // policy, and the stop settings and health check its tasks are created
 // with (Swarm stops an old task with the settings it was created with).
@@ -150,9 +156,9 @@ func (h *Healthcheck) UnmarshalYAML(unmarshal func(any) error) error {
 // normalizeSwarm gives platform swarm its swarm block when the file has
 // none.
 func normalizeSwarm(s *Spec) {
-	if s.Swarm == nil {
+	if s.Swarm() == nil {
 		d := DefaultSwarm()
-		s.Swarm = &d
+		s.SetBlock(&d)
 	}
 }
 
@@ -185,7 +191,7 @@ func validatePlatform(s *Spec, fail failFunc) {
 		fail("platform", string(s.Platform), "want "+joinPlatforms(platformNames()))
 	} else {
 		for _, o := range platformDefs {
-			if o.name != d.name && o.blockSet != nil && o.blockSet(s) {
+			if o.name != d.name && s.blocks[o.name] != nil {
 				fail(o.block, "", "only for platform "+string(o.name))
 			}
 		}
@@ -210,7 +216,7 @@ func validateSwarm(s *Spec, fail failFunc) {
 	if t.StopTimeout != nil {
 		fail("target.stop_timeout", t.StopTimeout.String(), "not on platform swarm: set action.rollout.stop_grace_period")
 	}
-	sw := s.Swarm
+	sw := s.Swarm()
 	if sw == nil {
 		return
 	}

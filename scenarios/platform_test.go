@@ -1,6 +1,8 @@
 package scenarios
 
 import (
+	"encoding/json"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -58,7 +60,7 @@ func TestRolloutDefaults(t *testing.T) {
 	if r := s.Spec.Action.Rollout(); r == nil || *r != DefaultRollout() {
 		t.Errorf("rollout %+v, want the defaults", r)
 	}
-	if sw := s.Spec.Swarm; sw == nil || sw.EndpointMode != "dnsrr" || sw.DNSRefresh != Seconds(1) {
+	if sw := s.Spec.Swarm(); sw == nil || sw.EndpointMode != "dnsrr" || sw.DNSRefresh != Seconds(1) {
 		t.Errorf("swarm %+v, want the defaults", sw)
 	}
 	s, err = parse("t.yaml", []byte("name: t\nplatform: swarm\nreplicas: 2\naction:\n  kind: rollout\n  at: 1s\n"+
@@ -97,5 +99,28 @@ func TestRolloutKindOverride(t *testing.T) {
 	}
 	if r := vs[0].Spec.Action.Rollout(); r != nil {
 		t.Errorf("rollout block kept: %+v", *r)
+	}
+}
+
+// TestSwarmBlockJSON: the swarm block is written right after platform,
+// where its field was, before the keys that follow, and read back.
+func TestSwarmBlockJSON(t *testing.T) {
+	s := Spec{Name: "x", Platform: PlatformSwarm, Expect: []string{"exit_code == 0"}}
+	d := DefaultSwarm()
+	s.SetBlock(&d)
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := string(b)
+	if p, sw, ex := strings.Index(j, `"platform":"swarm",`), strings.Index(j, `"swarm":{`), strings.Index(j, `"expect":`); p < 0 || sw != p+len(`"platform":"swarm",`) || ex < sw {
+		t.Errorf("marshalled: %s", j)
+	}
+	var back Spec
+	if err := json.Unmarshal(b, &back); err != nil || back.Swarm() == nil || !reflect.DeepEqual(*back.Swarm(), d) {
+		t.Errorf("read back: %v, %+v", err, back.Swarm())
+	}
+	if again, _ := json.Marshal(back); string(again) != j {
+		t.Errorf("round trip:\n%s\n%s", again, j)
 	}
 }

@@ -99,7 +99,11 @@ type Spec struct {
 	// Platform is direct (default: the harness places each replica) or
 	// swarm (a Swarm service; Swarm configures it). See platform.go.
 	Platform Platform `yaml:"platform" json:"platform,omitempty"`
-	Swarm    *Swarm   `yaml:"swarm" json:"swarm,omitempty"`
+	// blocks are the platforms' settings blocks after platform (swarm:
+	// platform.go), each read through its accessor (s.Swarm()) and set
+	// with SetBlock; validation refuses all but Platform's
+	// (kindblocks.go).
+	blocks map[Platform]PlatformBlock
 	// Expect lists expectations every variant must meet, in the language
 	// of docs/expectations.md (e.g. "dropped_inflight == 0",
 	// "exit_code == 0 @ 2/3"). The CLI checks them before anything runs

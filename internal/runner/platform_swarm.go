@@ -148,7 +148,7 @@ func (s *swarmPlatform) startAll(ctx context.Context) error {
 // checkAgentNode refuses a scenario whose agent must run on another node
 // than the engine's: ordinary containers start where the harness talks.
 func (s *swarmPlatform) checkAgentNode(ctx context.Context) error {
-	want := s.spec.Swarm.AgentNode
+	want := s.spec.Swarm().AgentNode
 	if want == "" || want == "local" {
 		return nil
 	}
@@ -175,9 +175,9 @@ func (s *swarmPlatform) createService(ctx context.Context) error {
 	grace := ro.StopGracePeriod.D()
 	cfg := swarm.ServiceConfig{
 		Name: x.name + "-target", Image: x.targetRef, Env: s.serviceEnv(), Replicas: uint64(sp.Replicas),
-		Network: x.network, Aliases: []string{swarmAlias}, EndpointMode: sp.Swarm.EndpointMode,
+		Network: x.network, Aliases: []string{swarmAlias}, EndpointMode: sp.Swarm().EndpointMode,
 		StopGracePeriod: &grace, StopSignal: ro.StopSignal, Init: sp.Target.Init, Labels: x.labels,
-		Constraints: sp.Swarm.Constraints, Command: programEntrypoint(sp.Target), Args: programArgs(sp.Target),
+		Constraints: sp.Swarm().Constraints, Command: programEntrypoint(sp.Target), Args: programArgs(sp.Target),
 		Update: swarm.Update{Parallelism: uint64(ro.Parallelism), Delay: ro.Delay.D(), Order: ro.Order,
 			FailureAction: ro.FailureAction, Monitor: ro.Monitor.D()},
 	}

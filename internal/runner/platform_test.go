@@ -91,7 +91,7 @@ func TestSwarmAgentNode(t *testing.T) {
 	sw := newFakeSwarm(f)
 	r.setService(swarmService, sw)
 	v := fakeVariant(t, "swarm-rollout", time.Second)
-	v.Spec.Swarm.AgentNode = "worker-2"
+	v.Spec.Swarm().AgentNode = "worker-2"
 	m := r.runOnce(context.Background(), v, 1, t.TempDir())
 	if m.Valid || !strings.Contains(m.InvalidReason, `swarm.agent_node "worker-2"`) || !strings.Contains(m.InvalidReason, `node "fake-node"`) {
 		t.Errorf("valid %v reason %q", m.Valid, m.InvalidReason)

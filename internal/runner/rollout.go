@@ -24,7 +24,7 @@ func (s *swarmPlatform) startDNSProxy(ctx context.Context, labels map[string]str
 	if x.spec.Topology != scenarios.TopologyCaddy {
 		return nil
 	}
-	name, refresh := "tasks."+s.rec.Service, x.spec.Swarm.DNSRefresh.D()
+	name, refresh := "tasks."+s.rec.Service, x.spec.Swarm().DNSRefresh.D()
 	cfg, err := proxy.DynamicConfig(x.spec.Proxy, name, x.port(), refresh)
 	if err != nil {
 		return err
