@@ -34,6 +34,12 @@ type Jobs struct {
 	Entries []JobEntry `json:"entries"`
 }
 
+func init() { registerPart[Jobs](metaParts, "jobs", "jobs_line") }
+
+// Jobs is the ledger read from the database after every replica stopped
+// (load kind jobs; nil when no ledger was read).
+func (m Meta) Jobs() *Jobs { return partOf[Jobs](m.parts, "jobs") }
+
 // JobEntry is one job's line in the ledger.
 type JobEntry struct {
 	// ID is River's job id; Class its ledger class; State River's final
@@ -140,6 +146,12 @@ type JobsLine struct {
 	// Error is what stopped the producer early, if anything.
 	Error string `json:"error,omitempty"`
 }
+
+func init() { registerPart[JobsLine](metaParts, "jobs_line", "resources") }
+
+// JobsLine is the job producer's last line (load kind jobs; nil when it
+// never printed one).
+func (m Meta) JobsLine() *JobsLine { return partOf[JobsLine](m.parts, "jobs_line") }
 
 // TypeJobs is the "type" of a JobsLine.
 const TypeJobs = "jobs"

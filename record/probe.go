@@ -79,6 +79,12 @@ type ProbeResult struct {
 	Error string `json:"error,omitempty"`
 }
 
+func init() { registerPart[ProbeResult](metaParts, "probe", "load_kind") }
+
+// Probe is the probe's {"type":"probe",...} line (load kind probe; nil
+// for other runs or when it never printed one).
+func (m Meta) Probe() *ProbeResult { return partOf[ProbeResult](m.parts, "probe") }
+
 // ProbeKind is what the probe's one request is for.
 type ProbeKind string
 

@@ -39,6 +39,13 @@ type ResourceRun struct {
 	Replicas []ResourceReplica `json:"replicas"`
 }
 
+func init() { registerPart[ResourceRun](metaParts, "resources", "overlapped_with") }
+
+// Resources is how the target replicas' processes were sampled (fds,
+// RSS, threads: the run directory's resources file); nil when the
+// runner did not sample.
+func (m Meta) Resources() *ResourceRun { return partOf[ResourceRun](m.parts, "resources") }
+
 // ResourceReplica is the sampling of one replica's process tree.
 type ResourceReplica struct {
 	// Name is the replica's alias ("replica-0").

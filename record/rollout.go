@@ -65,6 +65,11 @@ type Rollout struct {
 	Error string `json:"error,omitempty"`
 }
 
+func init() { registerPart[Rollout](metaParts, "rollout", "jobs") }
+
+// Rollout is the Swarm rollout of a platform swarm run (nil otherwise).
+func (m Meta) Rollout() *Rollout { return partOf[Rollout](m.parts, "rollout") }
+
 // The task generations of a rollout.
 const (
 	// GenerationOld: a task of the spec before the update.

@@ -39,11 +39,6 @@ type Meta struct {
 	// LoadKind is LoadKindProbe ("probe") when a raw-socket probe drove
 	// the run instead of the load agent; empty for the agent.
 	LoadKind string `json:"load_kind,omitempty"`
-	// Probe is the probe's {"type":"probe",...} line; nil for agent runs
-	// or when it never printed one.
-	Probe *ProbeResult `json:"probe,omitempty"`
-	// WS totals the WebSocket load's lines (load kind ws only).
-	WS *WSTotals `json:"ws,omitempty"`
 	// Fingerprint describes the machine the run happened on.
 	Fingerprint Fingerprint `json:"fingerprint"`
 
@@ -67,18 +62,12 @@ type Meta struct {
 	// between). Their load shared the machine, so this run's timings may
 	// be disturbed; the run is not made invalid for it. Empty: none seen.
 	OverlappedWith []string `json:"overlapped_with,omitempty"`
-	// Resources says how the target replicas' processes were sampled
-	// (fds, RSS, threads: the run directory's resources file); nil when
-	// the runner did not sample.
-	Resources *ResourceRun `json:"resources,omitempty"`
-	// JobsLine is the job producer's last line (load kind jobs; nil when
-	// it never printed one); Jobs the ledger read from the database after
-	// every replica stopped (nil when no ledger was read).
-	JobsLine *JobsLine `json:"jobs_line,omitempty"`
-	Jobs     *Jobs     `json:"jobs,omitempty"`
-	// Rollout is the Swarm rollout of a platform swarm run (nil
-	// otherwise; record/rollout.go).
-	Rollout *Rollout `json:"rollout,omitempty"`
+
+	// parts are the capabilities' records (parts.go): the probe's line
+	// and the WebSocket totals after load_kind, the resource sampling,
+	// the jobs producer's line and ledger and the Swarm rollout after
+	// overlapped_with; each read through its accessor (m.Jobs()).
+	parts map[string]any
 }
 
 // Replacement records when a roll's replacement replica started and became
@@ -134,10 +123,6 @@ type Action struct {
 	// (scenario action.before: a crash, a signal), in order; the engine's
 	// kill events they caused are theirs, not in Kills.
 	Before []Step `json:"before,omitempty"`
-	// Termination is the emulated kubelet's termination (kind terminate;
-	// nil for the other kinds): SentNs above is its stop signal, sent when
-	// the pre-stop hook ended.
-	Termination *Termination `json:"termination,omitempty"`
 	// Deregister is the proxy deregistration of a roll or a termination
 	// with proxy.deregister_after (nil without one).
 	Deregister *Deregistration `json:"deregister,omitempty"`
@@ -145,6 +130,10 @@ type Action struct {
 	// action.again; nil without one): what an impatient orchestrator or
 	// operator does. Its kill events are its own.
 	Again *Step `json:"again,omitempty"`
+
+	// parts are the kinds' records (parts.go): terminate's Termination
+	// after before, read through a.Termination().
+	parts map[string]any
 }
 
 // Kill is one signal the engine reported delivering to a container.

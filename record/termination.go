@@ -33,6 +33,13 @@ type Termination struct {
 	NewPod *NewPod `json:"new_pod,omitempty"`
 }
 
+func init() { registerPart[Termination](actionParts, "termination", "before") }
+
+// Termination is the emulated kubelet's termination (kind terminate;
+// nil for the other kinds): the action's SentNs is its stop signal,
+// sent when the pre-stop hook ended.
+func (a Action) Termination() *Termination { return partOf[Termination](a.parts, "termination") }
+
 // NewPod is the pod a rolling update started in the terminated pod's
 // place: when it started, passed its readiness probe, became available
 // and joined the proxy's upstreams.

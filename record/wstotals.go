@@ -28,6 +28,11 @@ type WSTotals struct {
 	Exhausted int `json:"exhausted,omitempty"`
 }
 
+func init() { registerPart[WSTotals](metaParts, "ws", "probe") }
+
+// WS is the totals of the WebSocket load's lines (load kind ws only).
+func (m Meta) WS() *WSTotals { return partOf[WSTotals](m.parts, "ws") }
+
 // Totals sums what t counted: attempts and closes from the ws_attempt and
 // ws_close lines, events and unknowns from the ws_client lines.
 func (t *WSTally) Totals() WSTotals {

@@ -181,7 +181,7 @@ var (
 		Has: func(_ *Variant, r *Run) bool { return hasResources(&r.Metrics) }, Rows: resourceDefs, After: "duplicate_writes"}
 	rolloutCapability = Capability{Part: (*RolloutMetrics)(nil), Name: NeedsRollout, Requirement: "platform swarm with action.kind rollout",
 		OfSpec: func(v scenarios.Variant) bool { return v.Spec.Action.Kind == scenarios.ActionRollout },
-		Has:    func(_ *Variant, r *Run) bool { return r.Meta.Rollout != nil }, Rows: rolloutDefs,
+		Has:    func(_ *Variant, r *Run) bool { return r.Meta.Rollout() != nil }, Rows: rolloutDefs,
 		Headline: &Headline{rolloutHeadline, rolloutHeadlineText},
 		Compute: func(in ComputeInput) (any, []string) {
 			return computed(rolloutmetrics.Compute(in.Meta, in.Requests), nil)

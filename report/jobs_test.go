@@ -48,7 +48,7 @@ func jobsMeta(entries ...record.JobEntry) record.Meta {
 			j.StepsMissing++
 		}
 	}
-	return record.Meta{Valid: true, Jobs: j,
+	return record.Meta{Valid: true,
 		Action: &record.Action{Kind: record.ActionStop, StopTimeoutS: &ten, SentNs: jobsT0, ReturnedNs: jat(6000)},
 		Replicas: []record.Replica{
 			{Name: "replica-0", Exited: true, ExitCode: intp(0), ExitedNs: jat(6000),
@@ -57,7 +57,7 @@ func jobsMeta(entries ...record.JobEntry) record.Meta {
 					{Event: record.EventWorkerStopped, TimeNs: jat(5200), JobsCut: intp(1), JobsRunning: intp(0)},
 					{Event: record.EventExit, TimeNs: jat(5300), Code: intp(0)}}},
 			{Name: "replica-1", Env: map[string]string{"MODE": "full", "INSTANCE": rep1}},
-		}}
+		}}.With(j)
 }
 
 // handedOver is a job replica-0 stopped at its checkpoint before step 3
@@ -107,12 +107,12 @@ func TestJobsMetrics(t *testing.T) {
 			lost.Missing = []int{3}
 			lost.Runs[0].StepsNs = append(lost.Runs[0].StepsNs[:2], lost.Runs[0].StepsNs[3])
 			m := jobsMeta(lost)
-			m.Jobs.Problems = []string{"job 6 completed without step 3"}
+			m.Jobs().Problems = []string{"job 6 completed without step 3"}
 			return m
 		}, map[string]any{"jobs_steps_missing": 1, "jobs_completed_once": 1, "job_handover_ms": nil}, []string{"job 6 completed without step 3"}},
 		{"classes that do not add up", func() record.Meta {
 			m := jobsMeta(once(7))
-			m.Jobs.Inserted = 2
+			m.Jobs().Inserted = 2
 			return m
 		}, map[string]any{"jobs_inserted": 2}, []string{"add up to 1, not the 2 jobs inserted"}},
 		{"a signal action: no grace, budget null", func() record.Meta {

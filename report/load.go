@@ -97,7 +97,7 @@ func RunValidity(meta record.Meta, m *Metrics) (bool, string) {
 		switch {
 		case meta.InvalidReason != "":
 			return false, meta.InvalidReason
-		case meta.Agent == nil && meta.Probe == nil && meta.WS == nil:
+		case meta.Agent == nil && meta.Probe() == nil && meta.WS() == nil:
 			return false, "not marked valid, and no agent summary line: the run did not finish"
 		}
 		return false, "marked invalid by the runner (no reason recorded)"

@@ -218,10 +218,10 @@ func checkAccounting(m *Metrics, meta record.Meta, t *record.Tally, ws *wsmetric
 	if wsmetrics.IsRun(meta, ws) {
 		errs = wsmetrics.CheckAccounting(m.Requests, ws)
 	} else if meta.LoadKind == record.LoadKindProbe {
-		if meta.Probe != nil {
+		if meta.Probe() != nil {
 			t.Probes++
-			if meta.Probe.Type != record.TypeProbe {
-				t.AddMalformed(fmt.Errorf("probe line of type %q", meta.Probe.Type))
+			if meta.Probe().Type != record.TypeProbe {
+				t.AddMalformed(fmt.Errorf("probe line of type %q", meta.Probe().Type))
 			}
 		}
 		errs = record.CheckProbeAccounting(t)

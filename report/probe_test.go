@@ -15,8 +15,8 @@ func TestProbeMetrics(t *testing.T) {
 	const ms = int64(1_000_000)
 	line := `{"type":"probe","kind":"idle","response_end_ns":` + itoa(s-2000*ms) + `,"load_start_ns":` + itoa(s-2000*ms) +
 		`,"socket_closed_ns":` + itoa(s+ms) + `,"response_class":"ok","status":200,"conn_header":"keep-alive","closed":"eof"}`
-	meta := record.Meta{Valid: true, LoadKind: "probe", Probe: probeLine(t, line),
-		Action: &record.Action{Kind: "signal", SentNs: s - 50*ms, ReturnedNs: s}, Replicas: []record.Replica{{Name: "replica-0"}}}
+	meta := record.Meta{Valid: true, LoadKind: "probe",
+		Action: &record.Action{Kind: "signal", SentNs: s - 50*ms, ReturnedNs: s}, Replicas: []record.Replica{{Name: "replica-0"}}}.With(probeLine(t, line))
 	m := Compute(meta, nil)
 	if m.Probe() == nil || !m.AccountingOK || len(m.Notes) != 0 {
 		t.Fatalf("metrics %+v notes %v", m, m.Notes)
@@ -40,14 +40,14 @@ func TestProbeMetrics(t *testing.T) {
 		}
 	}
 	// never closed: the row stays, the value is null
-	meta.Probe = probeLine(t, strings.Replace(line, `"closed":"eof"`, `"closed":"timeout"`, 1))
+	meta.SetPart(probeLine(t, strings.Replace(line, `"closed":"eof"`, `"closed":"timeout"`, 1)))
 	m2 := Compute(meta, nil)
 	b, _ := json.Marshal(m2)
 	if !strings.Contains(string(b), `"probe_socket_closed_after_signal_ms":null`) || m2.Probe().ProbeServerClosed {
 		t.Errorf("never closed: %s", b)
 	}
 	// missing probe line in a probe run: accounting fails
-	meta.Probe = nil
+	meta.SetPart((*record.ProbeResult)(nil))
 	if m3 := Compute(meta, nil); m3.AccountingOK {
 		t.Errorf("probe run without a probe line counted")
 	}

@@ -227,7 +227,7 @@ func TestComputeWSUnattributed(t *testing.T) {
 // finished (its totals are in the Meta): it is not "no agent summary".
 func TestRunValidityWS(t *testing.T) {
 	m := &Metrics{AccountingOK: true}
-	if _, why := RunValidity(record.Meta{LoadKind: record.LoadKindWS, WS: &record.WSTotals{Clients: 2}}, m); why != "marked invalid by the runner (no reason recorded)" {
+	if _, why := RunValidity(record.Meta{LoadKind: record.LoadKindWS}.With(&record.WSTotals{Clients: 2}), m); why != "marked invalid by the runner (no reason recorded)" {
 		t.Errorf("ws run with totals: %q", why)
 	}
 	if _, why := RunValidity(record.Meta{LoadKind: record.LoadKindWS}, m); !strings.Contains(why, "did not finish") {

@@ -125,7 +125,7 @@ func (x *run) fire(ctx context.Context, kind scenarios.ActionKind) error {
 			if res.returnedNs != 0 { // docker stop's return; a termination's kill call returned already
 				rec.ReturnedNs = res.returnedNs
 			}
-			if te := rec.Termination; te != nil {
+			if te := rec.Termination(); te != nil {
 				te.KillSentNs = res.killSentNs
 			}
 			if res.err != nil {

@@ -68,7 +68,7 @@ func TestJobsEndToEnd(t *testing.T) {
 		t.Fatalf("run invalid: %s", run.Reason)
 	}
 	m := run.Meta
-	line, j := m.JobsLine, m.Jobs
+	line, j := m.JobsLine(), m.Jobs()
 	if line == nil || j == nil {
 		t.Fatalf("jobs line %+v, ledger %+v", line, j)
 	}
@@ -160,8 +160,8 @@ func TestJobsWithDBRequests(t *testing.T) {
 		t.Fatalf("run invalid: %s", run.Reason)
 	}
 	m := run.Meta
-	if m.Agent == nil || m.Agent.Started == 0 || m.Jobs == nil || m.Jobs.Inserted != 6 || m.Jobs.Error != "" {
-		t.Fatalf("agent summary %+v, ledger %+v", m.Agent, m.Jobs)
+	if m.Agent == nil || m.Agent.Started == 0 || m.Jobs() == nil || m.Jobs().Inserted != 6 || m.Jobs().Error != "" {
+		t.Fatalf("agent summary %+v, ledger %+v", m.Agent, m.Jobs())
 	}
-	t.Logf("measured: %d /db requests by class %v; ledger %v", m.Agent.Started, m.Agent.ByClass, m.Jobs.ByClass)
+	t.Logf("measured: %d /db requests by class %v; ledger %v", m.Agent.Started, m.Agent.ByClass, m.Jobs().ByClass)
 }

@@ -201,12 +201,12 @@ func (d *jobsDriver) check(s *agentStream) error {
 // load.duration).
 func (d *jobsDriver) collect(meta *record.Meta, s *agentStream) {
 	meta.LoadKind = record.LoadKindJobs
-	meta.Jobs = d.ledger
-	meta.JobsLine = d.jobsLine()
+	meta.SetPart(d.ledger)
+	meta.SetPart(d.jobsLine())
 	if d.http {
 		d.agentDriver.collect(meta, s)
 	}
-	if l := meta.JobsLine; meta.LoadEndNs == 0 && l != nil {
+	if l := meta.JobsLine(); meta.LoadEndNs == 0 && l != nil {
 		meta.LoadEndNs = max(l.SettledNs, l.QuietNs)
 	}
 }
@@ -214,7 +214,7 @@ func (d *jobsDriver) collect(meta *record.Meta, s *agentStream) {
 // outcome is "6 jobs inserted, settled; ledger: completed_once 4,
 // completed_handover 2" (and the /db requests' when they ran).
 func (d *jobsDriver) outcome(m record.Meta) string {
-	l := m.JobsLine
+	l := m.JobsLine()
 	if l == nil {
 		return "no jobs line"
 	}
@@ -227,7 +227,7 @@ func (d *jobsDriver) outcome(m record.Meta) string {
 	default:
 		s += "NOT all settled within the load"
 	}
-	if j := m.Jobs; j != nil && j.Error == "" {
+	if j := m.Jobs(); j != nil && j.Error == "" {
 		var parts []string
 		for _, c := range record.JobClasses {
 			if n := j.ByClass[c]; n > 0 {

@@ -113,10 +113,10 @@ func TestJobsRunFake(t *testing.T) {
 		db.spec.MemoryBytes != scenarios.DefaultHarnessMemoryMB<<20 || db.spec.PidsLimit != scenarios.DefaultHarnessPIDs {
 		t.Errorf("database spec %+v", db.spec)
 	}
-	if m.LoadKind != "jobs" || m.JobsLine == nil || !slices.Equal(m.JobsLine.IDs, []int64{11, 12, 13}) || m.LoadEndNs != 3 {
-		t.Errorf("kind %q jobs line %+v load end %d", m.LoadKind, m.JobsLine, m.LoadEndNs)
+	if m.LoadKind != "jobs" || m.JobsLine() == nil || !slices.Equal(m.JobsLine().IDs, []int64{11, 12, 13}) || m.LoadEndNs != 3 {
+		t.Errorf("kind %q jobs line %+v load end %d", m.LoadKind, m.JobsLine(), m.LoadEndNs)
 	}
-	if j := m.Jobs; j == nil || j.Inserted != 3 || j.ByClass[record.JobCompletedOnce] != 3 || len(j.Entries) != 3 || j.RescueAfterMs != 3.6e6 {
+	if j := m.Jobs(); j == nil || j.Inserted != 3 || j.ByClass[record.JobCompletedOnce] != 3 || len(j.Entries) != 3 || j.RescueAfterMs != 3.6e6 {
 		t.Errorf("ledger %+v", j)
 	}
 	for i, rep := range m.Replicas {
@@ -164,8 +164,8 @@ func TestJobsRunFakeInvalid(t *testing.T) {
 			if m.Valid || !strings.Contains(m.InvalidReason, tt.want) {
 				t.Errorf("valid %v reason %q, want invalid with %q", m.Valid, m.InvalidReason, tt.want)
 			}
-			if tt.fail == "DB account" && (m.Jobs == nil || m.Jobs.Error != errEngine.Error() || m.Jobs.Inserted != 1) {
-				t.Errorf("ledger record %+v, want the error", m.Jobs)
+			if tt.fail == "DB account" && (m.Jobs() == nil || m.Jobs().Error != errEngine.Error() || m.Jobs().Inserted != 1) {
+				t.Errorf("ledger record %+v, want the error", m.Jobs())
 			}
 			if live := f.live(); len(live) > 0 {
 				t.Errorf("left on the engine: %v", live)
@@ -223,13 +223,13 @@ func TestJobsOutcome(t *testing.T) {
 		want string
 	}{
 		{record.Meta{}, "no jobs line"},
-		{record.Meta{JobsLine: &record.JobsLine{IDs: ids, Settled: true}}, "3 jobs inserted, settled"},
-		{record.Meta{JobsLine: &record.JobsLine{IDs: ids}}, "3 jobs inserted, NOT all settled within the load"},
-		{record.Meta{JobsLine: &record.JobsLine{IDs: ids, QuietNs: 5}, Jobs: &record.Jobs{ByClass: map[string]int{
-			record.JobCompletedOnce: 2, record.JobRunning: 1}, StepsTwice: 1}},
+		{record.Meta{}.With(&record.JobsLine{IDs: ids, Settled: true}), "3 jobs inserted, settled"},
+		{record.Meta{}.With(&record.JobsLine{IDs: ids}), "3 jobs inserted, NOT all settled within the load"},
+		{record.Meta{}.With(&record.JobsLine{IDs: ids, QuietNs: 5}, &record.Jobs{ByClass: map[string]int{
+			record.JobCompletedOnce: 2, record.JobRunning: 1}, StepsTwice: 1}),
 			"3 jobs inserted, NOT all settled (the wait ended when nothing moved); ledger: completed_once 2, running 1, steps twice in 1"},
-		{record.Meta{JobsLine: &record.JobsLine{IDs: ids, Settled: true}, Jobs: &record.Jobs{Error: "x"},
-			Agent: &record.Summary{Started: 4, ByClass: map[record.Class]int{record.ClassOK: 3, record.ClassRefused: 1}}},
+		{record.Meta{Agent: &record.Summary{Started: 4, ByClass: map[record.Class]int{record.ClassOK: 3, record.ClassRefused: 1}}}.With(
+			&record.JobsLine{IDs: ids, Settled: true}, &record.Jobs{Error: "x"}),
 			"3 jobs inserted, settled; /db: 4 requests, 1 failed"},
 	}
 	for _, tt := range tests {
@@ -241,8 +241,8 @@ func TestJobsOutcome(t *testing.T) {
 	line := `{"type":"jobs","ids":[1],"quiet_ns":77}`
 	d.observe(record.TypeJobs, []byte(line))
 	d.collect(&m, newAgentStream())
-	if m.LoadEndNs != 77 || m.JobsLine.QuietNs != 77 {
-		t.Errorf("load end %d, line %+v: want the quiet end", m.LoadEndNs, m.JobsLine)
+	if m.LoadEndNs != 77 || m.JobsLine().QuietNs != 77 {
+		t.Errorf("load end %d, line %+v: want the quiet end", m.LoadEndNs, m.JobsLine())
 	}
 }
 

@@ -70,12 +70,12 @@ func (probeDriver) check(s *agentStream) error {
 func (probeDriver) collect(meta *record.Meta, s *agentStream) {
 	meta.LoadKind = record.LoadKindProbe
 	if line, _ := s.Probe(); line != nil {
-		meta.Probe = line
+		meta.SetPart(line)
 	}
 }
 
 func (probeDriver) outcome(m record.Meta) string {
-	if m.Probe == nil {
+	if m.Probe() == nil {
 		return "no probe line"
 	}
 	return "probe line recorded"

@@ -164,7 +164,7 @@ func TestUnknownLoadKind(t *testing.T) {
 	if got := loadOutcome("carrier-pigeon", record.Meta{}); got != "" {
 		t.Errorf("outcome of an unknown kind %q, want none", got)
 	}
-	if got := loadOutcome(scenarios.LoadProbe, record.Meta{Probe: &record.ProbeResult{}}); got != "probe line recorded" {
+	if got := loadOutcome(scenarios.LoadProbe, record.Meta{}.With(&record.ProbeResult{})); got != "probe line recorded" {
 		t.Errorf("probe outcome %q", got)
 	}
 }

@@ -180,12 +180,12 @@ func (d *wsDriver) checkClients(want int) error {
 func (d *wsDriver) collect(meta *record.Meta, s *agentStream) {
 	meta.LoadKind = record.LoadKindWS
 	tot := d.tally.Totals()
-	meta.WS = &tot
+	meta.SetPart(&tot)
 }
 
 // outcome is "N clients, A attempts (F failed), C closes (1000: x, 1001: y)".
 func (*wsDriver) outcome(m record.Meta) string {
-	w := m.WS
+	w := m.WS()
 	if w == nil {
 		return "no ws lines"
 	}

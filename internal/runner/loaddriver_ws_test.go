@@ -64,8 +64,8 @@ func TestWSDriverAccounting(t *testing.T) {
 			}
 			var m record.Meta
 			d.collect(&m, s)
-			if m.LoadKind != record.LoadKindWS || m.WS == nil || m.WS.Clients != tt.printed {
-				t.Fatalf("collect: kind %q, totals %+v", m.LoadKind, m.WS)
+			if m.LoadKind != record.LoadKindWS || m.WS() == nil || m.WS().Clients != tt.printed {
+				t.Fatalf("collect: kind %q, totals %+v", m.LoadKind, m.WS())
 			}
 		})
 	}
@@ -74,7 +74,7 @@ func TestWSDriverAccounting(t *testing.T) {
 // TestWSDriverOutcome: the one-line outcome names clients, attempts and
 // close codes.
 func TestWSDriverOutcome(t *testing.T) {
-	m := record.Meta{WS: &record.WSTotals{Clients: 2, Attempts: 5, Failed: 1, Closes: 4, ClosesByCode: map[string]int{"1006": 1, "1001": 3}}}
+	m := record.Meta{}.With(&record.WSTotals{Clients: 2, Attempts: 5, Failed: 1, Closes: 4, ClosesByCode: map[string]int{"1006": 1, "1001": 3}})
 	got := (&wsDriver{}).outcome(m)
 	if want := "2 clients, 5 attempts (1 failed), 4 closes (1001: 3, 1006: 1)"; got != want {
 		t.Fatalf("outcome %q, want %q", got, want)

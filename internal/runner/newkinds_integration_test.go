@@ -55,8 +55,8 @@ func TestProbeIdleSocketNode(t *testing.T) {
 	if m.Probe() == nil {
 		t.Fatalf("no probe metrics: %+v", m)
 	}
-	if run.Meta.LoadKind != record.LoadKindProbe || run.Meta.Probe == nil {
-		t.Errorf("meta load_kind %q, probe line %+v", run.Meta.LoadKind, run.Meta.Probe)
+	if run.Meta.LoadKind != record.LoadKindProbe || run.Meta.Probe() == nil {
+		t.Errorf("meta load_kind %q, probe line %+v", run.Meta.LoadKind, run.Meta.Probe())
 	}
 	if c := m.Probe().ProbeSocketClosedAfterSignalMs; c == nil || *c >= 1000 || !m.Probe().ProbeServerClosed {
 		t.Errorf("probe_socket_closed_after_signal_ms %v, server closed %v: want < 1000 ms, closed by the server",

@@ -98,8 +98,8 @@ func (x *run) finishNewPod(ctx context.Context) error {
 		return invalidf("new pod %s not done within %s", p.res.Name, bound)
 	}
 	res := p.res
-	if a := x.meta.Action; a != nil && a.Termination != nil {
-		a.Termination.NewPod = &res
+	if a := x.meta.Action; a != nil && a.Termination() != nil {
+		a.Termination().NewPod = &res
 	}
 	if res.Error != "" && ctx.Err() == nil {
 		return invalidf("new pod %s: %s", res.Name, res.Error)

@@ -74,7 +74,7 @@ func TestNewPodRun(t *testing.T) {
 			if !m.Valid {
 				t.Fatalf("invalid: %s (calls %q)", m.InvalidReason, f.Calls())
 			}
-			te := m.Action.Termination
+			te := m.Action.Termination()
 			p := te.NewPod
 			if p == nil || p.Name != "replica-2" || p.Upstream != "replica-2:8080" || p.Error != "" {
 				t.Fatalf("new pod %+v", p)

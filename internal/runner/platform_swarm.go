@@ -103,7 +103,7 @@ func (s *swarmPlatform) cleanupSlack() time.Duration { return s.grace() }
 // finish records the service and its rollout.
 func (s *swarmPlatform) finish(meta *record.Meta) {
 	if s.spec.Action.Kind == scenarios.ActionRollout || s.serviceID != "" {
-		meta.Rollout = s.rec
+		meta.SetPart(s.rec)
 	}
 }
 

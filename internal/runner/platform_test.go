@@ -50,7 +50,7 @@ func TestSwarmLifecycle(t *testing.T) {
 	if !m.Valid {
 		t.Fatalf("invalid: %s (engine calls %q, swarm calls %q)", m.InvalidReason, f.Calls(), sw.Calls())
 	}
-	ro := m.Rollout
+	ro := m.Rollout()
 	if ro == nil || !ro.Converged || ro.ServiceID != "svc-1" || !ro.SwarmCreated || ro.ForceUpdate != 1 {
 		t.Fatalf("rollout record %+v", ro)
 	}
@@ -69,8 +69,8 @@ func TestSwarmLifecycle(t *testing.T) {
 		t.Errorf("swarm calls %q, want %q with Tasks", calls, want)
 	}
 	var sampled []string
-	if m.Resources != nil {
-		for _, rr := range m.Resources.Replicas {
+	if m.Resources() != nil {
+		for _, rr := range m.Resources().Replicas {
 			sampled = append(sampled, rr.Name)
 		}
 	}

@@ -246,7 +246,7 @@ func (x *run) endSampling() error {
 			x.r.opts.Progress.Logf("resources of %s not sampled: %s", rs.info.Name, rs.info.NotSampled)
 		}
 	}
-	x.meta.Resources = out
+	x.meta.SetPart(out)
 	if len(all) == 0 {
 		return nil
 	}

@@ -38,7 +38,7 @@ func TestResourcesCountConnections(t *testing.T) {
 			t.Fatalf("%s: runs %+v, want one valid run", v.Label, v.Runs)
 		}
 		run := v.Runs[0]
-		rr := run.Meta.Resources
+		rr := run.Meta.Resources()
 		if rr == nil || len(rr.Replicas) != 1 || !rr.Replicas[0].Sampled {
 			t.Fatalf("%s: meta resources %+v: want replica-0 sampled (a local engine)", v.Label, rr)
 		}

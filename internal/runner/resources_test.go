@@ -117,7 +117,7 @@ func TestSampleReplica(t *testing.T) {
 		if err := x.endSampling(); err != nil {
 			t.Fatal(err)
 		}
-		r := x.meta.Resources
+		r := x.meta.Resources()
 		if r == nil || len(r.Replicas) != 1 {
 			t.Fatalf("pid %d: Meta.Resources = %+v, want one replica", tc.pid, r)
 		}

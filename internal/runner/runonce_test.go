@@ -142,11 +142,11 @@ func checkValidRun(t *testing.T, m record.Meta, dir string) {
 		t.Fatalf("load start %d, action %+v, %d replicas", m.LoadStartNs, m.Action, len(m.Replicas))
 	}
 	if m.LoadKind == record.LoadKindProbe {
-		if m.Probe == nil || m.Agent != nil {
-			t.Errorf("probe run: probe %+v, agent summary %+v", m.Probe, m.Agent)
+		if m.Probe() == nil || m.Agent != nil {
+			t.Errorf("probe run: probe %+v, agent summary %+v", m.Probe(), m.Agent)
 		}
-	} else if m.Agent == nil || m.Agent.Started != 3 || m.Probe != nil {
-		t.Errorf("agent run: summary %+v, probe %+v", m.Agent, m.Probe)
+	} else if m.Agent == nil || m.Agent.Started != 3 || m.Probe() != nil {
+		t.Errorf("agent run: summary %+v, probe %+v", m.Agent, m.Probe())
 	}
 	rep := m.Replicas[0]
 	if !rep.Exited || rep.ExitCode == nil || *rep.ExitCode != 0 {

@@ -65,7 +65,7 @@ func TestSwarmRolloutShape(t *testing.T) {
 	}
 	for _, v := range res.Variants {
 		run := v.Runs[0]
-		m, ro := run.Metrics, run.Meta.Rollout
+		m, ro := run.Metrics, run.Meta.Rollout()
 		if !run.Valid || ro == nil || m.Rollout() == nil {
 			t.Errorf("%s: valid %v (%s), rollout recorded %v", v.Label, run.Valid, run.Reason, ro != nil)
 			continue

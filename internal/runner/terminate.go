@@ -59,7 +59,7 @@ func (x *run) terminate(ctx context.Context, c *docker.Container, rec *record.Ac
 	t := x.spec.Action.Terminate()
 	grace := t.Grace.D()
 	te := &record.Termination{GraceS: int(grace / time.Second)}
-	rec.Termination = te
+	rec.SetPart(te)
 	t0 := time.Now()
 	te.DeletedNs = t0.UnixNano()
 	x.startDeregister(ctx, te.DeletedNs)

@@ -80,7 +80,7 @@ func TestTerminate(t *testing.T) {
 				t.Fatalf("invalid: %s", m.InvalidReason)
 			}
 			a := m.Action
-			te := a.Termination
+			te := a.Termination()
 			if a.Kind != record.ActionTerminate || te == nil || a.Signal != "SIGTERM" || te.Signal != "SIGTERM" {
 				t.Fatalf("action %+v termination %+v", a, te)
 			}

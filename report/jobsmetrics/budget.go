@@ -49,8 +49,8 @@ func budgetInputOf(meta record.Meta, reqs []record.Request) budget.Input {
 			}
 		}
 	}
-	if meta.Jobs != nil {
-		for _, e := range meta.Jobs.Entries {
+	if meta.Jobs() != nil {
+		for _, e := range meta.Jobs().Entries {
 			if e.Steps*e.StepMS > in.Steps*in.StepMS || in.Steps == 0 {
 				in.Steps, in.StepMS = e.Steps, e.StepMS
 			}

@@ -55,7 +55,7 @@ func TestBudgetInputOf(t *testing.T) {
 			m := stop(func(a *record.Action, _ *record.Replica) {
 				a.Again = &record.Step{Kind: record.StepAgain, SentNs: jobsT0 + 5_000_400_000}
 			})
-			m.Jobs = jobs
+			m.SetPart(jobs)
 			return m
 		}(), reqs, budget.Input{Mode: "full", Env: env, GraceMS: 10000, GraceFrom: "docker default", Steps: 20, StepMS: 1000, HTTPMS: 300, AgainMS: 5000}},
 		{"a signal again never sent", stop(func(a *record.Action, _ *record.Replica) { a.Again = &record.Step{Kind: record.StepAgain} }), nil,
@@ -136,7 +136,7 @@ func recordedRun(s *scenarios.Spec) (record.Meta, []record.Request) {
 	if j.HTTPClients > 0 {
 		reqs = append(reqs, record.Request{Method: "GET", Path: "/db?ms=" + strconv.Itoa(j.HTTPMS)})
 	}
-	return record.Meta{Action: a, Replicas: []record.Replica{rep}, Jobs: jobs}, reqs
+	return record.Meta{Action: a, Replicas: []record.Replica{rep}}.With(jobs), reqs
 }
 
 func TestLongestDBRequestMs(t *testing.T) {

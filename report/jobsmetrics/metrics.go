@@ -72,7 +72,7 @@ type Metrics struct {
 }
 
 // IsRun reports whether meta is a queue-job run with a ledger.
-func IsRun(meta record.Meta) bool { return meta.Jobs != nil }
+func IsRun(meta record.Meta) bool { return meta.Jobs() != nil }
 
 // Compute returns the job metrics of a run with a ledger (nil without
 // one) and the notes on its ledger: it could not be read, its classes do
@@ -81,7 +81,7 @@ func Compute(meta record.Meta, reqs []record.Request) (*Metrics, []string) {
 	if !IsRun(meta) {
 		return nil, nil
 	}
-	j := meta.Jobs
+	j := meta.Jobs()
 	jm := &Metrics{JobsInserted: j.Inserted,
 		JobsStepsTwice: j.StepsTwice, JobsExtraEffects: j.ExtraEffects, JobsStepsMissing: j.StepsMissing}
 	for _, c := range []struct {
@@ -166,7 +166,7 @@ func onReplica(meta record.Meta, run *record.JobRun, i int) bool {
 func jobHandoverMs(meta record.Meta, acted int) *float64 {
 	var best *float64
 	exited := meta.Replicas[acted].ExitedNs
-	for _, e := range meta.Jobs.Entries {
+	for _, e := range meta.Jobs().Entries {
 		for k := 0; k+1 < len(e.Runs); k++ {
 			run, next := &e.Runs[k], &e.Runs[k+1]
 			if !onReplica(meta, run, acted) || onReplica(meta, next, acted) {
@@ -191,7 +191,7 @@ func jobHandoverMs(meta record.Meta, acted int) *float64 {
 // that never ended.
 func jobsAbandoned(meta record.Meta, acted int) int {
 	n := 0
-	for _, e := range meta.Jobs.Entries {
+	for _, e := range meta.Jobs().Entries {
 		for k := range e.Runs {
 			if r := &e.Runs[k]; r.EndedNs == 0 && onReplica(meta, r, acted) {
 				n++
@@ -222,7 +222,7 @@ func rescueDueMs(meta record.Meta) *float64 {
 		return nil
 	}
 	var due *float64
-	for _, e := range meta.Jobs.Entries {
+	for _, e := range meta.Jobs().Entries {
 		if e.Class != record.JobRunning {
 			continue
 		}
@@ -233,7 +233,7 @@ func rescueDueMs(meta record.Meta) *float64 {
 		if latest == 0 {
 			continue
 		}
-		d := float64(latest-meta.Action.SentNs)/1e6 + e.RescueEligibleAfterMs(meta.Jobs.RescueAfterMs)
+		d := float64(latest-meta.Action.SentNs)/1e6 + e.RescueEligibleAfterMs(meta.Jobs().RescueAfterMs)
 		if due == nil || d > *due {
 			due = ptr(d)
 		}

@@ -90,10 +90,10 @@ type Metrics struct {
 // termination that fired (nil otherwise).
 func Compute(meta record.Meta, reqs []record.Request) *Metrics {
 	a := meta.Action
-	if a == nil || a.Termination == nil || a.Termination.DeletedNs == 0 {
+	if a == nil || a.Termination() == nil || a.Termination().DeletedNs == 0 {
 		return nil
 	}
-	t := a.Termination
+	t := a.Termination()
 	m := &Metrics{PodKilled: t.KillSentNs > 0}
 	newPod := 0
 	acted := shutdown.ActedReplica(meta)
@@ -185,7 +185,7 @@ func closedByProxy(r *record.Request) bool {
 // routes it then.
 func classify(meta record.Meta, r *record.Request) rule {
 	a := meta.Action
-	t, d := a.Termination, a.Deregister
+	t, d := a.Termination(), a.Deregister
 	sent := r.Start
 	if r.Written > 0 {
 		sent = r.Written

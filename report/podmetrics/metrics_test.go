@@ -22,9 +22,9 @@ func meta(topology string, killSent int64, dereg *record.Deregistration) record.
 	code := 137
 	return record.Meta{Topology: topology,
 		Replicas: []record.Replica{{Name: "replica-0", Exited: true, ExitCode: &code, ExitedNs: exited}},
-		Action: &record.Action{Kind: "terminate", SentNs: signal, Deregister: dereg,
-			Termination: &record.Termination{DeletedNs: deleted, GraceS: 8, Signal: "SIGTERM",
-				Hook: &record.HookRun{Kind: "sleep", SleepMs: 3000, EndNs: signal}, KillAtNs: kill, KillSentNs: killSent}}}
+		Action: (&record.Action{Kind: "terminate", SentNs: signal, Deregister: dereg}).With(
+			&record.Termination{DeletedNs: deleted, GraceS: 8, Signal: "SIGTERM",
+				Hook: &record.HookRun{Kind: "sleep", SleepMs: 3000, EndNs: signal}, KillAtNs: kill, KillSentNs: killSent})}
 }
 
 func failed(end int64, class record.Class, reused bool) record.Request {
@@ -83,7 +83,7 @@ func TestClassify(t *testing.T) {
 // joined) before the deletion, as with before_deletion.
 func withNewPod(joined int64) record.Meta {
 	m := meta("caddy", kill, &record.Deregistration{SentNs: sent, AckedNs: acked})
-	m.Action.Termination.NewPod = &record.NewPod{Name: "replica-2", Upstream: "replica-2:8080", StartedNs: 100,
+	m.Action.Termination().NewPod = &record.NewPod{Name: "replica-2", Upstream: "replica-2:8080", StartedNs: 100,
 		ReadyNs: 200, AvailableNs: 200, RegisterSentNs: joined, RegisteredNs: joined + 50}
 	return m
 }
@@ -175,7 +175,7 @@ func TestCompute(t *testing.T) {
 		t.Error("Compute != nil for a signal action")
 	}
 	ebs := meta("caddy", 0, dereg)
-	ebs.Action.Termination.ExitedBeforeSignal = true
+	ebs.Action.Termination().ExitedBeforeSignal = true
 	if m := Compute(ebs, nil); m.PodSignalToExitMs != nil || m.PodDeletionToExitMs == nil {
 		t.Errorf("exited before the signal: signal to exit %v (want null), deletion to exit %v (want a value)", m.PodSignalToExitMs, m.PodDeletionToExitMs)
 	}

@@ -43,11 +43,11 @@ type Metrics struct {
 // load kind) and the note on the probe's own error. Whether the run
 // accounts for itself (exactly one probe line) is report's question.
 func Compute(meta record.Meta) (*Metrics, []string) {
-	if meta.LoadKind != record.LoadKindProbe && meta.Probe == nil {
+	if meta.LoadKind != record.LoadKindProbe && meta.Probe() == nil {
 		return nil, nil
 	}
 	pm := &Metrics{}
-	res := meta.Probe
+	res := meta.Probe()
 	if res == nil || res.Type != record.TypeProbe {
 		return pm, nil
 	}

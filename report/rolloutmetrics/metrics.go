@@ -56,7 +56,7 @@ type Metrics struct {
 // Compute returns the rollout metrics of a run with a Swarm rollout (nil
 // without one, or when the update was never sent).
 func Compute(meta record.Meta, reqs []record.Request) *Metrics {
-	r := meta.Rollout
+	r := meta.Rollout()
 	if r == nil || r.SentNs == 0 {
 		return nil
 	}

@@ -47,7 +47,7 @@ func TestComputeRollout(t *testing.T) {
 		t.Errorf("direct: served after signal %v, unattributed %d", d.OldServedAfterSignal, d.FailedUnattributed)
 	}
 	// Not sent: no metrics.
-	if n := Compute(record.Meta{Rollout: &record.Rollout{}}, nil); n != nil {
+	if n := Compute(record.Meta{}.With(&record.Rollout{}), nil); n != nil {
 		t.Errorf("a rollout never sent has metrics")
 	}
 }

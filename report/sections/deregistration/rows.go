@@ -83,8 +83,8 @@ func Rows(res *report.Result) []Row {
 			if k := shutdown.ActedReplica(r.Meta); k >= 0 {
 				row.PreStop = r.Meta.Replicas[k].Env[PreStopEnv]
 			}
-			if a.Termination != nil {
-				row.Termination, row.PreStop = true, terminationPreStop(a.Termination, row.PreStop)
+			if a.Termination() != nil {
+				row.Termination, row.PreStop = true, terminationPreStop(a.Termination(), row.PreStop)
 			}
 			if !r.Valid {
 				continue
@@ -111,8 +111,8 @@ func Rows(res *report.Result) []Row {
 // either is missing).
 func sinceSignal(a *record.Action, ns int64) float64 {
 	from := a.SentNs
-	if a.Termination != nil {
-		from = a.Termination.DeletedNs
+	if a.Termination() != nil {
+		from = a.Termination().DeletedNs
 	}
 	if ns == 0 || from == 0 {
 		return 0

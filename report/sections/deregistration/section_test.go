@@ -124,7 +124,7 @@ func termRun(delay, sleepMs float64, failed int) report.Run {
 		sleepMs = 0
 	}
 	a.Kind, a.SentNs = record.ActionTerminate, deleted+int64(sleepMs*1e6)
-	a.Termination = &record.Termination{DeletedNs: deleted, Hook: hook}
+	a.SetPart(&record.Termination{DeletedNs: deleted, Hook: hook})
 	return r
 }
 

@@ -78,7 +78,7 @@ func jobsAddUp(res *report.Result) string {
 	for i := range res.Variants {
 		v := &res.Variants[i]
 		for j := range v.Runs {
-			jobs := v.Runs[j].Meta.Jobs
+			jobs := v.Runs[j].Meta.Jobs()
 			if jobs == nil {
 				continue
 			}

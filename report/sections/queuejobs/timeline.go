@@ -78,7 +78,7 @@ type jobsPlotData struct {
 // (else after the first run's start). Pure.
 func jobsTimeline(meta record.Meta, maxRows int) (jobsPlotData, error) {
 	d := jobsPlotData{Acted: shutdown.ActedReplica(meta), Origin: "s after t0 (action sent)"}
-	if meta.Jobs == nil {
+	if meta.Jobs() == nil {
 		return d, fmt.Errorf("no job ledger")
 	}
 	if d.Acted < 0 {
@@ -92,7 +92,7 @@ func jobsTimeline(meta record.Meta, maxRows int) (jobsPlotData, error) {
 		origin = meta.Action.SentNs
 	}
 	var mine []record.JobEntry
-	for _, e := range meta.Jobs.Entries {
+	for _, e := range meta.Jobs().Entries {
 		for k := range e.Runs {
 			if jobsmetrics.ClientReplica(meta, e.Runs[k].Client) == d.Acted {
 				mine = append(mine, e)

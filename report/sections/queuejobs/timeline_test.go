@@ -61,10 +61,10 @@ func TestJobsTimeline(t *testing.T) {
 
 func TestJobsTimelineErrors(t *testing.T) {
 	only1 := fixture.JobsMeta("full", 1)
-	only1.Jobs.Entries = only1.Jobs.Entries[2:] // replica-1's jobs only
+	only1.Jobs().Entries = only1.Jobs().Entries[2:] // replica-1's jobs only
 	for name, m := range map[string]record.Meta{
 		"no ledger":            {Replicas: []record.Replica{{Name: "replica-0"}}},
-		"no replica":           {Jobs: &record.Jobs{}},
+		"no replica":           record.Meta{}.With(&record.Jobs{}),
 		"the replica ran none": only1,
 	} {
 		if _, err := jobsTimeline(m, maxJobRows); err == nil {

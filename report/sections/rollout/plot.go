@@ -48,7 +48,7 @@ type rolloutSeries struct {
 
 // tally attributes the requests to tasks and bins them. Pure.
 func tally(meta record.Meta, reqs func(func(*record.Request))) (variantRollout, rolloutSeries) {
-	r := meta.Rollout
+	r := meta.Rollout()
 	out := variantRollout{Meta: meta, OK: map[string]int{}, Failed: map[string]int{}}
 	byUp := map[string]*record.SwarmTask{}
 	for i := range r.Tasks {
@@ -143,7 +143,7 @@ func rolloutRunOf(v *report.Variant) *report.Run {
 	var first *report.Run
 	for j := range v.Runs {
 		r := &v.Runs[j]
-		if r.Meta.Rollout == nil || r.Meta.Rollout.SentNs == 0 {
+		if r.Meta.Rollout() == nil || r.Meta.Rollout().SentNs == 0 {
 			continue
 		}
 		if r.Valid {
@@ -180,9 +180,9 @@ func renderRollout(s rolloutSeries, meta record.Meta, title string) ([]byte, err
 	}
 	ymax *= 1.08
 	marks := []float64{0}
-	for _, t := range meta.Rollout.Tasks {
+	for _, t := range meta.Rollout().Tasks {
 		if t.Generation == record.GenerationOld && t.SignalNs > 0 {
-			marks = append(marks, float64(t.SignalNs-meta.Rollout.SentNs)/1e9)
+			marks = append(marks, float64(t.SignalNs-meta.Rollout().SentNs)/1e9)
 		}
 	}
 	for k, x := range marks {

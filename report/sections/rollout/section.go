@@ -54,7 +54,7 @@ func (s *Section) Markdown(b *strings.Builder, res *report.Result) {
 
 // writeRolloutRun writes one variant's rollout.
 func writeRolloutRun(b *strings.Builder, rr variantRollout, counted bool) {
-	r := rr.Meta.Rollout
+	r := rr.Meta.Rollout()
 	fmt.Fprintf(b, "\n### %s (run %d)\n\n", report.MarkdownCell(rr.Variant), rr.Run)
 	conv := "did **not** converge"
 	if r.Converged {
