@@ -1,6 +1,7 @@
 package record
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -73,38 +74,65 @@ func TestLineReuse(t *testing.T) {
 	}
 }
 
-// A reused Line decodes every WebSocket line afresh: fields of an earlier
-// line of the same type do not survive into the next one.
+// A reused Line decodes every WebSocket line afresh, into a fresh value
+// a reader may keep: fields of an earlier line of the same type do not
+// survive into the next one, and a kept value does not change.
 func TestLineReuseWS(t *testing.T) {
 	var l Line
-	for _, in := range []string{
-		`{"type":"ws_attempt","client":1,"attempt":1,"status":503,"refusal":"draining","upstream":"a:8080","class":"http_error"}`,
-		`{"type":"ws_close","client":1,"conn":4,"code":1001,"reason":"going away","closed_by":"server","dup_rejected":2}`,
-		`{"type":"ws_client","client":1,"attempts":3,"exhausted":true,"unknown":5}`,
-	} {
+	decode := func(in string) any {
+		t.Helper()
 		if err := l.Decode([]byte(in)); err != nil {
 			t.Fatal(err)
 		}
+		return l.Value
 	}
-	if l.WSAttempt.Refusal != RefusalDraining || l.WSClose.DupRejected != 2 || !l.WSClient.Exhausted {
-		t.Fatalf("lines not decoded: %+v %+v %+v", l.WSAttempt, l.WSClose, l.WSClient)
+	a1 := decode(`{"type":"ws_attempt","client":1,"attempt":1,"status":503,"refusal":"draining","upstream":"a:8080","class":"http_error"}`).(*WSAttempt)
+	c1 := decode(`{"type":"ws_close","client":1,"conn":4,"code":1001,"reason":"going away","closed_by":"server","dup_rejected":2}`).(*WSClose)
+	k1 := decode(`{"type":"ws_client","client":1,"attempts":3,"exhausted":true,"unknown":5}`).(*WSClient)
+	if a1.Refusal != RefusalDraining || c1.DupRejected != 2 || !k1.Exhausted {
+		t.Fatalf("lines not decoded: %+v %+v %+v", a1, c1, k1)
 	}
-	for _, in := range []string{
-		`{"type":"ws_attempt","client":2,"attempt":1,"status":101,"class":"ok"}`,
-		`{"type":"ws_close","client":2,"conn":5,"code":1006,"closed_by":"abnormal"}`,
-		`{"type":"ws_client","client":2,"attempts":1}`,
-	} {
-		if err := l.Decode([]byte(in)); err != nil {
-			t.Fatal(err)
+	a2 := decode(`{"type":"ws_attempt","client":2,"attempt":1,"status":101,"class":"ok"}`).(*WSAttempt)
+	c2 := decode(`{"type":"ws_close","client":2,"conn":5,"code":1006,"closed_by":"abnormal"}`).(*WSClose)
+	k2 := decode(`{"type":"ws_client","client":2,"attempts":1}`).(*WSClient)
+	if a2.Refusal != "" || a2.Upstream != "" || a2.Client != 2 {
+		t.Errorf("attempt %+v carries an earlier line's fields", a2)
+	}
+	if c2.Reason != "" || c2.DupRejected != 0 || c2.Code != WSCodeAbnormal {
+		t.Errorf("close %+v carries an earlier line's fields", c2)
+	}
+	if k2.Exhausted || k2.Unknown != 0 || k2.Attempts != 1 {
+		t.Errorf("client %+v carries an earlier line's fields", k2)
+	}
+	if a1.Client != 1 || c1.Conn != 4 || k1.Attempts != 3 {
+		t.Errorf("kept values changed: %+v %+v %+v", a1, c1, k1)
+	}
+	if decode(`{"type":"req","id":"x","class":"ok"}`) != nil || decode(`{"type":"later"}`) != nil {
+		t.Error("a request or unknown line left a capability value")
+	}
+}
+
+// TestRegisterLineTypeRefuses: a line type registered twice, empty, or
+// one of the agent's own panics at start; every registered type decodes
+// into its own pointer type.
+func TestRegisterLineTypeRefuses(t *testing.T) {
+	for _, typ := range []string{TypeProbe, "", TypeStart, TypeRequest, TypeSummary} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("line type %q registered without a panic", typ)
+				}
+			}()
+			registerLineType[Summary](typ)
+		}()
+	}
+	want := map[string]any{TypeProbe: &ProbeResult{}, TypeWSAttempt: &WSAttempt{}, TypeWSClose: &WSClose{}, TypeWSClient: &WSClient{}}
+	if len(lineTypes) != len(want) {
+		t.Errorf("%d line types registered, want %d", len(lineTypes), len(want))
+	}
+	for typ, v := range want {
+		if mk, ok := lineTypes[typ]; !ok || fmt.Sprintf("%T", mk()) != fmt.Sprintf("%T", v) {
+			t.Errorf("line type %s: registered %v", typ, ok)
 		}
-	}
-	if a := l.WSAttempt; a.Refusal != "" || a.Upstream != "" || a.Client != 2 {
-		t.Errorf("attempt %+v carries an earlier line's fields", a)
-	}
-	if c := l.WSClose; c.Reason != "" || c.DupRejected != 0 || c.Code != WSCodeAbnormal {
-		t.Errorf("close %+v carries an earlier line's fields", c)
-	}
-	if c := l.WSClient; c.Exhausted || c.Unknown != 0 || c.Attempts != 1 {
-		t.Errorf("client %+v carries an earlier line's fields", c)
 	}
 }

@@ -3,6 +3,8 @@ package record
 // TypeProbe is the "type" of the probe's one ProbeResult line.
 const TypeProbe = "probe"
 
+func init() { registerLineType[ProbeResult](TypeProbe) }
+
 // LoadKindProbe is Meta.LoadKind for a run driven by the raw-socket probe;
 // the load agent's runs leave Meta.LoadKind empty.
 const LoadKindProbe = "probe"

@@ -20,6 +20,12 @@ const (
 	TypeWSClient = "ws_client"
 )
 
+func init() {
+	registerLineType[WSAttempt](TypeWSAttempt)
+	registerLineType[WSClose](TypeWSClose)
+	registerLineType[WSClient](TypeWSClient)
+}
+
 // The WebSocket lifecycle events a target prints on /events retirement.
 // Both targets serve /events and log them (the Node target from
 // server.js, where TestNodeTargetEventNames looks), so they are in Events

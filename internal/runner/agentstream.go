@@ -178,8 +178,7 @@ func (s *agentStream) observe(line []byte) {
 		s.once.Do(func() { close(s.started) })
 	case record.TypeProbe:
 		s.tally.Probes++
-		p := l.Probe
-		s.probe = &p
+		s.probe, _ = l.Value.(*record.ProbeResult)
 	case record.TypeSummary:
 		sum := l.Summary
 		s.summary = &sum

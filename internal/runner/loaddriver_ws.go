@@ -112,17 +112,17 @@ func (d *wsDriver) observe(typ string, line []byte) {
 		d.malformed = append(d.malformed, err)
 		return
 	}
-	switch typ {
-	case record.TypeWSAttempt:
-		d.tally.AddAttempt(d.dec.WSAttempt)
+	switch v := d.dec.Value.(type) {
+	case *record.WSAttempt:
+		d.tally.AddAttempt(*v)
 		d.attempts.Add(1)
-		if d.dec.WSAttempt.Class != record.ClassOK {
+		if v.Class != record.ClassOK {
 			d.failed.Add(1)
 		}
-	case record.TypeWSClose:
-		d.tally.AddClose(d.dec.WSClose)
-	case record.TypeWSClient:
-		d.tally.AddClient(d.dec.WSClient)
+	case *record.WSClose:
+		d.tally.AddClose(*v)
+	case *record.WSClient:
+		d.tally.AddClient(*v)
 	}
 }
 

@@ -27,17 +27,18 @@ func (w *Lines) Empty() bool {
 // Take keeps l when it is a ws line (or counts it when it is a start
 // line) and reports whether it was one of those.
 func (w *Lines) Take(l *record.Line) bool {
-	switch l.Type {
-	case record.TypeWSAttempt:
-		w.Attempts = append(w.Attempts, l.WSAttempt)
-	case record.TypeWSClose:
-		w.Closes = append(w.Closes, l.WSClose)
-	case record.TypeWSClient:
-		w.Clients = append(w.Clients, l.WSClient)
-	case record.TypeStart:
-		w.Starts++
+	switch v := l.Value.(type) {
+	case *record.WSAttempt:
+		w.Attempts = append(w.Attempts, *v)
+	case *record.WSClose:
+		w.Closes = append(w.Closes, *v)
+	case *record.WSClient:
+		w.Clients = append(w.Clients, *v)
 	default:
-		return false
+		if l.Type != record.TypeStart {
+			return false
+		}
+		w.Starts++
 	}
 	return true
 }
