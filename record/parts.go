@@ -41,12 +41,21 @@ var (
 
 // registerPart declares part T (held as *T) of host h under JSON key
 // key, following the key after. It panics, at program start, on a key or
-// type registered twice, or an empty key.
+// type registered twice, an empty key, or parts that follow each other in
+// a circle (which would leave them nowhere to be written).
 func registerPart[T any](h *partHost, key, after string) {
 	typ := reflect.TypeFor[*T]()
 	_, taken := h.parts[key]
 	if key == "" || taken || h.keyOf(typ) != "" {
 		panic(fmt.Sprintf("record: part %q (%v) of %s registered twice or empty", key, typ, h.name))
+	}
+	for a := after; a != ""; a = h.parts[a].after {
+		if a == key {
+			panic(fmt.Sprintf("record: part %q of %s follows itself (through %q)", key, h.name, after))
+		}
+		if _, ok := h.parts[a]; !ok {
+			break // a field of the host
+		}
 	}
 	h.parts[key] = partDef{key: key, after: after, typ: typ}
 }

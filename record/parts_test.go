@@ -94,6 +94,12 @@ func TestRegisterPartRefuses(t *testing.T) {
 		"key taken":  func() { registerPart[Summary](metaParts, "jobs", "") },
 		"type taken": func() { registerPart[Jobs](metaParts, "jobs2", "") },
 		"empty key":  func() { registerPart[Summary](metaParts, "", "") },
+		"itself":     func() { registerPart[Summary](metaParts, "loop", "loop") },
+		"a circle": func() {
+			h := &partHost{name: "T", parts: map[string]partDef{}}
+			registerPart[Summary](h, "a", "b")
+			registerPart[Start](h, "b", "a")
+		},
 	} {
 		func() {
 			defer func() {
