@@ -3,6 +3,9 @@ package gate
 import (
 	"fmt"
 
+	// The needs table reads the installed capabilities at init: their
+	// package installs them first.
+	_ "github.com/shutdownlab/shutdownlab/capabilities"
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report"
 	"github.com/shutdownlab/shutdownlab/scenarios"

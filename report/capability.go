@@ -9,7 +9,6 @@ import (
 	"github.com/shutdownlab/shutdownlab/report/clustermetrics"
 	"github.com/shutdownlab/shutdownlab/report/jobsmetrics"
 	"github.com/shutdownlab/shutdownlab/report/probemetrics"
-	"github.com/shutdownlab/shutdownlab/report/rolloutmetrics"
 	"github.com/shutdownlab/shutdownlab/report/wsmetrics"
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
@@ -20,8 +19,8 @@ import (
 // run shows it, its catalog rows and where they go, and the headline a
 // result made only of its runs leads with. The catalog (Defs), the
 // headline and the gate's checks of expectations all read this one value;
-// adding a capability is its own file with its Capability and one entry
-// in capabilities.
+// adding a capability is its own package with its Capability and one entry
+// in the list of package capabilities.
 type Capability struct {
 	// Name is the capability's one spelling; its rows' Optional.
 	Name Need
@@ -65,8 +64,8 @@ type ComputeInput struct {
 	Core     *Metrics
 }
 
-// computed is a Compute result: nil, not a typed nil, without a part.
-func computed[T any](p *T, notes []string) (any, []string) {
+// Computed is a Compute result: nil, not a typed nil, without a part.
+func Computed[T any](p *T, notes []string) (any, []string) {
 	if p == nil {
 		return nil, nil
 	}
@@ -80,16 +79,9 @@ type Headline struct {
 	Text string
 }
 
-// capabilities are the optional capabilities, in this explicit order:
-// the order of their rows among rows placed after the same core row, the
-// order their headlines are tried in (first match), and the order their
-// parts are computed in and written into summary.json.
-var capabilities = []Capability{
-	probeCapability, wsCapability, clusterCapability, rolloutCapability, jobsCapability, podCapability, resourcesCapability,
-}
-
-// Capabilities returns the capabilities, in their order.
-func Capabilities() []Capability { return slices.Clone(capabilities) }
+// Capabilities returns the installed capabilities, in their order
+// (Install).
+func Capabilities() []Capability { return slices.Clone(installed()) }
 
 // catalogOf assembles the catalog: the core rows, each capability's rows
 // right after its After row. It panics, at program start, on a
@@ -158,32 +150,31 @@ func loadKindRan(has func(*Metrics) bool, k string) func(*Variant, *Run) bool {
 	return func(_ *Variant, r *Run) bool { return has(&r.Metrics) || r.Meta.LoadKind == k }
 }
 
-// The capabilities, each beside nothing but its rows' file.
+// The capabilities whose rows are still report's own files
+// (capabilitydefs.go), installed with the others by package capabilities.
 var (
-	probeCapability = Capability{Part: (*ProbeMetrics)(nil), Name: NeedsProbe, Requirement: "load.kind probe", OfSpec: loadKindIs(scenarios.LoadProbe),
+	// ProbeCapability is the raw-socket probe load's metrics.
+	ProbeCapability = Capability{Part: (*ProbeMetrics)(nil), Name: NeedsProbe, Requirement: "load.kind probe", OfSpec: loadKindIs(scenarios.LoadProbe),
 		Has: loadKindRan(isProbeRun, record.LoadKindProbe), Rows: probeDefs, After: "job_committed",
-		Compute: func(in ComputeInput) (any, []string) { return computed(probemetrics.Compute(in.Meta)) }}
-	wsCapability = Capability{Part: (*WSMetrics)(nil), Name: NeedsWS, Requirement: "load.kind ws", OfSpec: loadKindIs(scenarios.LoadWS),
+		Compute: func(in ComputeInput) (any, []string) { return Computed(probemetrics.Compute(in.Meta)) }}
+	// WSCapability is the WebSocket load's metrics.
+	WSCapability = Capability{Part: (*WSMetrics)(nil), Name: NeedsWS, Requirement: "load.kind ws", OfSpec: loadKindIs(scenarios.LoadWS),
 		Has: loadKindRan(isWSMetricsRun, record.LoadKindWS), Rows: wsDefs, After: "job_committed",
 		Headline: &Headline{wsHeadline, wsHeadlineText},
 		Compute: func(in ComputeInput) (any, []string) {
-			return computed(wsmetrics.Compute(in.Meta, in.WSLines, in.Core.StopTimeoutS))
+			return Computed(wsmetrics.Compute(in.Meta, in.WSLines, in.Core.StopTimeoutS))
 		}}
-	clusterCapability = Capability{Part: (*ClusterMetrics)(nil), Name: NeedsCluster, Requirement: "target.program cluster",
+	// ClusterCapability is the Node cluster target's supervisor metrics.
+	ClusterCapability = Capability{Part: (*ClusterMetrics)(nil), Name: NeedsCluster, Requirement: "target.program cluster",
 		OfSpec: func(v scenarios.Variant) bool { return v.Spec.Target.IsCluster() },
 		Has:    func(_ *Variant, r *Run) bool { return isClusterRun(&r.Metrics) }, Rows: clusterDefs, After: "job_committed",
-		Compute: func(in ComputeInput) (any, []string) { return computed(clustermetrics.Compute(in.Meta, in.Requests)) }}
-	jobsCapability = Capability{Part: (*JobsMetrics)(nil), Name: NeedsJobs, Requirement: "load.kind jobs", OfSpec: loadKindIs(scenarios.LoadJobs),
+		Compute: func(in ComputeInput) (any, []string) { return Computed(clustermetrics.Compute(in.Meta, in.Requests)) }}
+	// JobsCapability is the queue-job ledger of a jobs load.
+	JobsCapability = Capability{Part: (*JobsMetrics)(nil), Name: NeedsJobs, Requirement: "load.kind jobs", OfSpec: loadKindIs(scenarios.LoadJobs),
 		Has: loadKindRan(isJobsMetricsRun, record.LoadKindJobs), Rows: jobsDefs, After: "job_committed",
 		Headline: &Headline{jobsHeadline, jobsHeadlineText},
-		Compute:  func(in ComputeInput) (any, []string) { return computed(jobsmetrics.Compute(in.Meta, in.Requests)) }}
-	resourcesCapability = Capability{Part: (*ResourceMetrics)(nil), Name: NeedsResources, Requirement: "resource samples of the target (a local Docker engine)",
+		Compute:  func(in ComputeInput) (any, []string) { return Computed(jobsmetrics.Compute(in.Meta, in.Requests)) }}
+	// ResourcesCapability is the acted-on replica's resource samples.
+	ResourcesCapability = Capability{Part: (*ResourceMetrics)(nil), Name: NeedsResources, Requirement: "resource samples of the target (a local Docker engine)",
 		Has: func(_ *Variant, r *Run) bool { return hasResources(&r.Metrics) }, Rows: resourceDefs, After: "duplicate_writes"}
-	rolloutCapability = Capability{Part: (*RolloutMetrics)(nil), Name: NeedsRollout, Requirement: "platform swarm with action.kind rollout",
-		OfSpec: func(v scenarios.Variant) bool { return v.Spec.Action.Kind == scenarios.ActionRollout },
-		Has:    func(_ *Variant, r *Run) bool { return r.Meta.Rollout() != nil }, Rows: rolloutDefs,
-		Headline: &Headline{rolloutHeadline, rolloutHeadlineText},
-		Compute: func(in ComputeInput) (any, []string) {
-			return computed(rolloutmetrics.Compute(in.Meta, in.Requests), nil)
-		}}
 )

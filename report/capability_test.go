@@ -8,7 +8,7 @@ import (
 // TestCheckCapabilities: a capability that is not well formed fails at
 // start, naming itself; the registered ones are well formed.
 func TestCheckCapabilities(t *testing.T) {
-	if err := checkCapabilities(coreDefs, capabilities); err != nil {
+	if err := checkCapabilities(coreDefs, installed()); err != nil {
 		t.Fatalf("the registered capabilities: %v", err)
 	}
 	has := func(*Variant, *Run) bool { return true }

@@ -13,35 +13,35 @@ func isProbeRun(m *Metrics) bool { return m.Probe() != nil }
 // probeDefs are the probe metric rows, shown only when some run is a probe
 // run (whatever their values: a socket never closed is a NEVER worth a row).
 var probeDefs = []MetricDef{
-	{Name: "probe_response_after_signal_ms", Kind: KindMs, Null: "n/a", Optional: NeedsProbe, present: isProbeRun, Doc: "probe: response end minus the signal time t",
-		get: func(m *Metrics) Value {
+	{Name: "probe_response_after_signal_ms", Kind: KindMs, Null: "n/a", Optional: NeedsProbe, Present: isProbeRun, Doc: "probe: response end minus the signal time t",
+		Read: func(m *Metrics) Value {
 			return probeFloat(m, func(p *ProbeMetrics) *float64 { return p.ProbeResponseAfterSignalMs })
 		}},
-	{Name: "probe_response_after_start_ms", Kind: KindMs, Null: "n/a", Optional: NeedsProbe, present: isProbeRun, Doc: "probe: response end minus the probe's load start",
-		get: func(m *Metrics) Value {
+	{Name: "probe_response_after_start_ms", Kind: KindMs, Null: "n/a", Optional: NeedsProbe, Present: isProbeRun, Doc: "probe: response end minus the probe's load start",
+		Read: func(m *Metrics) Value {
 			return probeFloat(m, func(p *ProbeMetrics) *float64 { return p.ProbeResponseAfterStartMs })
 		}},
-	{Name: "probe_response_keepalive", Kind: KindBool, Null: "no response", Optional: NeedsProbe, present: isProbeRun, Doc: "probe: the response's Connection header was not close",
-		get: func(m *Metrics) Value {
+	{Name: "probe_response_keepalive", Kind: KindBool, Null: "no response", Optional: NeedsProbe, Present: isProbeRun, Doc: "probe: the response's Connection header was not close",
+		Read: func(m *Metrics) Value {
 			if m.Probe() == nil || m.Probe().ProbeResponseKeepalive == nil {
 				return Value{Null: true}
 			}
-			return boolV(*m.Probe().ProbeResponseKeepalive)
+			return BoolValue(*m.Probe().ProbeResponseKeepalive)
 		}},
-	{Name: "probe_socket_closed_after_signal_ms", Kind: KindMs, Null: "NEVER", Optional: NeedsProbe, present: isProbeRun, Doc: "probe: socket closed by the server minus t (NEVER: not within max_wait)",
-		get: func(m *Metrics) Value {
+	{Name: "probe_socket_closed_after_signal_ms", Kind: KindMs, Null: "NEVER", Optional: NeedsProbe, Present: isProbeRun, Doc: "probe: socket closed by the server minus t (NEVER: not within max_wait)",
+		Read: func(m *Metrics) Value {
 			return probeFloat(m, func(p *ProbeMetrics) *float64 { return p.ProbeSocketClosedAfterSignalMs })
 		}},
-	{Name: "probe_socket_closed_after_response_ms", Kind: KindMs, Null: "NEVER", Optional: NeedsProbe, present: isProbeRun, Doc: "probe: socket closed minus response end (idle time)",
-		get: func(m *Metrics) Value {
+	{Name: "probe_socket_closed_after_response_ms", Kind: KindMs, Null: "NEVER", Optional: NeedsProbe, Present: isProbeRun, Doc: "probe: socket closed minus response end (idle time)",
+		Read: func(m *Metrics) Value {
 			return probeFloat(m, func(p *ProbeMetrics) *float64 { return p.ProbeSocketClosedAfterResponseMs })
 		}},
-	{Name: "probe_server_closed", Kind: KindBool, Optional: NeedsProbe, present: isProbeRun, Doc: "probe: the server ended the socket (eof or reset)",
-		get: func(m *Metrics) Value {
+	{Name: "probe_server_closed", Kind: KindBool, Optional: NeedsProbe, Present: isProbeRun, Doc: "probe: the server ended the socket (eof or reset)",
+		Read: func(m *Metrics) Value {
 			if m.Probe() == nil {
 				return Value{Null: true}
 			}
-			return boolV(m.Probe().ProbeServerClosed)
+			return BoolValue(m.Probe().ProbeServerClosed)
 		}},
 }
 
@@ -49,7 +49,7 @@ func probeFloat(m *Metrics, f func(*ProbeMetrics) *float64) Value {
 	if m.Probe() == nil {
 		return Value{Null: true}
 	}
-	return floatP(f(m.Probe()))
+	return FloatPtrValue(f(m.Probe()))
 }
 
 // isWSMetricsRun is the presence test of the ws metric rows: every ws run
@@ -63,7 +63,7 @@ func wsCount(f func(*WSMetrics) int) func(*Metrics) Value {
 		if m.WS() == nil {
 			return Value{Null: true}
 		}
-		return intV(f(m.WS()))
+		return IntValue(f(m.WS()))
 	}
 }
 
@@ -72,7 +72,7 @@ func wsMs(f func(*WSMetrics) *float64) func(*Metrics) Value {
 		if m.WS() == nil {
 			return Value{Null: true}
 		}
-		return floatP(f(m.WS()))
+		return FloatPtrValue(f(m.WS()))
 	}
 }
 
@@ -81,7 +81,7 @@ func wsCountP(f func(*WSMetrics) *int) func(*Metrics) Value {
 		if m.WS() == nil {
 			return Value{Null: true}
 		}
-		return intP(f(m.WS()))
+		return IntPtrValue(f(m.WS()))
 	}
 }
 
@@ -90,13 +90,13 @@ func wsBoolP(f func(*WSMetrics) *bool) func(*Metrics) Value {
 		if m.WS() == nil {
 			return Value{Null: true}
 		}
-		return boolP(f(m.WS()))
+		return BoolPtrValue(f(m.WS()))
 	}
 }
 
 // wsDef is a ws metric row: optional (NeedsWS), present in every ws run.
 func wsDef(name string, k Kind, null, doc string, get func(*Metrics) Value) MetricDef {
-	return MetricDef{Name: name, Kind: k, Null: null, Doc: doc, Optional: NeedsWS, present: isWSMetricsRun, get: get}
+	return MetricDef{Name: name, Kind: k, Null: null, Doc: doc, Optional: NeedsWS, Present: isWSMetricsRun, Read: get}
 }
 
 // wsDefs are the WebSocket metric rows (docs/metrics.md, "WebSocket
@@ -143,8 +143,8 @@ func isClusterRun(m *Metrics) bool { return m.Cluster() != nil }
 
 // clusterDef is one cluster metric row: optional, present in cluster runs.
 func clusterDef(name string, k Kind, null string, cmp Comparison, doc string, get func(*ClusterMetrics) Value) MetricDef {
-	return MetricDef{Name: name, Kind: k, Null: null, Compare: cmp, Optional: NeedsCluster, present: isClusterRun, Doc: doc,
-		get: func(m *Metrics) Value {
+	return MetricDef{Name: name, Kind: k, Null: null, Compare: cmp, Optional: NeedsCluster, Present: isClusterRun, Doc: doc,
+		Read: func(m *Metrics) Value {
 			if m.Cluster() == nil {
 				return Value{Null: true}
 			}
@@ -155,36 +155,36 @@ func clusterDef(name string, k Kind, null string, cmp Comparison, doc string, ge
 // clusterDefs are the cluster metric rows, after the probe rows.
 var clusterDefs = []MetricDef{
 	clusterDef("forks_after_signal", KindCount, "n/a (no signal logged)", CompareLoss, "cluster: workers forked at or after the primary's first signal",
-		func(c *ClusterMetrics) Value { return intP(c.ForksAfterSignal) }),
+		func(c *ClusterMetrics) Value { return IntPtrValue(c.ForksAfterSignal) }),
 	clusterDef("crashes", KindCount, "", CompareNone, "cluster: worker exits before the first signal",
-		func(c *ClusterMetrics) Value { return intV(c.Crashes) }),
+		func(c *ClusterMetrics) Value { return IntValue(c.Crashes) }),
 	clusterDef("resurrection_ms", KindMs, "n/a", CompareLatency, "cluster: slowest crash's worker_exit to the next fork",
 		func(c *ClusterMetrics) Value {
 			if c.ResurrectionMs == nil && c.Crashes > 0 {
 				return Value{Null: true, Why: "NEVER"}
 			}
-			return floatP(c.ResurrectionMs)
+			return FloatPtrValue(c.ResurrectionMs)
 		}),
 	clusterDef("worker_exits", KindCount, "", CompareNone, "cluster: worker_exit events",
-		func(c *ClusterMetrics) Value { return intV(c.WorkerExits) }),
+		func(c *ClusterMetrics) Value { return IntValue(c.WorkerExits) }),
 	clusterDef("worker_exits_code_0", KindCount, "", CompareNone, "cluster: workers that exited with code 0",
-		func(c *ClusterMetrics) Value { return intV(c.WorkerExitsCode0) }),
+		func(c *ClusterMetrics) Value { return IntValue(c.WorkerExitsCode0) }),
 	clusterDef("worker_exits_code_other", KindCount, "", CompareNone, "cluster: workers that exited with another code",
-		func(c *ClusterMetrics) Value { return intV(c.WorkerExitsCodeOther) }),
+		func(c *ClusterMetrics) Value { return IntValue(c.WorkerExitsCodeOther) }),
 	clusterDef("worker_exits_sigkill", KindCount, "", CompareNone, "cluster: workers killed by SIGKILL",
-		func(c *ClusterMetrics) Value { return intV(c.WorkerExitsSIGKILL) }),
+		func(c *ClusterMetrics) Value { return IntValue(c.WorkerExitsSIGKILL) }),
 	clusterDef("worker_exits_signal_other", KindCount, "", CompareNone, "cluster: workers killed by another signal",
-		func(c *ClusterMetrics) Value { return intV(c.WorkerExitsSignalOther) }),
+		func(c *ClusterMetrics) Value { return IntValue(c.WorkerExitsSignalOther) }),
 	clusterDef("forced_exit", KindBool, "", CompareNone, "cluster: the primary logged forced_exit (teardown timeout)",
-		func(c *ClusterMetrics) Value { return boolV(c.ForcedExit) }),
+		func(c *ClusterMetrics) Value { return BoolValue(c.ForcedExit) }),
 	clusterDef("forced_exit_ms", KindMs, "none", CompareNone, "cluster: forced_exit's ms since the signal",
-		func(c *ClusterMetrics) Value { return floatP(c.ForcedExitMs) }),
+		func(c *ClusterMetrics) Value { return FloatPtrValue(c.ForcedExitMs) }),
 	clusterDef("ended_by_self", KindBool, "NEVER", CompareNone, "cluster: exited with the code of its own exit event",
-		func(c *ClusterMetrics) Value { return boolP(c.EndedBySelf) }),
+		func(c *ClusterMetrics) Value { return BoolPtrValue(c.EndedBySelf) }),
 	clusterDef("ended_by_engine_kill", KindBool, "NEVER", CompareNone, "cluster: exit 137 after the engine's SIGKILL, no exit event",
-		func(c *ClusterMetrics) Value { return boolP(c.EndedByEngineKill) }),
+		func(c *ClusterMetrics) Value { return BoolPtrValue(c.EndedByEngineKill) }),
 	clusterDef("severed_at_kill", KindCount, "n/a (not killed)", CompareLoss, "cluster: failed requests open across the kill",
-		func(c *ClusterMetrics) Value { return intP(c.SeveredAtKill) }),
+		func(c *ClusterMetrics) Value { return IntPtrValue(c.SeveredAtKill) }),
 }
 
 // isJobsMetricsRun is the presence test of the job metric rows: every run
@@ -198,7 +198,7 @@ func jobsCount(f func(*JobsMetrics) int) func(*Metrics) Value {
 		if m.Jobs() == nil {
 			return Value{Null: true}
 		}
-		return intV(f(m.Jobs()))
+		return IntValue(f(m.Jobs()))
 	}
 }
 
@@ -207,7 +207,7 @@ func jobsMs(f func(*JobsMetrics) *float64) func(*Metrics) Value {
 		if m.Jobs() == nil {
 			return Value{Null: true}
 		}
-		return floatP(f(m.Jobs()))
+		return FloatPtrValue(f(m.Jobs()))
 	}
 }
 
@@ -216,7 +216,7 @@ func jobsCountP(f func(*JobsMetrics) *int) func(*Metrics) Value {
 		if m.Jobs() == nil {
 			return Value{Null: true}
 		}
-		return intP(f(m.Jobs()))
+		return IntPtrValue(f(m.Jobs()))
 	}
 }
 
@@ -225,7 +225,7 @@ func jobsBool(f func(*JobsMetrics) bool) func(*Metrics) Value {
 		if m.Jobs() == nil {
 			return Value{Null: true}
 		}
-		return boolV(f(m.Jobs()))
+		return BoolValue(f(m.Jobs()))
 	}
 }
 
@@ -234,7 +234,7 @@ func jobsBoolP(f func(*JobsMetrics) *bool) func(*Metrics) Value {
 		if m.Jobs() == nil {
 			return Value{Null: true}
 		}
-		return boolP(f(m.Jobs()))
+		return BoolPtrValue(f(m.Jobs()))
 	}
 }
 
@@ -243,7 +243,7 @@ func jobsBoolP(f func(*JobsMetrics) *bool) func(*Metrics) Value {
 // They are not compared by gate NEW --baseline OLD (Compare is none):
 // write an expectation (jobs_steps_twice == 0) instead.
 func jobsDef(name string, k Kind, null, doc string, get func(*Metrics) Value) MetricDef {
-	return MetricDef{Name: name, Kind: k, Null: null, Doc: doc, Optional: NeedsJobs, present: isJobsMetricsRun, get: get}
+	return MetricDef{Name: name, Kind: k, Null: null, Doc: doc, Optional: NeedsJobs, Present: isJobsMetricsRun, Read: get}
 }
 
 // jobsDefs are the queue-job metric rows (docs/metrics.md, "Queue jobs"),
@@ -283,25 +283,25 @@ func hasResources(m *Metrics) bool { return m.Resources() != nil }
 // resourceDefs are the resource metric rows, shown only when some run has
 // samples of its acted-on replica.
 var resourceDefs = []MetricDef{
-	{Name: "fds_at_signal", Kind: KindCount, Null: "n/a", Optional: NeedsResources, present: hasResources,
+	{Name: "fds_at_signal", Kind: KindCount, Null: "n/a", Optional: NeedsResources, Present: hasResources,
 		Doc: "open fds of the acted-on replica's processes in the last sample at or before the signal",
-		get: func(m *Metrics) Value {
-			return resourceV(m, func(r *ResourceMetrics) Value { return intP(r.FDsAtSignal) })
+		Read: func(m *Metrics) Value {
+			return resourceV(m, func(r *ResourceMetrics) Value { return IntPtrValue(r.FDsAtSignal) })
 		}},
-	{Name: "fd_growth_per_abort", Kind: KindRatio, Null: "n/a", Optional: NeedsResources, present: hasResources,
+	{Name: "fd_growth_per_abort", Kind: KindRatio, Null: "n/a", Optional: NeedsResources, Present: hasResources,
 		Doc: "(fds at load end, or at the action if before it, - fds at load start) / aborted requests ended by then",
-		get: func(m *Metrics) Value {
-			return resourceV(m, func(r *ResourceMetrics) Value { return floatP(r.FDGrowthPerAbort) })
+		Read: func(m *Metrics) Value {
+			return resourceV(m, func(r *ResourceMetrics) Value { return FloatPtrValue(r.FDGrowthPerAbort) })
 		}},
-	{Name: "peak_rss_bytes", Kind: KindCount, Null: "n/a", Optional: NeedsResources, present: hasResources,
+	{Name: "peak_rss_bytes", Kind: KindCount, Null: "n/a", Optional: NeedsResources, Present: hasResources,
 		Doc: "largest resident memory total of the acted-on replica's processes",
-		get: func(m *Metrics) Value {
-			return resourceV(m, func(r *ResourceMetrics) Value { return intP(r.PeakRSSBytes) })
+		Read: func(m *Metrics) Value {
+			return resourceV(m, func(r *ResourceMetrics) Value { return IntPtrValue(r.PeakRSSBytes) })
 		}},
-	{Name: "threads_at_signal", Kind: KindCount, Null: "n/a", Optional: NeedsResources, present: hasResources,
+	{Name: "threads_at_signal", Kind: KindCount, Null: "n/a", Optional: NeedsResources, Present: hasResources,
 		Doc: "threads of the acted-on replica's processes in the last sample at or before the signal",
-		get: func(m *Metrics) Value {
-			return resourceV(m, func(r *ResourceMetrics) Value { return intP(r.ThreadsAtSignal) })
+		Read: func(m *Metrics) Value {
+			return resourceV(m, func(r *ResourceMetrics) Value { return IntPtrValue(r.ThreadsAtSignal) })
 		}},
 }
 
@@ -310,48 +310,4 @@ func resourceV(m *Metrics, f func(*ResourceMetrics) Value) Value {
 		return Value{Null: true, Why: "not sampled"}
 	}
 	return f(m.Resources())
-}
-
-// NeedsRollout: the rollout metrics exist only for runs of platform swarm
-// whose action rolled the service (Meta.Rollout).
-const NeedsRollout Need = "rollout"
-
-// isRolloutRun is the presence test of the rollout metric rows.
-func isRolloutRun(m *Metrics) bool { return m.Rollout() != nil }
-
-// rolloutDef is one rollout metric row: optional, present in rollout runs.
-func rolloutDef(name string, k Kind, null string, cmp Comparison, doc string, get func(*RolloutMetrics) Value) MetricDef {
-	return MetricDef{Name: name, Kind: k, Null: null, Compare: cmp, Optional: NeedsRollout, present: isRolloutRun, Doc: doc,
-		get: func(m *Metrics) Value {
-			if m.Rollout() == nil {
-				return Value{Null: true}
-			}
-			return get(m.Rollout())
-		}}
-}
-
-// rolloutDefs are the rollout metric rows.
-var rolloutDefs = []MetricDef{
-	rolloutDef("rollout_failed", KindCount, "", CompareLoss, "rollout: failed requests started at or after the service update was sent",
-		func(r *RolloutMetrics) Value { return intV(r.RolloutFailed) }),
-	rolloutDef("rollout_non2xx", KindCount, "", CompareLoss, "rollout: of rollout_failed, HTTP responses outside 2xx",
-		func(r *RolloutMetrics) Value { return intV(r.RolloutNon2xx) }),
-	rolloutDef("rollout_ms", KindMs, "NEVER", CompareLatency, "rollout: update sent to the last old task's exit or new task's healthy start (engine)",
-		func(r *RolloutMetrics) Value { return floatP(r.RolloutMs) }),
-	rolloutDef("rollout_converged", KindBool, "", CompareNone, "rollout: every new task ran and every old one ended within the bound",
-		func(r *RolloutMetrics) Value { return boolV(r.RolloutConverged) }),
-	rolloutDef("old_tasks_killed", KindCount, "", CompareLoss, "rollout: old tasks SIGKILLed at the end of their grace period",
-		func(r *RolloutMetrics) Value { return intV(r.OldTasksKilled) }),
-	rolloutDef("old_exit_code", KindCode, "NEVER", CompareCodes, "rollout: largest exit code of the old tasks",
-		func(r *RolloutMetrics) Value { return intP(r.OldExitCode) }),
-	rolloutDef("old_stop_to_exit_ms", KindMs, "n/a", CompareLatency, "rollout: slowest old task, stop signal to exit (engine events)",
-		func(r *RolloutMetrics) Value { return floatP(r.OldStopToExitMs) }),
-	rolloutDef("old_served_after_signal", KindCount, "n/a (no upstream header)", CompareNone, "rollout: ok requests old tasks served that started after their stop signal",
-		func(r *RolloutMetrics) Value { return intP(r.OldServedAfterSignal) }),
-	rolloutDef("task_restarts", KindCount, "", CompareLoss, "rollout: tasks beyond one old and one new per slot (Swarm replaced failed or unhealthy ones)",
-		func(r *RolloutMetrics) Value { return intV(r.TaskRestarts) }),
-	rolloutDef("unhealthy_events", KindCount, "", CompareNone, "rollout: the engine's health_status: unhealthy events",
-		func(r *RolloutMetrics) Value { return intV(r.UnhealthyEvents) }),
-	rolloutDef("failed_unattributed", KindCount, "", CompareNone, "rollout: of rollout_failed, requests that name no task (no upstream header)",
-		func(r *RolloutMetrics) Value { return intV(r.FailedUnattributed) }),
 }

@@ -91,10 +91,11 @@ type MetricDef struct {
 	// an expectation on one the scenario cannot produce.
 	Optional Need
 
-	get func(*Metrics) Value
-	// present, when set, decides an optional row's presence instead of
+	// Read reads the metric from a run's metrics (Get calls it).
+	Read func(*Metrics) Value
+	// Present, when set, decides an optional row's presence instead of
 	// "some run has a value": the probe rows appear for every probe run.
-	present func(*Metrics) bool
+	Present func(*Metrics) bool
 }
 
 // Value is one metric value of one run: a number (a bool is 0 or 1) or null.
@@ -111,77 +112,72 @@ type Value struct {
 // (by_class.* rows are inserted after "failed" by Rows); defs places the
 // capabilities' rows among them.
 var coreDefs = []MetricDef{
-	{Name: "requests", Kind: KindCount, Doc: "request records (started, including not_sent)", get: func(m *Metrics) Value { return intV(m.Requests) }},
-	{Name: "ok", Kind: KindCount, Doc: "requests of class ok (2xx)", get: func(m *Metrics) Value { return intV(m.OK) }},
-	{Name: "failed_while_running", Kind: KindCount, Compare: CompareLoss, Doc: "failed requests started before the acted-on replica exited (the headline)", get: func(m *Metrics) Value { return intP(m.FailedWhileRunning) }},
-	{Name: "failed", Kind: KindCount, Compare: CompareLoss, Doc: "http_error + refused + reset + eof + timeout", get: func(m *Metrics) Value { return intV(m.Failed) }},
-	{Name: "accounting_ok", Kind: KindBool, Doc: "records agree with the agent summary", get: func(m *Metrics) Value { return boolV(m.AccountingOK) }},
-	{Name: "dropped_inflight", Kind: KindCount, Compare: CompareLoss, Null: "n/a", Doc: "failed requests fully written before the action was sent and open at it", get: func(m *Metrics) Value {
+	{Name: "requests", Kind: KindCount, Doc: "request records (started, including not_sent)", Read: func(m *Metrics) Value { return IntValue(m.Requests) }},
+	{Name: "ok", Kind: KindCount, Doc: "requests of class ok (2xx)", Read: func(m *Metrics) Value { return IntValue(m.OK) }},
+	{Name: "failed_while_running", Kind: KindCount, Compare: CompareLoss, Doc: "failed requests started before the acted-on replica exited (the headline)", Read: func(m *Metrics) Value { return IntPtrValue(m.FailedWhileRunning) }},
+	{Name: "failed", Kind: KindCount, Compare: CompareLoss, Doc: "http_error + refused + reset + eof + timeout", Read: func(m *Metrics) Value { return IntValue(m.Failed) }},
+	{Name: "accounting_ok", Kind: KindBool, Doc: "records agree with the agent summary", Read: func(m *Metrics) Value { return BoolValue(m.AccountingOK) }},
+	{Name: "dropped_inflight", Kind: KindCount, Compare: CompareLoss, Null: "n/a", Doc: "failed requests fully written before the action was sent and open at it", Read: func(m *Metrics) Value {
 		if m.PhaseInconclusive {
 			return Value{Null: true, Why: "inconclusive"}
 		}
-		return intP(m.DroppedInflight)
+		return IntPtrValue(m.DroppedInflight)
 	}},
-	{Name: "phase_inconclusive", Kind: KindBool, Doc: "slow signal delivery could hide dropped in-flight work (dropped_inflight is then null)", get: func(m *Metrics) Value { return boolV(m.PhaseInconclusive) }},
-	{Name: "failed_in_delivery_window", Kind: KindCount, Compare: CompareLoss, Null: "n/a", Doc: "failed requests written while the signal was on its way (T0..T1)", get: func(m *Metrics) Value { return intP(m.FailedInDeliveryWindow) }},
-	{Name: "idle_close_race", Kind: KindCount, Compare: CompareLoss, Null: "n/a", Doc: "failed after the signal: eof/reset on a reused connection, no response byte", get: func(m *Metrics) Value { return intP(m.IdleCloseRace) }},
-	{Name: "inflight_at_action", Kind: KindCount, Null: "n/a", Doc: "requests open at the moment the action was sent (any class)", get: func(m *Metrics) Value { return intP(m.InflightAtAction) }},
-	{Name: "served_after_signal", Kind: KindCount, Null: "n/a", Doc: "ok requests sent after the signal had certainly arrived (T1)", get: func(m *Metrics) Value { return intP(m.ServedAfterSignal) }},
-	{Name: "failed_after_signal", Kind: KindCount, Compare: CompareLoss, Null: "n/a", Doc: "failed requests sent after the signal had certainly arrived (T1)", get: func(m *Metrics) Value { return intP(m.FailedAfterSignal) }},
-	{Name: "failed_before_signal", Kind: KindCount, Null: "n/a", Doc: "failed requests that ended before the action was sent", get: func(m *Metrics) Value { return intP(m.FailedBeforeSignal) }},
-	{Name: "idle_close_before_signal", Kind: KindCount, Null: "n/a", Doc: "failed before the signal: eof/reset on a reused connection, no response byte (not about shutdown)", get: func(m *Metrics) Value { return intP(m.IdleCloseBeforeSignal) }},
-	{Name: "new_conns_after_signal", Kind: KindCount, Null: "n/a", Doc: "connections opened after the signal had certainly arrived (T1) and served ok", get: func(m *Metrics) Value { return intP(m.NewConnsAfterSignal) }},
-	{Name: "failed_after_exit", Kind: KindCount, Null: "n/a", Doc: "failed requests started after the acted-on replica exited", get: func(m *Metrics) Value { return intP(m.FailedAfterExit) }},
-	{Name: "delivery_window_ms", Kind: KindMs, Null: "n/a", Doc: "T1 - T0: how long the signal's arrival is uncertain", get: func(m *Metrics) Value { return floatP(m.DeliveryWindowMs) }},
-	{Name: "action_call_ms", Kind: KindMs, Null: "n/a", Doc: "duration of the engine call that sent the action", get: func(m *Metrics) Value { return floatP(m.ActionCallMs) }},
-	{Name: "signal_seen_ms", Kind: KindMs, Null: "n/a", Doc: "the app logged the signal this long after it was sent", get: lifecycle(func(m *Metrics) Value { return floatP(m.SignalSeenMs) })},
-	{Name: "exit_code", Kind: KindCode, Compare: CompareCodes, Null: "NEVER", Doc: "exit code of the acted-on replica", get: func(m *Metrics) Value { return intP(m.ExitCode) }},
-	{Name: "exit_after_ms", Kind: KindMs, Compare: CompareLatency, Null: "NEVER", Doc: "exit time minus the time the action was sent", get: func(m *Metrics) Value { return floatP(m.ExitAfterMs) }},
-	{Name: "killed", Kind: KindBool, Doc: "exited with code 137 (SIGKILL)", get: func(m *Metrics) Value { return boolV(m.Killed) }},
-	{Name: "oom_killed", Kind: KindBool, Doc: "the engine's OOMKilled flag", get: func(m *Metrics) Value { return boolV(m.OOMKilled) }},
-	{Name: "stop_timeout_s", Kind: KindSeconds, Null: "unset", Doc: "stop grace period in force", get: func(m *Metrics) Value { return intP(m.StopTimeoutS) }},
-	{Name: "drain_observed_ms", Kind: KindMs, Null: "none", Doc: "action to the last ok response to work the replica had accepted (client side; direct topology)", get: func(m *Metrics) Value { return floatP(m.DrainObservedMs) }},
-	{Name: "lifecycle_log", Kind: KindBool, Doc: "the acted-on replica logged shutdownlab lifecycle events", get: func(m *Metrics) Value { return boolV(m.LifecycleLog) }},
-	{Name: "drain_ms", Kind: KindMs, Compare: CompareLatency, Null: "none", Doc: "the app's own drained-in time", get: lifecycle(func(m *Metrics) Value { return floatP(m.DrainMs) })},
-	{Name: "signal_handled", Kind: KindBool, Null: "n/a", Doc: "the app logged a signal event", get: lifecycle(func(m *Metrics) Value { return boolP(m.SignalHandled) })},
-	{Name: "deadline_hit", Kind: KindBool, Null: "n/a", Doc: "the app logged a deadline event", get: lifecycle(func(m *Metrics) Value { return boolP(m.DeadlineHit) })},
-	{Name: "abandoned_inflight", Kind: KindCount, Null: "none", Doc: "in-flight requests cut at the deadline", get: lifecycle(func(m *Metrics) Value { return intP(m.AbandonedInflight) })},
-	{Name: "job_steps", Kind: KindCount, Null: "n/a", Doc: "job.log lines starting with \"step \"", get: lifecycle(func(m *Metrics) Value { return intP(m.HandlerJobSteps) })},
-	{Name: "job_committed", Kind: KindBool, Null: "n/a", Doc: "job.log contains COMMIT", get: lifecycle(func(m *Metrics) Value { return boolP(m.HandlerJobCommitted) })},
-	{Name: "writes", Kind: KindCount, Null: "n/a", Optional: NeedsWrites, Doc: "write requests (POST /write) reconciled with the ledgers", get: func(m *Metrics) Value { return intP(m.Writes) }},
-	{Name: "acked_writes", Kind: KindCount, Null: "n/a", Optional: NeedsWrites, Doc: "client saw 2xx, row written", get: func(m *Metrics) Value { return intP(m.AckedWrites) }},
-	{Name: "ghost_writes", Kind: KindCount, Compare: CompareLoss, Null: "n/a", Optional: NeedsWrites, Doc: "row written, client saw a failure (a retry duplicates it)", get: func(m *Metrics) Value { return intP(m.GhostWrites) }},
-	{Name: "clean_failures", Kind: KindCount, Null: "n/a", Optional: NeedsWrites, Doc: "no row, client saw a failure (safe to retry)", get: func(m *Metrics) Value { return intP(m.CleanFailures) }},
-	{Name: "lost_writes", Kind: KindCount, Compare: CompareLoss, Null: "n/a", Optional: NeedsWrites, Doc: "client saw 2xx, no row (a bug; must be 0)", get: func(m *Metrics) Value { return intP(m.LostWrites) }},
-	{Name: "unknown_writes", Kind: KindCount, Null: "n/a", Optional: NeedsWrites, Doc: "rows with no response recorded", get: func(m *Metrics) Value { return intP(m.UnknownWrites) }},
-	{Name: "duplicate_writes", Kind: KindCount, Null: "n/a", Optional: NeedsWrites, Doc: "ledger lines beyond the first for one id", get: func(m *Metrics) Value { return intP(m.DuplicateWrites) }},
-	{Name: "p50_ms", Kind: KindMs, Compare: CompareLatency, Null: "n/a", Doc: "median latency of ok requests", get: func(m *Metrics) Value { return floatP(m.P50Ms) }},
-	{Name: "p99_ms", Kind: KindMs, Compare: CompareLatency, Null: "n/a", Doc: "99th percentile latency of ok requests", get: func(m *Metrics) Value { return floatP(m.P99Ms) }},
-	{Name: "baseline_p99_ms", Kind: KindMs, Null: "n/a", Optional: NeedsBaseline, Doc: "median p99_ms of the baseline variant", get: func(m *Metrics) Value { return floatP(m.BaselineP99Ms) }},
-	{Name: "p99_vs_baseline", Kind: KindRatio, Null: "n/a", Optional: NeedsBaseline, Doc: "p99_ms / baseline_p99_ms", get: func(m *Metrics) Value { return floatP(m.P99VsBaseline) }},
-	{Name: "max_ms", Kind: KindMs, Compare: CompareLatency, Null: "n/a", Doc: "slowest ok request", get: func(m *Metrics) Value { return floatP(m.MaxMs) }},
-	{Name: "setup_ms", Kind: KindMs, Doc: "harness time from run start to load start", get: func(m *Metrics) Value { return floatV(m.SetupMs) }},
-	{Name: "teardown_ms", Kind: KindMs, Doc: "harness time to remove containers and network", get: func(m *Metrics) Value { return floatV(m.TeardownMs) }},
+	{Name: "phase_inconclusive", Kind: KindBool, Doc: "slow signal delivery could hide dropped in-flight work (dropped_inflight is then null)", Read: func(m *Metrics) Value { return BoolValue(m.PhaseInconclusive) }},
+	{Name: "failed_in_delivery_window", Kind: KindCount, Compare: CompareLoss, Null: "n/a", Doc: "failed requests written while the signal was on its way (T0..T1)", Read: func(m *Metrics) Value { return IntPtrValue(m.FailedInDeliveryWindow) }},
+	{Name: "idle_close_race", Kind: KindCount, Compare: CompareLoss, Null: "n/a", Doc: "failed after the signal: eof/reset on a reused connection, no response byte", Read: func(m *Metrics) Value { return IntPtrValue(m.IdleCloseRace) }},
+	{Name: "inflight_at_action", Kind: KindCount, Null: "n/a", Doc: "requests open at the moment the action was sent (any class)", Read: func(m *Metrics) Value { return IntPtrValue(m.InflightAtAction) }},
+	{Name: "served_after_signal", Kind: KindCount, Null: "n/a", Doc: "ok requests sent after the signal had certainly arrived (T1)", Read: func(m *Metrics) Value { return IntPtrValue(m.ServedAfterSignal) }},
+	{Name: "failed_after_signal", Kind: KindCount, Compare: CompareLoss, Null: "n/a", Doc: "failed requests sent after the signal had certainly arrived (T1)", Read: func(m *Metrics) Value { return IntPtrValue(m.FailedAfterSignal) }},
+	{Name: "failed_before_signal", Kind: KindCount, Null: "n/a", Doc: "failed requests that ended before the action was sent", Read: func(m *Metrics) Value { return IntPtrValue(m.FailedBeforeSignal) }},
+	{Name: "idle_close_before_signal", Kind: KindCount, Null: "n/a", Doc: "failed before the signal: eof/reset on a reused connection, no response byte (not about shutdown)", Read: func(m *Metrics) Value { return IntPtrValue(m.IdleCloseBeforeSignal) }},
+	{Name: "new_conns_after_signal", Kind: KindCount, Null: "n/a", Doc: "connections opened after the signal had certainly arrived (T1) and served ok", Read: func(m *Metrics) Value { return IntPtrValue(m.NewConnsAfterSignal) }},
+	{Name: "failed_after_exit", Kind: KindCount, Null: "n/a", Doc: "failed requests started after the acted-on replica exited", Read: func(m *Metrics) Value { return IntPtrValue(m.FailedAfterExit) }},
+	{Name: "delivery_window_ms", Kind: KindMs, Null: "n/a", Doc: "T1 - T0: how long the signal's arrival is uncertain", Read: func(m *Metrics) Value { return FloatPtrValue(m.DeliveryWindowMs) }},
+	{Name: "action_call_ms", Kind: KindMs, Null: "n/a", Doc: "duration of the engine call that sent the action", Read: func(m *Metrics) Value { return FloatPtrValue(m.ActionCallMs) }},
+	{Name: "signal_seen_ms", Kind: KindMs, Null: "n/a", Doc: "the app logged the signal this long after it was sent", Read: lifecycle(func(m *Metrics) Value { return FloatPtrValue(m.SignalSeenMs) })},
+	{Name: "exit_code", Kind: KindCode, Compare: CompareCodes, Null: "NEVER", Doc: "exit code of the acted-on replica", Read: func(m *Metrics) Value { return IntPtrValue(m.ExitCode) }},
+	{Name: "exit_after_ms", Kind: KindMs, Compare: CompareLatency, Null: "NEVER", Doc: "exit time minus the time the action was sent", Read: func(m *Metrics) Value { return FloatPtrValue(m.ExitAfterMs) }},
+	{Name: "killed", Kind: KindBool, Doc: "exited with code 137 (SIGKILL)", Read: func(m *Metrics) Value { return BoolValue(m.Killed) }},
+	{Name: "oom_killed", Kind: KindBool, Doc: "the engine's OOMKilled flag", Read: func(m *Metrics) Value { return BoolValue(m.OOMKilled) }},
+	{Name: "stop_timeout_s", Kind: KindSeconds, Null: "unset", Doc: "stop grace period in force", Read: func(m *Metrics) Value { return IntPtrValue(m.StopTimeoutS) }},
+	{Name: "drain_observed_ms", Kind: KindMs, Null: "none", Doc: "action to the last ok response to work the replica had accepted (client side; direct topology)", Read: func(m *Metrics) Value { return FloatPtrValue(m.DrainObservedMs) }},
+	{Name: "lifecycle_log", Kind: KindBool, Doc: "the acted-on replica logged shutdownlab lifecycle events", Read: func(m *Metrics) Value { return BoolValue(m.LifecycleLog) }},
+	{Name: "drain_ms", Kind: KindMs, Compare: CompareLatency, Null: "none", Doc: "the app's own drained-in time", Read: lifecycle(func(m *Metrics) Value { return FloatPtrValue(m.DrainMs) })},
+	{Name: "signal_handled", Kind: KindBool, Null: "n/a", Doc: "the app logged a signal event", Read: lifecycle(func(m *Metrics) Value { return BoolPtrValue(m.SignalHandled) })},
+	{Name: "deadline_hit", Kind: KindBool, Null: "n/a", Doc: "the app logged a deadline event", Read: lifecycle(func(m *Metrics) Value { return BoolPtrValue(m.DeadlineHit) })},
+	{Name: "abandoned_inflight", Kind: KindCount, Null: "none", Doc: "in-flight requests cut at the deadline", Read: lifecycle(func(m *Metrics) Value { return IntPtrValue(m.AbandonedInflight) })},
+	{Name: "job_steps", Kind: KindCount, Null: "n/a", Doc: "job.log lines starting with \"step \"", Read: lifecycle(func(m *Metrics) Value { return IntPtrValue(m.HandlerJobSteps) })},
+	{Name: "job_committed", Kind: KindBool, Null: "n/a", Doc: "job.log contains COMMIT", Read: lifecycle(func(m *Metrics) Value { return BoolPtrValue(m.HandlerJobCommitted) })},
+	{Name: "writes", Kind: KindCount, Null: "n/a", Optional: NeedsWrites, Doc: "write requests (POST /write) reconciled with the ledgers", Read: func(m *Metrics) Value { return IntPtrValue(m.Writes) }},
+	{Name: "acked_writes", Kind: KindCount, Null: "n/a", Optional: NeedsWrites, Doc: "client saw 2xx, row written", Read: func(m *Metrics) Value { return IntPtrValue(m.AckedWrites) }},
+	{Name: "ghost_writes", Kind: KindCount, Compare: CompareLoss, Null: "n/a", Optional: NeedsWrites, Doc: "row written, client saw a failure (a retry duplicates it)", Read: func(m *Metrics) Value { return IntPtrValue(m.GhostWrites) }},
+	{Name: "clean_failures", Kind: KindCount, Null: "n/a", Optional: NeedsWrites, Doc: "no row, client saw a failure (safe to retry)", Read: func(m *Metrics) Value { return IntPtrValue(m.CleanFailures) }},
+	{Name: "lost_writes", Kind: KindCount, Compare: CompareLoss, Null: "n/a", Optional: NeedsWrites, Doc: "client saw 2xx, no row (a bug; must be 0)", Read: func(m *Metrics) Value { return IntPtrValue(m.LostWrites) }},
+	{Name: "unknown_writes", Kind: KindCount, Null: "n/a", Optional: NeedsWrites, Doc: "rows with no response recorded", Read: func(m *Metrics) Value { return IntPtrValue(m.UnknownWrites) }},
+	{Name: "duplicate_writes", Kind: KindCount, Null: "n/a", Optional: NeedsWrites, Doc: "ledger lines beyond the first for one id", Read: func(m *Metrics) Value { return IntPtrValue(m.DuplicateWrites) }},
+	{Name: "p50_ms", Kind: KindMs, Compare: CompareLatency, Null: "n/a", Doc: "median latency of ok requests", Read: func(m *Metrics) Value { return FloatPtrValue(m.P50Ms) }},
+	{Name: "p99_ms", Kind: KindMs, Compare: CompareLatency, Null: "n/a", Doc: "99th percentile latency of ok requests", Read: func(m *Metrics) Value { return FloatPtrValue(m.P99Ms) }},
+	{Name: "baseline_p99_ms", Kind: KindMs, Null: "n/a", Optional: NeedsBaseline, Doc: "median p99_ms of the baseline variant", Read: func(m *Metrics) Value { return FloatPtrValue(m.BaselineP99Ms) }},
+	{Name: "p99_vs_baseline", Kind: KindRatio, Null: "n/a", Optional: NeedsBaseline, Doc: "p99_ms / baseline_p99_ms", Read: func(m *Metrics) Value { return FloatPtrValue(m.P99VsBaseline) }},
+	{Name: "max_ms", Kind: KindMs, Compare: CompareLatency, Null: "n/a", Doc: "slowest ok request", Read: func(m *Metrics) Value { return FloatPtrValue(m.MaxMs) }},
+	{Name: "setup_ms", Kind: KindMs, Doc: "harness time from run start to load start", Read: func(m *Metrics) Value { return FloatValue(m.SetupMs) }},
+	{Name: "teardown_ms", Kind: KindMs, Doc: "harness time to remove containers and network", Read: func(m *Metrics) Value { return FloatValue(m.TeardownMs) }},
 }
-
-// defs is the catalog in report order, assembled here and only here:
-// the core rows, each capability's rows after the core row it names
-// (catalogOf; the order of capabilities, never the order of files).
-var defs = catalogOf(coreDefs, capabilities)
 
 // Defs returns the fixed, ordered list of metrics (without the by_class.*
 // rows, whose keys depend on the data; see Rows).
-func Defs() []MetricDef { return slices.Clone(defs) }
+func Defs() []MetricDef { return slices.Clone(catalog()) }
 
 // Value returns the value of the named metric ("by_class.KEY" included; a
 // class absent from the run is 0) and whether the name is known.
 func (m *Metrics) Value(name string) (Value, bool) {
 	if key, ok := strings.CutPrefix(name, ByClassPrefix); ok {
-		return intV(m.ByClass[key]), true
+		return IntValue(m.ByClass[key]), true
 	}
-	for i := range defs {
-		if defs[i].Name == name {
-			return defs[i].get(m), true
+	for _, d := range catalog() {
+		if d.Name == name {
+			return d.Read(m), true
 		}
 	}
 	return Value{}, false
@@ -206,7 +202,7 @@ func ByClassKeys() []string {
 // (something the client saw that was not a success).
 func byClassDef(key string) MetricDef {
 	d := MetricDef{Name: ByClassPrefix + key, Kind: KindCount, Doc: "requests of class " + key, Compare: CompareLoss,
-		get: func(m *Metrics) Value { return intV(m.ByClass[key]) }}
+		Read: func(m *Metrics) Value { return IntValue(m.ByClass[key]) }}
 	if key == string(record.ClassOK) || key == string(record.ClassNotSent) || key == string(record.ClassAborted) {
 		d.Compare = CompareNone
 	}
@@ -229,11 +225,11 @@ func Lookup(name string) (MetricDef, bool) {
 		}
 		return MetricDef{}, false
 	}
-	i := slices.IndexFunc(defs, func(d MetricDef) bool { return d.Name == name })
+	i := slices.IndexFunc(catalog(), func(d MetricDef) bool { return d.Name == name })
 	if i < 0 {
 		return MetricDef{}, false
 	}
-	return defs[i], true
+	return catalog()[i], true
 }
 
 // Rows returns the metric rows for a set of runs, in table order: the fixed
@@ -276,8 +272,8 @@ func Rows(ms []*Metrics) []MetricDef {
 	slices.Sort(rest)
 	keys = append(keys, rest...)
 
-	out := make([]MetricDef, 0, len(defs)+len(keys))
-	for _, d := range defs {
+	out := make([]MetricDef, 0, len(catalog())+len(keys))
+	for _, d := range catalog() {
 		if d.Optional != Always && !anyValue(d, ms) {
 			continue
 		}
@@ -295,8 +291,8 @@ func Rows(ms []*Metrics) []MetricDef {
 // row with a presence test, passes it).
 func anyValue(d MetricDef, ms []*Metrics) bool {
 	for _, m := range ms {
-		if d.present != nil {
-			if d.present(m) {
+		if d.Present != nil {
+			if d.Present(m) {
 				return true
 			}
 			continue
@@ -310,11 +306,11 @@ func anyValue(d MetricDef, ms []*Metrics) bool {
 
 // Get returns the metric's value in m.
 func (d MetricDef) Get(m *Metrics) Value {
-	if d.get == nil {
+	if d.Read == nil {
 		v, _ := m.Value(d.Name)
 		return v
 	}
-	return d.get(m)
+	return d.Read(m)
 }
 
 // formatRaw prints a value for machine-readable output: empty for null,

@@ -7,13 +7,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shutdownlab/shutdownlab/report/internal/fixture"
+	"github.com/shutdownlab/shutdownlab/internal/fixture"
 )
 
 var update = flag.Bool("update", false, "rewrite the fixtures testdata/result, wsresult, jobsresult and testdata/golden/timeline.md "+
 	"(then run go test -update in report/document, which reads them, to rewrite the goldens)")
 
-// The committed synthetic result directories (report/internal/fixture
+// The committed synthetic result directories (internal/fixture
 // writes them).
 var (
 	fixtureDir     = filepath.Join("testdata", fixture.ResultDir)

@@ -95,34 +95,46 @@ func lifecycle(get func(*Metrics) Value) func(*Metrics) Value {
 	}
 }
 
-func boolP(p *bool) Value {
+// BoolPtrValue is *p as a metric value, null for a nil p (IntValue).
+func BoolPtrValue(p *bool) Value {
 	if p == nil {
 		return Value{Null: true}
 	}
-	return boolV(*p)
+	return BoolValue(*p)
 }
 
 // ByClassPrefix prefixes the flattened names of the by_class counts
 // ("by_class.ok", "by_class.http_502", ...).
 const ByClassPrefix = "by_class."
 
-func intV(n int) Value       { return Value{V: float64(n)} }
-func floatV(f float64) Value { return Value{V: f} }
-func boolV(b bool) Value {
+// IntValue, FloatValue and BoolValue are a count, a number and a bool
+// (1 or 0) as a metric value; the Ptr forms are null for a nil pointer.
+// A capability's rows build their values with them.
+func IntValue(n int) Value { return Value{V: float64(n)} }
+
+// FloatValue is f as a metric value (IntValue).
+func FloatValue(f float64) Value { return Value{V: f} }
+
+// BoolValue is b as a metric value, 1 or 0 (IntValue).
+func BoolValue(b bool) Value {
 	if b {
 		return Value{V: 1}
 	}
 	return Value{}
 }
-func intP(p *int) Value {
+
+// IntPtrValue is *p as a metric value, null for a nil p (IntValue).
+func IntPtrValue(p *int) Value {
 	if p == nil {
 		return Value{Null: true}
 	}
-	return intV(*p)
+	return IntValue(*p)
 }
-func floatP(p *float64) Value {
+
+// FloatPtrValue is *p as a metric value, null for a nil p (IntValue).
+func FloatPtrValue(p *float64) Value {
 	if p == nil {
 		return Value{Null: true}
 	}
-	return floatV(*p)
+	return FloatValue(*p)
 }

@@ -39,22 +39,6 @@ const wsHeadlineText = "\n`ws_close_1001` counts streams the server retired (goi
 	"close to the client's next open stream; `ws_events_unknown` events no client ever got. Every other " +
 	"metric is in the table below.\n\n## All metrics\n\n"
 
-// rolloutHeadline is the headline of a result whose every run rolled a
-// Swarm service: the per-replica metrics of the other scenarios (exit_code
-// of "the acted-on replica") have no single replica to read here.
-var rolloutHeadline = []string{"requests", "rollout_failed", "rollout_non2xx", "rollout_ms", "old_tasks_killed",
-	"old_exit_code", "old_stop_to_exit_ms", "old_served_after_signal", "task_restarts", "p99_ms"}
-
-// rolloutHeadlineText explains the rollout headline under its table.
-const rolloutHeadlineText = "\n`rollout_failed` counts failed requests started from the moment the service update " +
-	"was sent to the end of the load (`rollout_non2xx` those answered outside 2xx); `rollout_ms` runs from the " +
-	"update to the last old task's exit or new task's healthy start; `old_*` are the replaced tasks as the " +
-	"engine reported them (exit code, stop signal to exit, SIGKILLed at the grace period); " +
-	"`old_served_after_signal` requests routed to an old task after its stop signal; `task_restarts` tasks Swarm " +
-	"replaced beyond the rollout's own. The Rollout section below has each task. The per-replica metrics of the " +
-	"other scenarios (`exit_code`, `dropped_inflight`, ...) have no single acted-on replica here and are null." +
-	"\n\n## All metrics\n\n"
-
 // jobsHeadline is the headline of a result whose every run worked queue
 // jobs: what became of the jobs (the ledger), then the HTTP requests sent
 // beside them (0 without http_clients), then how the process ended. The
@@ -75,7 +59,7 @@ const jobsHeadlineText = "\n`jobs_*` is the ledger read from the database after 
 // headlineOf is the headline of the first capability (in their order)
 // that every run of res has (nil: the HTTP headline).
 func headlineOf(res *Result) *Headline {
-	for _, c := range capabilities {
+	for _, c := range installed() {
 		if c.Headline == nil {
 			continue
 		}
@@ -109,7 +93,7 @@ func headlineFor(res *Result) []string {
 		}
 	}
 	for _, name := range headlineExtra {
-		for _, d := range defs {
+		for _, d := range catalog() {
 			if d.Name == name && anyValue(d, ms) {
 				cols = append(cols, name)
 			}
@@ -129,7 +113,7 @@ func headlineText(res *Result) string {
 // headlineDefs are the definitions of headlineFor(res), in order.
 func headlineDefs(res *Result) []MetricDef {
 	byName := map[string]MetricDef{}
-	for _, d := range defs {
+	for _, d := range catalog() {
 		byName[d.Name] = d
 	}
 	var ds []MetricDef

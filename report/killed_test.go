@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shutdownlab/shutdownlab/internal/fixture"
 	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 	"github.com/shutdownlab/shutdownlab/record"
-	"github.com/shutdownlab/shutdownlab/report/internal/fixture"
 )
 
 // A result whose harness was killed before any run finished is titled

@@ -147,7 +147,7 @@ func applyBaseline(res *Result) {
 			continue
 		}
 		for _, m := range v.ValidMetrics() {
-			p99s = append(p99s, floatP(m.P99Ms))
+			p99s = append(p99s, FloatPtrValue(m.P99Ms))
 		}
 	}
 	s := SpreadOf(MetricDef{Name: "p99_ms", Kind: KindMs}, p99s)

@@ -189,7 +189,7 @@ func ComputeWS(meta record.Meta, reqs []record.Request, ws *wsmetrics.Lines) Met
 	computeReplica(&m, meta)
 	computeWrites(&m, meta, reqs)
 	in := ComputeInput{Meta: meta, Requests: reqs, WSLines: ws, Core: &m}
-	for _, c := range capabilities {
+	for _, c := range installed() {
 		if c.Compute == nil {
 			continue
 		}

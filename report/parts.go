@@ -12,7 +12,6 @@ import (
 	"github.com/shutdownlab/shutdownlab/report/jobsmetrics"
 	"github.com/shutdownlab/shutdownlab/report/probemetrics"
 	"github.com/shutdownlab/shutdownlab/report/resourcemetrics"
-	"github.com/shutdownlab/shutdownlab/report/rolloutmetrics"
 	"github.com/shutdownlab/shutdownlab/report/wsmetrics"
 )
 
@@ -34,8 +33,8 @@ func (m *Metrics) SetPart(name Need, p any) {
 		delete(m.parts, name)
 		return
 	}
-	if i := slices.IndexFunc(capabilities, func(c Capability) bool { return c.Name == name }); i < 0 ||
-		reflect.TypeOf(p) != reflect.TypeOf(capabilities[i].Part) {
+	if i := slices.IndexFunc(installed(), func(c Capability) bool { return c.Name == name }); i < 0 ||
+		reflect.TypeOf(p) != reflect.TypeOf(installed()[i].Part) {
 		panic(fmt.Sprintf("report: a %T is no part of capability %q", p, name))
 	}
 	if m.parts == nil {
@@ -44,11 +43,26 @@ func (m *Metrics) SetPart(name Need, p any) {
 	m.parts[name] = p
 }
 
-// partOf returns m's part of capability name as a *T; nil when the run
-// has none.
-func partOf[T any](m *Metrics, name Need) *T {
+// PartOf returns m's part of capability name as a *T; nil when the run
+// has none. A capability's package wraps it in its typed accessor.
+func PartOf[T any](m *Metrics, name Need) *T {
 	p, _ := m.parts[name].(*T)
 	return p
+}
+
+// PartDef is one catalog row of capability name read from its part, a
+// *T: optional, present in every run that has the part (whatever its
+// values), null in the others; read reads the value from the part.
+func PartDef[T any](name Need, metric string, k Kind, null string, cmp Comparison, doc string, read func(*T) Value) MetricDef {
+	return MetricDef{Name: metric, Kind: k, Null: null, Compare: cmp, Optional: name, Doc: doc,
+		Present: func(m *Metrics) bool { return PartOf[T](m, name) != nil },
+		Read: func(m *Metrics) Value {
+			p := PartOf[T](m, name)
+			if p == nil {
+				return Value{Null: true}
+			}
+			return read(p)
+		}}
 }
 
 // partsKey is where the parts' keys go in the JSON: before the harness's
@@ -71,7 +85,7 @@ func (m Metrics) MarshalJSON() ([]byte, error) {
 	}
 	var keys bytes.Buffer
 	written := 0
-	for _, c := range capabilities {
+	for _, c := range installed() {
 		p, ok := m.parts[c.Name]
 		if !ok {
 			continue
@@ -106,31 +120,24 @@ type (
 	// JobsMetrics are the metrics of a run with a job ledger
 	// (jobsmetrics.Metrics).
 	JobsMetrics = jobsmetrics.Metrics
-	// RolloutMetrics are the metrics of a run that rolled a Swarm service
-	// (rolloutmetrics.Metrics).
-	RolloutMetrics = rolloutmetrics.Metrics
 	// ResourceMetrics are the metrics of a run whose acted-on replica was
 	// sampled (resourcemetrics.Metrics).
 	ResourceMetrics = resourcemetrics.Metrics
 )
 
 // Probe returns the run's probe metrics; nil outside a probe run.
-func (m *Metrics) Probe() *ProbeMetrics { return partOf[ProbeMetrics](m, NeedsProbe) }
+func (m *Metrics) Probe() *ProbeMetrics { return PartOf[ProbeMetrics](m, NeedsProbe) }
 
 // Cluster returns the run's supervisor metrics; nil outside a run of the
 // Node cluster target.
-func (m *Metrics) Cluster() *ClusterMetrics { return partOf[ClusterMetrics](m, NeedsCluster) }
+func (m *Metrics) Cluster() *ClusterMetrics { return PartOf[ClusterMetrics](m, NeedsCluster) }
 
 // WS returns the run's WebSocket metrics; nil outside a ws run.
-func (m *Metrics) WS() *WSMetrics { return partOf[WSMetrics](m, NeedsWS) }
+func (m *Metrics) WS() *WSMetrics { return PartOf[WSMetrics](m, NeedsWS) }
 
 // Jobs returns the run's queue-job metrics; nil without a job ledger.
-func (m *Metrics) Jobs() *JobsMetrics { return partOf[JobsMetrics](m, NeedsJobs) }
-
-// Rollout returns the run's rollout metrics; nil unless it rolled a Swarm
-// service.
-func (m *Metrics) Rollout() *RolloutMetrics { return partOf[RolloutMetrics](m, NeedsRollout) }
+func (m *Metrics) Jobs() *JobsMetrics { return PartOf[JobsMetrics](m, NeedsJobs) }
 
 // Resources returns the acted-on replica's resource metrics; nil without
 // samples.
-func (m *Metrics) Resources() *ResourceMetrics { return partOf[ResourceMetrics](m, NeedsResources) }
+func (m *Metrics) Resources() *ResourceMetrics { return PartOf[ResourceMetrics](m, NeedsResources) }

@@ -7,11 +7,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shutdownlab/shutdownlab/report/internal/fixture"
+	"github.com/shutdownlab/shutdownlab/internal/fixture"
 )
 
 // lifecycleMeta is a run whose acted-on replica logged every phase
-// (report/internal/fixture).
+// (internal/fixture).
 var lifecycleMeta = fixture.LifecycleMeta
 
 func TestRunTimeline(t *testing.T) {

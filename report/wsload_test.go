@@ -4,12 +4,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shutdownlab/shutdownlab/internal/fixture"
 	"github.com/shutdownlab/shutdownlab/record"
-	"github.com/shutdownlab/shutdownlab/report/internal/fixture"
 	"github.com/shutdownlab/shutdownlab/report/wsmetrics"
 )
 
-// The hand-made ws records (report/internal/fixture).
+// The hand-made ws records (internal/fixture).
 const wsT0 = fixture.WST0
 
 var (
@@ -89,26 +89,26 @@ func TestComputeWS(t *testing.T) {
 		got  Value
 		want float64
 	}{
-		{"ws_clients", intV(w.WSClients), 2},
-		{"ws_attempts", intV(w.WSAttempts), 4},
-		{"ws_close_1001", intV(w.WSClose1001), 1},
-		{"ws_close_1006", intV(w.WSClose1006), 1},
-		{"ws_close_other", intV(w.WSCloseOther), 0},
-		{"ws_close_after_signal_p50_ms", floatP(w.WSCloseAfterSignalP50Ms), 100},
-		{"ws_close_after_signal_max_ms", floatP(w.WSCloseAfterSignalMaxMs), 300},
-		{"ws_close_spread_ms", floatP(w.WSCloseSpreadMs), 500},
-		{"ws_terminated", intV(w.WSTerminated), 1},
-		{"ws_upgrades_accepted_after_ready_false", intP(w.WSAcceptedAfterReadyFalse), 1},
-		{"ws_upgrades_refused_draining", intP(w.WSRefusedDraining), 1},
-		{"ws_restore_max_ms", floatP(w.WSRestoreMaxMs), 250},
-		{"ws_unrestored", intV(w.WSUnrestored), 1},
-		{"ws_attempts_per_client_max", intV(w.WSAttemptsPerClientMax), 2},
-		{"ws_peak_handshakes_per_100ms", intP(w.WSPeakHandshakes), 2},
-		{"ws_upgrades_per_s", intP(w.WSUpgradesPerS), 50},
-		{"ws_events_delivered", intV(w.WSEventsDelivered), 25},
-		{"ws_events_unknown", intV(w.WSEventsUnknown), 2},
-		{"ws_budget_ms", floatP(w.WSBudgetMs), 3500},
-		{"ws_budget_fits", boolP(w.WSBudgetFits), 1},
+		{"ws_clients", IntValue(w.WSClients), 2},
+		{"ws_attempts", IntValue(w.WSAttempts), 4},
+		{"ws_close_1001", IntValue(w.WSClose1001), 1},
+		{"ws_close_1006", IntValue(w.WSClose1006), 1},
+		{"ws_close_other", IntValue(w.WSCloseOther), 0},
+		{"ws_close_after_signal_p50_ms", FloatPtrValue(w.WSCloseAfterSignalP50Ms), 100},
+		{"ws_close_after_signal_max_ms", FloatPtrValue(w.WSCloseAfterSignalMaxMs), 300},
+		{"ws_close_spread_ms", FloatPtrValue(w.WSCloseSpreadMs), 500},
+		{"ws_terminated", IntValue(w.WSTerminated), 1},
+		{"ws_upgrades_accepted_after_ready_false", IntPtrValue(w.WSAcceptedAfterReadyFalse), 1},
+		{"ws_upgrades_refused_draining", IntPtrValue(w.WSRefusedDraining), 1},
+		{"ws_restore_max_ms", FloatPtrValue(w.WSRestoreMaxMs), 250},
+		{"ws_unrestored", IntValue(w.WSUnrestored), 1},
+		{"ws_attempts_per_client_max", IntValue(w.WSAttemptsPerClientMax), 2},
+		{"ws_peak_handshakes_per_100ms", IntPtrValue(w.WSPeakHandshakes), 2},
+		{"ws_upgrades_per_s", IntPtrValue(w.WSUpgradesPerS), 50},
+		{"ws_events_delivered", IntValue(w.WSEventsDelivered), 25},
+		{"ws_events_unknown", IntValue(w.WSEventsUnknown), 2},
+		{"ws_budget_ms", FloatPtrValue(w.WSBudgetMs), 3500},
+		{"ws_budget_fits", BoolPtrValue(w.WSBudgetFits), 1},
 	}
 	for _, c := range checks {
 		if c.got.Null || c.got.V != c.want {

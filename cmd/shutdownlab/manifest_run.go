@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shutdownlab/shutdownlab/capabilities/pod"
 	"github.com/shutdownlab/shutdownlab/gate"
 	"github.com/shutdownlab/shutdownlab/internal/kube"
 	"github.com/shutdownlab/shutdownlab/internal/resultdir"
@@ -98,7 +99,7 @@ func validPodRuns(res *report.Result, label string) []podRun {
 			continue
 		}
 		for _, r := range rv.Runs {
-			if pr, err := podRunOf(&r.Metrics); r.Valid && err == nil && r.Metrics.Pod() != nil {
+			if pr, err := podRunOf(&r.Metrics); r.Valid && err == nil && pod.Of(&r.Metrics) != nil {
 				out = append(out, pr)
 			}
 		}

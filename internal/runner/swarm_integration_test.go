@@ -9,6 +9,7 @@ import (
 
 	"github.com/moby/moby/client"
 
+	"github.com/shutdownlab/shutdownlab/capabilities/rollout"
 	"github.com/shutdownlab/shutdownlab/internal/docker"
 	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 	"github.com/shutdownlab/shutdownlab/record"
@@ -66,16 +67,17 @@ func TestSwarmRolloutShape(t *testing.T) {
 	for _, v := range res.Variants {
 		run := v.Runs[0]
 		m, ro := run.Metrics, run.Meta.Rollout()
-		if !run.Valid || ro == nil || m.Rollout() == nil {
+		rm := rollout.Of(&m)
+		if !run.Valid || ro == nil || rm == nil {
 			t.Errorf("%s: valid %v (%s), rollout recorded %v", v.Label, run.Valid, run.Reason, ro != nil)
 			continue
 		}
 		t.Logf("%s: requests %d, rollout_failed %d %v, rollout_ms %v, old exit %v, stop->exit %v ms",
-			v.Label, m.Requests, m.Rollout().RolloutFailed, m.ByClass, deref(m.Rollout().RolloutMs), deref(m.Rollout().OldExitCode), deref(m.Rollout().OldStopToExitMs))
+			v.Label, m.Requests, rm.RolloutFailed, m.ByClass, deref(rm.RolloutMs), deref(rm.OldExitCode), deref(rm.OldStopToExitMs))
 		inflight := failedInFlightAtSignal(t, resultdir.RunDir(oc.Dir, v.Slug, 1), ro)
 		t.Logf("%s: %d failed requests were in flight at an old task's kill event", v.Label, inflight)
 		checkRollout(t, v.Label, run.Meta.Params, m, ro, inflight)
-		failed[run.Meta.Params["target.mode"]+","+run.Meta.Params["action.rollout.order"]] = m.Rollout().RolloutFailed
+		failed[run.Meta.Params["target.mode"]+","+run.Meta.Params["action.rollout.order"]] = rollout.Of(&m).RolloutFailed
 	}
 	for _, order := range []string{"start-first", "stop-first"} {
 		if f, n := failed["full,"+order], failed["none,"+order]; f >= n {
@@ -99,7 +101,7 @@ func TestSwarmRolloutShape(t *testing.T) {
 // checkRollout asserts one variant's shape.
 func checkRollout(t *testing.T, label string, params map[string]string, m report.Metrics, ro *record.Rollout, inflight int) {
 	t.Helper()
-	if !ro.Converged || m.Rollout().RolloutMs == nil {
+	if !ro.Converged || rollout.Of(&m).RolloutMs == nil {
 		t.Errorf("%s: rollout did not converge (%s %s)", label, ro.UpdateState, ro.UpdateMessage)
 	}
 	old, fresh := map[int]record.SwarmTask{}, map[int]record.SwarmTask{}
@@ -110,19 +112,19 @@ func checkRollout(t *testing.T, label string, params map[string]string, m report
 			fresh[tk.Slot] = tk
 		}
 	}
-	if len(old) != 2 || len(fresh) != 2 || m.Rollout().TaskRestarts != 0 {
-		t.Errorf("%s: %d old and %d new slots, %d restarts; want 2, 2, 0", label, len(old), len(fresh), m.Rollout().TaskRestarts)
+	if len(old) != 2 || len(fresh) != 2 || rollout.Of(&m).TaskRestarts != 0 {
+		t.Errorf("%s: %d old and %d new slots, %d restarts; want 2, 2, 0", label, len(old), len(fresh), rollout.Of(&m).TaskRestarts)
 	}
 	switch params["target.mode"] {
 	case "full":
-		if inflight != 0 || m.Rollout().OldExitCode == nil || *m.Rollout().OldExitCode != 0 || m.Rollout().OldTasksKilled != 0 {
+		if inflight != 0 || rollout.Of(&m).OldExitCode == nil || *rollout.Of(&m).OldExitCode != 0 || rollout.Of(&m).OldTasksKilled != 0 {
 			t.Errorf("%s: %d failed in flight at a stop signal, old exit %v, %d killed; want 0, 0, 0",
-				label, inflight, deref(m.Rollout().OldExitCode), m.Rollout().OldTasksKilled)
+				label, inflight, deref(rollout.Of(&m).OldExitCode), rollout.Of(&m).OldTasksKilled)
 		}
 	case "none":
-		if m.Rollout().OldExitCode == nil || *m.Rollout().OldExitCode == 0 || m.Rollout().RolloutFailed == 0 {
+		if rollout.Of(&m).OldExitCode == nil || *rollout.Of(&m).OldExitCode == 0 || rollout.Of(&m).RolloutFailed == 0 {
 			t.Errorf("%s: old exit %v, %d failed; want death by the signal, and severed requests",
-				label, deref(m.Rollout().OldExitCode), m.Rollout().RolloutFailed)
+				label, deref(rollout.Of(&m).OldExitCode), rollout.Of(&m).RolloutFailed)
 		}
 	}
 	for slot, o := range old {

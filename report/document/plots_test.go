@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shutdownlab/shutdownlab/internal/fixture"
 	"github.com/shutdownlab/shutdownlab/internal/resultdir"
-	"github.com/shutdownlab/shutdownlab/report/internal/fixture"
 )
 
 // TestWritePlots writes the fixture's reports: every plot is a valid PNG,

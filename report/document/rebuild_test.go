@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shutdownlab/shutdownlab/internal/fixture"
 	"github.com/shutdownlab/shutdownlab/report"
-	"github.com/shutdownlab/shutdownlab/report/internal/fixture"
 )
 
 // findRun returns the run of variant slug named name.

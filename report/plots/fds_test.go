@@ -7,12 +7,12 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/shutdownlab/shutdownlab/report/internal/fixture"
+	"github.com/shutdownlab/shutdownlab/internal/fixture"
 	"github.com/shutdownlab/shutdownlab/report/plotkit"
 )
 
 // tick returns the samples of one tick of a replica
-// (report/internal/fixture).
+// (internal/fixture).
 var tick = fixture.ResourceTick
 
 func TestFDSeriesOf(t *testing.T) {

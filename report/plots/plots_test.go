@@ -9,16 +9,17 @@ import (
 	"strings"
 	"testing"
 
+	_ "github.com/shutdownlab/shutdownlab/capabilities" // installs the capabilities the results read
+	"github.com/shutdownlab/shutdownlab/internal/fixture"
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report"
-	"github.com/shutdownlab/shutdownlab/report/internal/fixture"
 )
 
 // at is the fixtures' load start + n ms.
 func at(n float64) int64 { return fixture.At(n) }
 
 // lifecycleMeta is a run whose acted-on replica logged every phase
-// (report/internal/fixture).
+// (internal/fixture).
 var lifecycleMeta = fixture.LifecycleMeta
 
 // loadFixture loads the committed synthetic result report/testdata/result.

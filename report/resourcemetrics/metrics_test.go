@@ -6,13 +6,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shutdownlab/shutdownlab/internal/fixture"
 	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 	"github.com/shutdownlab/shutdownlab/record"
-	"github.com/shutdownlab/shutdownlab/report/internal/fixture"
 )
 
 // tick returns the samples of one tick of a replica
-// (report/internal/fixture).
+// (internal/fixture).
 var tick = fixture.ResourceTick
 
 func cat(parts ...[]record.ResourceSample) []record.ResourceSample {

@@ -3,12 +3,12 @@ package rolloutmetrics
 import (
 	"testing"
 
+	"github.com/shutdownlab/shutdownlab/internal/fixture"
 	"github.com/shutdownlab/shutdownlab/record"
-	"github.com/shutdownlab/shutdownlab/report/internal/fixture"
 )
 
 // rolloutMeta is a rollout of two old and three new tasks
-// (report/internal/fixture).
+// (internal/fixture).
 var rolloutMeta = fixture.RolloutMeta
 
 func TestComputeRollout(t *testing.T) {

@@ -6,11 +6,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shutdownlab/shutdownlab/internal/fixture"
 	"github.com/shutdownlab/shutdownlab/record"
-	"github.com/shutdownlab/shutdownlab/report/internal/fixture"
 )
 
-// The hand-made ws records (report/internal/fixture).
+// The hand-made ws records (internal/fixture).
 const wsT0 = fixture.WST0
 
 var (

@@ -4,9 +4,9 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/shutdownlab/shutdownlab/internal/fixture"
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report"
-	"github.com/shutdownlab/shutdownlab/report/internal/fixture"
 )
 
 // TestJobsTimeline: the rows are the acted-on replica's jobs; a run that

@@ -11,16 +11,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shutdownlab/shutdownlab/internal/fixture"
 	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report"
-	"github.com/shutdownlab/shutdownlab/report/internal/fixture"
 	"github.com/shutdownlab/shutdownlab/report/plotkit"
 	"github.com/shutdownlab/shutdownlab/report/sections/internal/sectiontest"
 	"github.com/shutdownlab/shutdownlab/report/wsmetrics"
 )
 
-// The hand-made ws records (report/internal/fixture).
+// The hand-made ws records (internal/fixture).
 const wsT0 = fixture.WST0
 
 var (

@@ -1,8 +1,9 @@
-// Package rollout is the Rollout section of a report whose runs rolled a
-// Swarm service (platform swarm): per variant (its first valid run) the
-// update as sent, each task as the engine reported it with the requests it
-// served and failed, and the plot of the requests served by old and new
-// tasks (rollout.png in that run's directory).
+// Package rollout is a Swarm service's rollout as a capability (platform
+// swarm, action kind rollout): its catalog rows and headline
+// (capability.go), and the Rollout section of report.md: per variant (its
+// first valid run) the update as sent, each task as the engine reported it
+// with the requests it served and failed, and the plot of the requests
+// served by old and new tasks (rollout.png in that run's directory).
 package rollout
 
 import (

@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shutdownlab/shutdownlab/internal/fixture"
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report"
-	"github.com/shutdownlab/shutdownlab/report/internal/fixture"
 )
 
 func TestTallyAndSection(t *testing.T) {

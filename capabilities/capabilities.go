@@ -1,0 +1,40 @@
+// Package capabilities is the one list of shutdownlab's report
+// capabilities and sections, in their explicit order; its init installs
+// the capabilities into package report (report.Install). A program or
+// test that reads or writes reports imports it (package document does).
+//
+// Adding a capability is its own package, which builds a
+// report.Capability (and, if report.md shows it, a report.Section), and
+// one entry in each list below: the only shared file it touches.
+package capabilities
+
+import (
+	"github.com/shutdownlab/shutdownlab/capabilities/pod"
+	"github.com/shutdownlab/shutdownlab/capabilities/rollout"
+	"github.com/shutdownlab/shutdownlab/report"
+	"github.com/shutdownlab/shutdownlab/report/sections/deregistration"
+	"github.com/shutdownlab/shutdownlab/report/sections/queuejobs"
+	"github.com/shutdownlab/shutdownlab/report/sections/websockets"
+)
+
+// list is the capabilities, in order: the order of their rows among rows
+// placed after the same core row, of their headlines (the first whose
+// every run has it leads), and of their metrics in summary.json.
+var list = []report.Capability{
+	report.ProbeCapability,
+	report.WSCapability,
+	report.ClusterCapability,
+	rollout.Capability,
+	report.JobsCapability,
+	pod.Capability,
+	report.ResourcesCapability,
+}
+
+func init() { report.Install(list...) }
+
+// Sections returns a fresh value of every capability's section, in the
+// order report.md shows them after the table of all metrics: the
+// WebSocket plots, the deregistration race, the rollout, the jobs.
+func Sections() []report.Section {
+	return []report.Section{&websockets.Section{}, &deregistration.Section{}, &rollout.Section{}, &queuejobs.Section{}}
+}

@@ -1,0 +1,123 @@
+package capabilities_test
+
+import (
+	"encoding/json"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/shutdownlab/shutdownlab/capabilities"
+	"github.com/shutdownlab/shutdownlab/report"
+)
+
+// TestInstalledInOrder: importing the package installs the capabilities,
+// in the order summary.json and the catalog have them.
+func TestInstalledInOrder(t *testing.T) {
+	var got []report.Need
+	for _, c := range report.Capabilities() {
+		got = append(got, c.Name)
+	}
+	want := []report.Need{"probe", "ws", "cluster", "rollout", "jobs", "pod", "resources"}
+	if !slices.Equal(got, want) {
+		t.Errorf("installed %v, want %v", got, want)
+	}
+	if n := len(capabilities.Sections()); n != 4 {
+		t.Errorf("%d sections, want 4", n)
+	}
+}
+
+// TestPartsMatchRows: every JSON field of a capability's part is one of
+// its rows, every row is a field, and each row reads its own field: a
+// part filled with distinct values reads back, row by row, the value of
+// the field of the row's name. A field added without a row, or a row
+// reading a neighbour's field, fails here for every capability in the
+// list, wherever its package lives.
+func TestPartsMatchRows(t *testing.T) {
+	for _, c := range report.Capabilities() {
+		part := reflect.New(reflect.TypeOf(c.Part).Elem())
+		want := fill(t, part.Elem())
+		m := &report.Metrics{LifecycleLog: true} // rows read from the app's log are null without it
+		m.SetPart(c.Name, part.Interface())
+		rows := map[string]bool{}
+		for _, d := range c.Rows {
+			rows[d.Name] = true
+			w, ok := want[d.Name]
+			if !ok {
+				t.Errorf("%s: row %q is no JSON field of its part %T", c.Name, d.Name, c.Part)
+				continue
+			}
+			if got, _ := m.Value(d.Name); got.Null || got.V != w {
+				t.Errorf("%s: row %q reads %+v, want %v", c.Name, d.Name, got, w)
+			}
+		}
+		for name := range want {
+			if !rows[name] {
+				t.Errorf("%s: field %q of its part has no row", c.Name, name)
+			}
+		}
+		if b, err := json.Marshal(m); err != nil || !strings.Contains(string(b), `"`+c.Rows[0].Name+`":`) {
+			t.Errorf("%s: summary.json of a run with the part: %v %s", c.Name, err, b)
+		}
+	}
+}
+
+// fill sets every JSON field of the struct v to a distinct value (bools
+// true) and returns the metric value each holds by JSON name; fields of
+// other kinds (maps, slices, strings) are no metrics and get no value.
+func fill(t *testing.T, v reflect.Value) map[string]float64 {
+	t.Helper()
+	want := map[string]float64{}
+	for i := range v.NumField() {
+		f := v.Type().Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if !f.IsExported() || name == "" || name == "-" {
+			continue
+		}
+		fv := v.Field(i)
+		if fv.Kind() == reflect.Pointer {
+			fv.Set(reflect.New(fv.Type().Elem()))
+			fv = fv.Elem()
+		}
+		switch fv.Kind() {
+		case reflect.Bool:
+			fv.SetBool(true)
+			want[name] = 1
+		case reflect.Int:
+			fv.SetInt(int64(i + 1))
+			want[name] = float64(i + 1)
+		case reflect.Float64:
+			fv.SetFloat(float64(i) + 1.5)
+			want[name] = float64(i) + 1.5
+		}
+	}
+	return want
+}
+
+// TestComparisonFitsKind: a loss is a count, a latency a duration in ms,
+// codes an exit code; and what gate compares is decided in the catalog
+// alone, so the compared set — core rows and every capability's — is
+// pinned here, over the installed list.
+func TestComparisonFitsKind(t *testing.T) {
+	fits := map[report.Comparison]report.Kind{report.CompareLoss: report.KindCount, report.CompareLatency: report.KindMs, report.CompareCodes: report.KindCode}
+	got := map[report.Comparison][]string{}
+	for _, d := range report.Defs() {
+		if d.Compare == report.CompareNone {
+			continue
+		}
+		if k, ok := fits[d.Compare]; !ok || d.Kind != k {
+			t.Errorf("%s: kind %s compared as %q", d.Name, d.Kind, d.Compare)
+		}
+		got[d.Compare] = append(got[d.Compare], d.Name)
+	}
+	want := map[report.Comparison][]string{
+		report.CompareLoss: {"failed_while_running", "failed", "dropped_inflight", "failed_in_delivery_window", "idle_close_race", "failed_after_signal", "forks_after_signal", "severed_at_kill", "ghost_writes", "lost_writes",
+			"rollout_failed", "rollout_non2xx", "old_tasks_killed", "task_restarts", "pod_failed", "pod_failed_new_pod", "pod_failed_propagation", "pod_failed_drain", "pod_failed_elsewhere", "pod_failed_after_kill"},
+		report.CompareLatency: {"exit_after_ms", "drain_ms", "resurrection_ms", "p50_ms", "p99_ms", "max_ms", "rollout_ms", "old_stop_to_exit_ms",
+			"pod_hook_ms", "pod_signal_to_exit_ms", "pod_deletion_to_exit_ms", "pod_new_ready_ms", "pod_new_joined_ms"},
+		report.CompareCodes: {"exit_code", "old_exit_code"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("compared metrics = %v\nwant %v\n(a change here changes gate NEW --baseline OLD: update docs/expectations.md too)", got, want)
+	}
+}
