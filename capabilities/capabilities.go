@@ -9,6 +9,7 @@
 package capabilities
 
 import (
+	"github.com/shutdownlab/shutdownlab/capabilities/cluster"
 	"github.com/shutdownlab/shutdownlab/capabilities/pod"
 	"github.com/shutdownlab/shutdownlab/capabilities/rollout"
 	"github.com/shutdownlab/shutdownlab/report"
@@ -23,7 +24,7 @@ import (
 var list = []report.Capability{
 	report.ProbeCapability,
 	report.WSCapability,
-	report.ClusterCapability,
+	cluster.Capability,
 	rollout.Capability,
 	report.JobsCapability,
 	pod.Capability,

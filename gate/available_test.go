@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shutdownlab/shutdownlab/capabilities/cluster"
 	"github.com/shutdownlab/shutdownlab/capabilities/pod"
 	"github.com/shutdownlab/shutdownlab/capabilities/rollout"
 	"github.com/shutdownlab/shutdownlab/report"
@@ -43,7 +44,7 @@ func TestCheckAvailable(t *testing.T) {
 		{"ws_close_1006 == 0 && ws_budget_fits == true", Capabilities{report.NeedsWS: true}, ""},
 		// cluster metrics need the cluster target.
 		{"forks_after_signal == 0", Capabilities{report.NeedsWS: true}, `col 1: metric "forks_after_signal" cannot exist in this scenario: it needs target.program cluster`},
-		{"forks_after_signal == 0 && resurrection_ms < 100", Capabilities{report.NeedsCluster: true}, ""},
+		{"forks_after_signal == 0 && resurrection_ms < 100", Capabilities{cluster.Need: true}, ""},
 		// baseline metrics need a baseline variant.
 		{"p99_vs_baseline < 2", Capabilities{}, "baseline: true"},
 		// baseline.NAME of a write metric needs writes too.
@@ -98,7 +99,7 @@ func TestCapabilitiesOfVariants(t *testing.T) {
 			s.Load.Kind, s.Load.Mix = scenarios.LoadProbe, []scenarios.Request{{Method: "POST", Path: "/write"}}
 		}, false)}, []report.Need{report.NeedsProbe}},
 		{"ws on the cluster target", []scenarios.Variant{v(func(s *scenarios.Spec) { s.Load.Kind, s.Target.Program = scenarios.LoadWS, scenarios.ProgramCluster }, false)},
-			[]report.Need{report.NeedsWS, report.NeedsCluster}},
+			[]report.Need{report.NeedsWS, cluster.Need}},
 		{"jobs", []scenarios.Variant{v(func(s *scenarios.Spec) { s.Load.Kind = scenarios.LoadJobs }, false)}, []report.Need{report.NeedsJobs}},
 		{"rollout", []scenarios.Variant{v(func(s *scenarios.Spec) { s.Action.Kind = scenarios.ActionRollout }, false)}, []report.Need{rollout.Need}},
 		{"terminate", []scenarios.Variant{v(func(s *scenarios.Spec) { s.Action.Kind = scenarios.ActionTerminate }, false)}, []report.Need{pod.Need}},

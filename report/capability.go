@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/shutdownlab/shutdownlab/record"
-	"github.com/shutdownlab/shutdownlab/report/clustermetrics"
 	"github.com/shutdownlab/shutdownlab/report/jobsmetrics"
 	"github.com/shutdownlab/shutdownlab/report/probemetrics"
 	"github.com/shutdownlab/shutdownlab/report/wsmetrics"
@@ -164,11 +163,6 @@ var (
 		Compute: func(in ComputeInput) (any, []string) {
 			return Computed(wsmetrics.Compute(in.Meta, in.WSLines, in.Core.StopTimeoutS))
 		}}
-	// ClusterCapability is the Node cluster target's supervisor metrics.
-	ClusterCapability = Capability{Part: (*ClusterMetrics)(nil), Name: NeedsCluster, Requirement: "target.program cluster",
-		OfSpec: func(v scenarios.Variant) bool { return v.Spec.Target.IsCluster() },
-		Has:    func(_ *Variant, r *Run) bool { return isClusterRun(&r.Metrics) }, Rows: clusterDefs, After: "job_committed",
-		Compute: func(in ComputeInput) (any, []string) { return Computed(clustermetrics.Compute(in.Meta, in.Requests)) }}
 	// JobsCapability is the queue-job ledger of a jobs load.
 	JobsCapability = Capability{Part: (*JobsMetrics)(nil), Name: NeedsJobs, Requirement: "load.kind jobs", OfSpec: loadKindIs(scenarios.LoadJobs),
 		Has: loadKindRan(isJobsMetricsRun, record.LoadKindJobs), Rows: jobsDefs, After: "job_committed",

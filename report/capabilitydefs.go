@@ -133,60 +133,6 @@ var wsDefs = []MetricDef{
 	wsDef("ws_budget_fits", KindBool, "n/a", "ws: ws_budget_ms is less than the stop timeout (W6)", wsBoolP(func(w *WSMetrics) *bool { return w.WSBudgetFits })),
 }
 
-// NeedsCluster: the cluster metrics exist only for runs of the cluster
-// target (target.program cluster: the acted-on replica logged fork
-// events).
-const NeedsCluster Need = "cluster"
-
-// isClusterRun is the presence test of the cluster metric rows.
-func isClusterRun(m *Metrics) bool { return m.Cluster() != nil }
-
-// clusterDef is one cluster metric row: optional, present in cluster runs.
-func clusterDef(name string, k Kind, null string, cmp Comparison, doc string, get func(*ClusterMetrics) Value) MetricDef {
-	return MetricDef{Name: name, Kind: k, Null: null, Compare: cmp, Optional: NeedsCluster, Present: isClusterRun, Doc: doc,
-		Read: func(m *Metrics) Value {
-			if m.Cluster() == nil {
-				return Value{Null: true}
-			}
-			return get(m.Cluster())
-		}}
-}
-
-// clusterDefs are the cluster metric rows, after the probe rows.
-var clusterDefs = []MetricDef{
-	clusterDef("forks_after_signal", KindCount, "n/a (no signal logged)", CompareLoss, "cluster: workers forked at or after the primary's first signal",
-		func(c *ClusterMetrics) Value { return IntPtrValue(c.ForksAfterSignal) }),
-	clusterDef("crashes", KindCount, "", CompareNone, "cluster: worker exits before the first signal",
-		func(c *ClusterMetrics) Value { return IntValue(c.Crashes) }),
-	clusterDef("resurrection_ms", KindMs, "n/a", CompareLatency, "cluster: slowest crash's worker_exit to the next fork",
-		func(c *ClusterMetrics) Value {
-			if c.ResurrectionMs == nil && c.Crashes > 0 {
-				return Value{Null: true, Why: "NEVER"}
-			}
-			return FloatPtrValue(c.ResurrectionMs)
-		}),
-	clusterDef("worker_exits", KindCount, "", CompareNone, "cluster: worker_exit events",
-		func(c *ClusterMetrics) Value { return IntValue(c.WorkerExits) }),
-	clusterDef("worker_exits_code_0", KindCount, "", CompareNone, "cluster: workers that exited with code 0",
-		func(c *ClusterMetrics) Value { return IntValue(c.WorkerExitsCode0) }),
-	clusterDef("worker_exits_code_other", KindCount, "", CompareNone, "cluster: workers that exited with another code",
-		func(c *ClusterMetrics) Value { return IntValue(c.WorkerExitsCodeOther) }),
-	clusterDef("worker_exits_sigkill", KindCount, "", CompareNone, "cluster: workers killed by SIGKILL",
-		func(c *ClusterMetrics) Value { return IntValue(c.WorkerExitsSIGKILL) }),
-	clusterDef("worker_exits_signal_other", KindCount, "", CompareNone, "cluster: workers killed by another signal",
-		func(c *ClusterMetrics) Value { return IntValue(c.WorkerExitsSignalOther) }),
-	clusterDef("forced_exit", KindBool, "", CompareNone, "cluster: the primary logged forced_exit (teardown timeout)",
-		func(c *ClusterMetrics) Value { return BoolValue(c.ForcedExit) }),
-	clusterDef("forced_exit_ms", KindMs, "none", CompareNone, "cluster: forced_exit's ms since the signal",
-		func(c *ClusterMetrics) Value { return FloatPtrValue(c.ForcedExitMs) }),
-	clusterDef("ended_by_self", KindBool, "NEVER", CompareNone, "cluster: exited with the code of its own exit event",
-		func(c *ClusterMetrics) Value { return BoolPtrValue(c.EndedBySelf) }),
-	clusterDef("ended_by_engine_kill", KindBool, "NEVER", CompareNone, "cluster: exit 137 after the engine's SIGKILL, no exit event",
-		func(c *ClusterMetrics) Value { return BoolPtrValue(c.EndedByEngineKill) }),
-	clusterDef("severed_at_kill", KindCount, "n/a (not killed)", CompareLoss, "cluster: failed requests open across the kill",
-		func(c *ClusterMetrics) Value { return IntPtrValue(c.SeveredAtKill) }),
-}
-
 // isJobsMetricsRun is the presence test of the job metric rows: every run
 // with a ledger has them, whatever their values.
 func isJobsMetricsRun(m *Metrics) bool { return m.Jobs() != nil }

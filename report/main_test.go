@@ -9,6 +9,6 @@ import (
 // in their order in package capabilities (which report's own tests cannot
 // import): the tests here read them, none of the others.
 func TestMain(m *testing.M) {
-	Install(ProbeCapability, WSCapability, ClusterCapability, JobsCapability, ResourcesCapability)
+	Install(ProbeCapability, WSCapability, JobsCapability, ResourcesCapability)
 	os.Exit(m.Run())
 }

@@ -8,7 +8,6 @@ import (
 	"reflect"
 	"slices"
 
-	"github.com/shutdownlab/shutdownlab/report/clustermetrics"
 	"github.com/shutdownlab/shutdownlab/report/jobsmetrics"
 	"github.com/shutdownlab/shutdownlab/report/probemetrics"
 	"github.com/shutdownlab/shutdownlab/report/resourcemetrics"
@@ -112,9 +111,6 @@ type (
 	// ProbeMetrics are the metrics of a run of the raw-socket probe
 	// (probemetrics.Metrics).
 	ProbeMetrics = probemetrics.Metrics
-	// ClusterMetrics are the supervisor metrics of a run of the Node
-	// cluster target (clustermetrics.Metrics).
-	ClusterMetrics = clustermetrics.Metrics
 	// WSMetrics are the metrics of a WebSocket run (wsmetrics.Metrics).
 	WSMetrics = wsmetrics.Metrics
 	// JobsMetrics are the metrics of a run with a job ledger
@@ -127,10 +123,6 @@ type (
 
 // Probe returns the run's probe metrics; nil outside a probe run.
 func (m *Metrics) Probe() *ProbeMetrics { return PartOf[ProbeMetrics](m, NeedsProbe) }
-
-// Cluster returns the run's supervisor metrics; nil outside a run of the
-// Node cluster target.
-func (m *Metrics) Cluster() *ClusterMetrics { return PartOf[ClusterMetrics](m, NeedsCluster) }
 
 // WS returns the run's WebSocket metrics; nil outside a ws run.
 func (m *Metrics) WS() *WSMetrics { return PartOf[WSMetrics](m, NeedsWS) }

@@ -4,18 +4,20 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shutdownlab/shutdownlab/capabilities/cluster"
 	"github.com/shutdownlab/shutdownlab/report"
+	"github.com/shutdownlab/shutdownlab/report/clustermetrics"
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
 // clusterSet sets cluster metrics on a synthetic run (a cluster run:
-// ClusterMetrics present).
-func clusterSet(f func(c *report.ClusterMetrics)) set {
+// cluster metrics present).
+func clusterSet(f func(c *clustermetrics.Metrics)) set {
 	return func(m *report.Metrics) {
-		if m.Cluster() == nil {
-			m.SetPart(report.NeedsCluster, &report.ClusterMetrics{})
+		if cluster.Of(m) == nil {
+			m.SetPart(cluster.Need, &clustermetrics.Metrics{})
 		}
-		f(m.Cluster())
+		f(cluster.Of(m))
 	}
 }
 
@@ -23,21 +25,21 @@ func bp(b bool) *bool { return &b }
 
 // endedBy sets who ended the process: itself, or the engine's SIGKILL.
 func endedBy(self, engine bool) set {
-	return clusterSet(func(c *report.ClusterMetrics) { c.EndedBySelf, c.EndedByEngineKill = bp(self), bp(engine) })
+	return clusterSet(func(c *clustermetrics.Metrics) { c.EndedBySelf, c.EndedByEngineKill = bp(self), bp(engine) })
 }
 func forksAfter(n int) set {
-	return clusterSet(func(c *report.ClusterMetrics) { c.ForksAfterSignal = ip(n) })
+	return clusterSet(func(c *clustermetrics.Metrics) { c.ForksAfterSignal = ip(n) })
 }
 func severed(n int) set {
-	return clusterSet(func(c *report.ClusterMetrics) { c.SeveredAtKill = ip(n) })
+	return clusterSet(func(c *clustermetrics.Metrics) { c.SeveredAtKill = ip(n) })
 }
 func crash(ms float64) set {
-	return clusterSet(func(c *report.ClusterMetrics) {
+	return clusterSet(func(c *clustermetrics.Metrics) {
 		c.Crashes, c.WorkerExitsSIGKILL, c.ResurrectionMs = 1, 1, fp(ms)
 	})
 }
 func forced(ms float64) set {
-	return clusterSet(func(c *report.ClusterMetrics) { c.ForcedExit, c.ForcedExitMs = true, fp(ms) })
+	return clusterSet(func(c *clustermetrics.Metrics) { c.ForcedExit, c.ForcedExitMs = true, fp(ms) })
 }
 
 // fds sets the resource metrics of a run.
@@ -61,16 +63,16 @@ func TestClusterRules(t *testing.T) {
 	teardown := func(none, timeout []report.Run) *report.Result {
 		return result("cluster-teardown", "node", v("TEARDOWN_MS=0", none), v("TEARDOWN_MS=4000", timeout))
 	}
-	waitOK := runs(3, append(killed, clusterSet(func(c *report.ClusterMetrics) {}))...)
+	waitOK := runs(3, append(killed, clusterSet(func(c *clustermetrics.Metrics) {}))...)
 	forcedOK := runs(3, forced(4004), exitCode(1), exitAfter(4010), endedBy(true, false), severed(1))
 	proxy := func(pipe, pipeline []report.Run) *report.Result {
-		quick := runs(3, fds(59, 0), exitCode(0), exitAfter(40), clusterSet(func(c *report.ClusterMetrics) {}))
+		quick := runs(3, fds(59, 0), exitCode(0), exitAfter(40), clusterSet(func(c *clustermetrics.Metrics) {}))
 		return result("cluster-proxy", "node",
 			v("PROXY_IMPL=pipe,path=/proxy?ms=60000", pipe), v("PROXY_IMPL=pipeline,path=/proxy?ms=60000", pipeline),
 			v("PROXY_IMPL=pipe,path=/proxy?ms=300", quick), v("PROXY_IMPL=pipeline,path=/proxy?ms=300", quick))
 	}
 	pipeOK := runs(3, fds(100, 0.95), forced(3004), exitCode(1), exitAfter(3010))
-	pipelineOK := runs(3, fds(59, -0.03), exitCode(0), exitAfter(40), clusterSet(func(c *report.ClusterMetrics) {}))
+	pipelineOK := runs(3, fds(59, -0.03), exitCode(0), exitAfter(40), clusterSet(func(c *clustermetrics.Metrics) {}))
 	cases := []ruleCase{
 		// C1: forks after the signal, then the SIGKILL; severed at the kill.
 		{name: "fights the orchestrator", claim: "C1", want: Reproduced, cell: "forks_after_signal 2",
@@ -98,7 +100,7 @@ func TestClusterRules(t *testing.T) {
 		{name: "close does not wait", claim: "C3", want: Differs, why: "TEARDOWN_MS=0: exit code not 137",
 			res: teardown(runs(3, exitCode(0), exitAfter(30), endedBy(true, false)), forcedOK)},
 		{name: "no forced exit", claim: "C3", want: Differs, why: "TEARDOWN_MS=4000: no forced_exit logged in 3/3",
-			res: teardown(waitOK, runs(3, append(killed, clusterSet(func(c *report.ClusterMetrics) {}))...))},
+			res: teardown(waitOK, runs(3, append(killed, clusterSet(func(c *clustermetrics.Metrics) {}))...))},
 		{name: "forced exit 0", claim: "C3", want: Differs, why: "exit code 0, 137 or none in 3/3",
 			res: teardown(waitOK, runs(3, forced(4004), exitCode(0), exitAfter(4010), endedBy(true, false)))},
 		{name: "forced late", claim: "C3", want: Differs, why: "forced_exit outside",
@@ -107,9 +109,9 @@ func TestClusterRules(t *testing.T) {
 		{name: "pipe leaks", claim: "C4", want: Reproduced, cell: "fd_growth_per_abort 0.95",
 			res: proxy(pipeOK, pipelineOK)},
 		{name: "pipe does not leak", claim: "C4", want: Differs, why: "pipe: fd growth per abort < 0.50 (or none) in 3/3 runs; pipe: exited",
-			res: proxy(runs(3, fds(59, 0), exitCode(0), exitAfter(40), clusterSet(func(c *report.ClusterMetrics) {})), pipelineOK)},
+			res: proxy(runs(3, fds(59, 0), exitCode(0), exitAfter(40), clusterSet(func(c *clustermetrics.Metrics) {})), pipelineOK)},
 		{name: "pipeline leaks", claim: "C4", want: Differs, why: "pipeline: fd growth per abort ≥ 0.20",
-			res: proxy(pipeOK, runs(3, fds(100, 0.9), exitCode(0), exitAfter(40), clusterSet(func(c *report.ClusterMetrics) {})))},
+			res: proxy(pipeOK, runs(3, fds(100, 0.9), exitCode(0), exitAfter(40), clusterSet(func(c *clustermetrics.Metrics) {})))},
 		{name: "no resource samples", claim: "C4", want: Differs, why: "(or none) in 3/3",
 			res: proxy(runs(3, forced(3004), exitCode(1), exitAfter(3010), func(m *report.Metrics) {
 				m.SetPart(report.NeedsResources, &report.ResourceMetrics{})

@@ -3,17 +3,19 @@ package runner_test
 import (
 	"testing"
 
+	"github.com/shutdownlab/shutdownlab/capabilities/cluster"
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report"
+	"github.com/shutdownlab/shutdownlab/report/clustermetrics"
 )
 
 // clusterRun runs one variant of a cluster scenario on the Node image and
 // returns its run, which must be valid and have cluster metrics.
-func clusterRun(t *testing.T, name string, sets ...string) (report.Run, *report.ClusterMetrics) {
+func clusterRun(t *testing.T, name string, sets ...string) (report.Run, *clustermetrics.Metrics) {
 	t.Helper()
 	r := newRunner(t, append([]string{"runs=1"}, sets...)...)
 	run := runOne(t, r, name)
-	c := run.Metrics.Cluster()
+	c := cluster.Of(&run.Metrics)
 	if c == nil {
 		t.Fatalf("no cluster metrics: the replica logged no fork (events %+v)", run.Meta.Replicas[0].Events)
 	}

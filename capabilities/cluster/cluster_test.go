@@ -1,11 +1,21 @@
-package report
+package cluster
 
 import (
+	"os"
 	"slices"
 	"testing"
 
 	"github.com/shutdownlab/shutdownlab/record"
+	"github.com/shutdownlab/shutdownlab/report"
 )
+
+// TestMain installs the capability alone: its tests read its rows.
+func TestMain(m *testing.M) {
+	report.Install(Capability)
+	os.Exit(m.Run())
+}
+
+func ptr[T any](v T) *T { return &v }
 
 // ev is a lifecycle event at ms milliseconds (as ns).
 func ev(ms int64, name string) record.Event { return record.Event{TimeNs: ms * 1e6, Event: name} }
@@ -93,8 +103,8 @@ func TestComputeCluster(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m := Compute(tt.meta, tt.reqs)
-			c := m.Cluster()
+			m := report.Compute(tt.meta, tt.reqs)
+			c := Of(&m)
 			if c == nil {
 				t.Fatal("no cluster metrics for a run with fork events")
 			}
@@ -113,20 +123,20 @@ func TestComputeCluster(t *testing.T) {
 // TestClusterRows: the cluster rows exist only when some run is a
 // cluster-target run; a non-cluster run's JSON has none of their keys.
 func TestClusterRows(t *testing.T) {
-	plain := Compute(record.Meta{Valid: true, Replicas: []record.Replica{{Name: "replica-0", Events: []record.Event{ev(0, record.EventUp)}}}}, nil)
-	if plain.Cluster() != nil {
+	plain := report.Compute(record.Meta{Valid: true, Replicas: []record.Replica{{Name: "replica-0", Events: []record.Event{ev(0, record.EventUp)}}}}, nil)
+	if Of(&plain) != nil {
 		t.Fatal("cluster metrics for a run without fork events")
 	}
-	cl := Compute(clusterMeta([]record.Event{ev(0, record.EventFork), wexit(100, 0, "SIGKILL")}, -1, 0), nil)
-	has := func(rows []MetricDef, name string) bool {
-		return slices.ContainsFunc(rows, func(d MetricDef) bool { return d.Name == name })
+	cl := report.Compute(clusterMeta([]record.Event{ev(0, record.EventFork), wexit(100, 0, "SIGKILL")}, -1, 0), nil)
+	has := func(rows []report.MetricDef, name string) bool {
+		return slices.ContainsFunc(rows, func(d report.MetricDef) bool { return d.Name == name })
 	}
-	if has(Rows([]*Metrics{&plain}), "forks_after_signal") {
+	if has(report.Rows([]*report.Metrics{&plain}), "forks_after_signal") {
 		t.Error("a cluster row in a report without cluster runs")
 	}
-	rows := Rows([]*Metrics{&plain, &cl})
-	for _, d := range clusterDefs {
-		if !has(rows, d.Name) || d.Optional != NeedsCluster {
+	shown := report.Rows([]*report.Metrics{&plain, &cl})
+	for _, d := range rows {
+		if !has(shown, d.Name) || d.Optional != Need {
 			t.Errorf("row %s: missing or not optional", d.Name)
 		}
 	}
@@ -139,9 +149,9 @@ func TestClusterRows(t *testing.T) {
 }
 
 // mustLookup is Lookup that must find name.
-func mustLookup(t *testing.T, name string) MetricDef {
+func mustLookup(t *testing.T, name string) report.MetricDef {
 	t.Helper()
-	d, ok := Lookup(name)
+	d, ok := report.Lookup(name)
 	if !ok {
 		t.Fatalf("metric %s unknown", name)
 	}
