@@ -11,6 +11,7 @@ package capabilities
 import (
 	"github.com/shutdownlab/shutdownlab/capabilities/cluster"
 	"github.com/shutdownlab/shutdownlab/capabilities/pod"
+	"github.com/shutdownlab/shutdownlab/capabilities/probe"
 	"github.com/shutdownlab/shutdownlab/capabilities/rollout"
 	"github.com/shutdownlab/shutdownlab/report"
 	"github.com/shutdownlab/shutdownlab/report/sections/deregistration"
@@ -22,7 +23,7 @@ import (
 // placed after the same core row, of their headlines (the first whose
 // every run has it leads), and of their metrics in summary.json.
 var list = []report.Capability{
-	report.ProbeCapability,
+	probe.Capability,
 	report.WSCapability,
 	cluster.Capability,
 	rollout.Capability,

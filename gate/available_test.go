@@ -7,6 +7,7 @@ import (
 
 	"github.com/shutdownlab/shutdownlab/capabilities/cluster"
 	"github.com/shutdownlab/shutdownlab/capabilities/pod"
+	"github.com/shutdownlab/shutdownlab/capabilities/probe"
 	"github.com/shutdownlab/shutdownlab/capabilities/rollout"
 	"github.com/shutdownlab/shutdownlab/report"
 	"github.com/shutdownlab/shutdownlab/scenarios"
@@ -38,9 +39,9 @@ func TestCheckAvailable(t *testing.T) {
 		{"ghost_writes == 0", Capabilities{report.NeedsWrites: true}, ""},
 		// probe metrics need load.kind probe, wherever they appear.
 		{"failed == 0 && probe_server_closed == true", Capabilities{report.NeedsWrites: true}, `col 16: metric "probe_server_closed"`},
-		{"probe_server_closed == true", Capabilities{report.NeedsProbe: true}, ""},
+		{"probe_server_closed == true", Capabilities{probe.Need: true}, ""},
 		// ws metrics need load.kind ws.
-		{"ws_close_1006 == 0", Capabilities{report.NeedsProbe: true}, `col 1: metric "ws_close_1006" cannot exist in this scenario: it needs load.kind ws`},
+		{"ws_close_1006 == 0", Capabilities{probe.Need: true}, `col 1: metric "ws_close_1006" cannot exist in this scenario: it needs load.kind ws`},
 		{"ws_close_1006 == 0 && ws_budget_fits == true", Capabilities{report.NeedsWS: true}, ""},
 		// cluster metrics need the cluster target.
 		{"forks_after_signal == 0", Capabilities{report.NeedsWS: true}, `col 1: metric "forks_after_signal" cannot exist in this scenario: it needs target.program cluster`},
@@ -97,7 +98,7 @@ func TestCapabilitiesOfVariants(t *testing.T) {
 		}, false)}, []report.Need{report.NeedsWrites}},
 		{"writes ignored by a probe", []scenarios.Variant{v(func(s *scenarios.Spec) {
 			s.Load.Kind, s.Load.Mix = scenarios.LoadProbe, []scenarios.Request{{Method: "POST", Path: "/write"}}
-		}, false)}, []report.Need{report.NeedsProbe}},
+		}, false)}, []report.Need{probe.Need}},
 		{"ws on the cluster target", []scenarios.Variant{v(func(s *scenarios.Spec) { s.Load.Kind, s.Target.Program = scenarios.LoadWS, scenarios.ProgramCluster }, false)},
 			[]report.Need{report.NeedsWS, cluster.Need}},
 		{"jobs", []scenarios.Variant{v(func(s *scenarios.Spec) { s.Load.Kind = scenarios.LoadJobs }, false)}, []report.Need{report.NeedsJobs}},

@@ -7,7 +7,6 @@ import (
 
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report/jobsmetrics"
-	"github.com/shutdownlab/shutdownlab/report/probemetrics"
 	"github.com/shutdownlab/shutdownlab/report/wsmetrics"
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
@@ -138,34 +137,31 @@ func checkCapabilities(core []MetricDef, caps []Capability) error {
 	return nil
 }
 
-// loadKindIs is the spec test of a load kind's capability.
-func loadKindIs(k scenarios.LoadKind) func(scenarios.Variant) bool {
+// LoadKindIs is the spec test (OfSpec) of a load kind's capability.
+func LoadKindIs(k scenarios.LoadKind) func(scenarios.Variant) bool {
 	return func(v scenarios.Variant) bool { return v.Spec.Load.Kind == k }
 }
 
-// loadKindRan is the run test of a load kind's capability: its metrics,
-// or a run of its load kind (whose metrics may not have been computed).
-func loadKindRan(has func(*Metrics) bool, k string) func(*Variant, *Run) bool {
-	return func(_ *Variant, r *Run) bool { return has(&r.Metrics) || r.Meta.LoadKind == k }
+// LoadKindRan is the run test (Has) of load kind k's capability name:
+// its part, or a run of its load kind (whose metrics may not have been
+// computed).
+func LoadKindRan(name Need, k string) func(*Variant, *Run) bool {
+	return func(_ *Variant, r *Run) bool { return r.Metrics.parts[name] != nil || r.Meta.LoadKind == k }
 }
 
 // The capabilities whose rows are still report's own files
 // (capabilitydefs.go), installed with the others by package capabilities.
 var (
-	// ProbeCapability is the raw-socket probe load's metrics.
-	ProbeCapability = Capability{Part: (*ProbeMetrics)(nil), Name: NeedsProbe, Requirement: "load.kind probe", OfSpec: loadKindIs(scenarios.LoadProbe),
-		Has: loadKindRan(isProbeRun, record.LoadKindProbe), Rows: probeDefs, After: "job_committed",
-		Compute: func(in ComputeInput) (any, []string) { return Computed(probemetrics.Compute(in.Meta)) }}
 	// WSCapability is the WebSocket load's metrics.
-	WSCapability = Capability{Part: (*WSMetrics)(nil), Name: NeedsWS, Requirement: "load.kind ws", OfSpec: loadKindIs(scenarios.LoadWS),
-		Has: loadKindRan(isWSMetricsRun, record.LoadKindWS), Rows: wsDefs, After: "job_committed",
+	WSCapability = Capability{Part: (*WSMetrics)(nil), Name: NeedsWS, Requirement: "load.kind ws", OfSpec: LoadKindIs(scenarios.LoadWS),
+		Has: LoadKindRan(NeedsWS, record.LoadKindWS), Rows: wsDefs, After: "job_committed",
 		Headline: &Headline{wsHeadline, wsHeadlineText},
 		Compute: func(in ComputeInput) (any, []string) {
 			return Computed(wsmetrics.Compute(in.Meta, in.WSLines, in.Core.StopTimeoutS))
 		}}
 	// JobsCapability is the queue-job ledger of a jobs load.
-	JobsCapability = Capability{Part: (*JobsMetrics)(nil), Name: NeedsJobs, Requirement: "load.kind jobs", OfSpec: loadKindIs(scenarios.LoadJobs),
-		Has: loadKindRan(isJobsMetricsRun, record.LoadKindJobs), Rows: jobsDefs, After: "job_committed",
+	JobsCapability = Capability{Part: (*JobsMetrics)(nil), Name: NeedsJobs, Requirement: "load.kind jobs", OfSpec: LoadKindIs(scenarios.LoadJobs),
+		Has: LoadKindRan(NeedsJobs, record.LoadKindJobs), Rows: jobsDefs, After: "job_committed",
 		Headline: &Headline{jobsHeadline, jobsHeadlineText},
 		Compute:  func(in ComputeInput) (any, []string) { return Computed(jobsmetrics.Compute(in.Meta, in.Requests)) }}
 	// ResourcesCapability is the acted-on replica's resource samples.

@@ -4,53 +4,8 @@ package report
 // capability's part of Metrics (nil: the row is null), and each optional:
 // present in a report when some run is of the capability.
 // defs (catalog.go) places them among the core rows; they are listed here
-// in that order: the probe, WebSocket, cluster, jobs, resource and rollout
-// rows.
-
-// isProbeRun is the presence test of the probe metric rows.
-func isProbeRun(m *Metrics) bool { return m.Probe() != nil }
-
-// probeDefs are the probe metric rows, shown only when some run is a probe
-// run (whatever their values: a socket never closed is a NEVER worth a row).
-var probeDefs = []MetricDef{
-	{Name: "probe_response_after_signal_ms", Kind: KindMs, Null: "n/a", Optional: NeedsProbe, Present: isProbeRun, Doc: "probe: response end minus the signal time t",
-		Read: func(m *Metrics) Value {
-			return probeFloat(m, func(p *ProbeMetrics) *float64 { return p.ProbeResponseAfterSignalMs })
-		}},
-	{Name: "probe_response_after_start_ms", Kind: KindMs, Null: "n/a", Optional: NeedsProbe, Present: isProbeRun, Doc: "probe: response end minus the probe's load start",
-		Read: func(m *Metrics) Value {
-			return probeFloat(m, func(p *ProbeMetrics) *float64 { return p.ProbeResponseAfterStartMs })
-		}},
-	{Name: "probe_response_keepalive", Kind: KindBool, Null: "no response", Optional: NeedsProbe, Present: isProbeRun, Doc: "probe: the response's Connection header was not close",
-		Read: func(m *Metrics) Value {
-			if m.Probe() == nil || m.Probe().ProbeResponseKeepalive == nil {
-				return Value{Null: true}
-			}
-			return BoolValue(*m.Probe().ProbeResponseKeepalive)
-		}},
-	{Name: "probe_socket_closed_after_signal_ms", Kind: KindMs, Null: "NEVER", Optional: NeedsProbe, Present: isProbeRun, Doc: "probe: socket closed by the server minus t (NEVER: not within max_wait)",
-		Read: func(m *Metrics) Value {
-			return probeFloat(m, func(p *ProbeMetrics) *float64 { return p.ProbeSocketClosedAfterSignalMs })
-		}},
-	{Name: "probe_socket_closed_after_response_ms", Kind: KindMs, Null: "NEVER", Optional: NeedsProbe, Present: isProbeRun, Doc: "probe: socket closed minus response end (idle time)",
-		Read: func(m *Metrics) Value {
-			return probeFloat(m, func(p *ProbeMetrics) *float64 { return p.ProbeSocketClosedAfterResponseMs })
-		}},
-	{Name: "probe_server_closed", Kind: KindBool, Optional: NeedsProbe, Present: isProbeRun, Doc: "probe: the server ended the socket (eof or reset)",
-		Read: func(m *Metrics) Value {
-			if m.Probe() == nil {
-				return Value{Null: true}
-			}
-			return BoolValue(m.Probe().ProbeServerClosed)
-		}},
-}
-
-func probeFloat(m *Metrics, f func(*ProbeMetrics) *float64) Value {
-	if m.Probe() == nil {
-		return Value{Null: true}
-	}
-	return FloatPtrValue(f(m.Probe()))
-}
+// in that order: the WebSocket, jobs and resource rows (the others live
+// in their capabilities' packages).
 
 // isWSMetricsRun is the presence test of the ws metric rows: every ws run
 // has them, whatever their values.

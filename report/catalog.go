@@ -59,9 +59,6 @@ const (
 	// NeedsWrites: the write reconciliation exists only for runs with
 	// write requests (a POST /write in load.mix) or ledger rows.
 	NeedsWrites Need = "writes"
-	// NeedsProbe: the probe_* metrics exist only in probe runs
-	// (load.kind probe).
-	NeedsProbe Need = "probe"
 	// NeedsBaseline: the baseline ratio exists only in a scenario with
 	// a baseline variant (baseline: true).
 	NeedsBaseline Need = "baseline"

@@ -146,7 +146,7 @@ func TestLookup(t *testing.T) {
 		{"p99_ms", true, KindMs, CompareLatency},
 		{"exit_code", true, KindCode, CompareCodes},
 		{"requests", true, KindCount, CompareNone},
-		{"probe_server_closed", true, KindBool, CompareNone},
+		{"signal_handled", true, KindBool, CompareNone},
 		// by_class: a failure class is a loss; ok and not_sent are not.
 		{"by_class.http_502", true, KindCount, CompareLoss},
 		{"by_class.http_000", true, KindCount, CompareLoss},

@@ -9,6 +9,6 @@ import (
 // in their order in package capabilities (which report's own tests cannot
 // import): the tests here read them, none of the others.
 func TestMain(m *testing.M) {
-	Install(ProbeCapability, WSCapability, JobsCapability, ResourcesCapability)
+	Install(WSCapability, JobsCapability, ResourcesCapability)
 	os.Exit(m.Run())
 }

@@ -9,7 +9,6 @@ import (
 	"slices"
 
 	"github.com/shutdownlab/shutdownlab/report/jobsmetrics"
-	"github.com/shutdownlab/shutdownlab/report/probemetrics"
 	"github.com/shutdownlab/shutdownlab/report/resourcemetrics"
 	"github.com/shutdownlab/shutdownlab/report/wsmetrics"
 )
@@ -108,9 +107,6 @@ func (m Metrics) MarshalJSON() ([]byte, error) {
 // The capabilities' metrics held by Metrics as parts (above), each
 // computed by its capability's package; the catalog defines their rows.
 type (
-	// ProbeMetrics are the metrics of a run of the raw-socket probe
-	// (probemetrics.Metrics).
-	ProbeMetrics = probemetrics.Metrics
 	// WSMetrics are the metrics of a WebSocket run (wsmetrics.Metrics).
 	WSMetrics = wsmetrics.Metrics
 	// JobsMetrics are the metrics of a run with a job ledger
@@ -120,9 +116,6 @@ type (
 	// sampled (resourcemetrics.Metrics).
 	ResourceMetrics = resourcemetrics.Metrics
 )
-
-// Probe returns the run's probe metrics; nil outside a probe run.
-func (m *Metrics) Probe() *ProbeMetrics { return PartOf[ProbeMetrics](m, NeedsProbe) }
 
 // WS returns the run's WebSocket metrics; nil outside a ws run.
 func (m *Metrics) WS() *WSMetrics { return PartOf[WSMetrics](m, NeedsWS) }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shutdownlab/shutdownlab/capabilities/probe"
 	"github.com/shutdownlab/shutdownlab/internal/images"
 	"github.com/shutdownlab/shutdownlab/internal/runner"
 	"github.com/shutdownlab/shutdownlab/record"
@@ -52,15 +53,16 @@ func TestProbeIdleSocketNode(t *testing.T) {
 	r := newRunner(t, "runs=1", "target.runtime=node")
 	run := runOne(t, r, "p5-idle-socket")
 	m := run.Metrics
-	if m.Probe() == nil {
+	pm := probe.Of(&m)
+	if pm == nil {
 		t.Fatalf("no probe metrics: %+v", m)
 	}
 	if run.Meta.LoadKind != record.LoadKindProbe || run.Meta.Probe() == nil {
 		t.Errorf("meta load_kind %q, probe line %+v", run.Meta.LoadKind, run.Meta.Probe())
 	}
-	if c := m.Probe().ProbeSocketClosedAfterSignalMs; c == nil || *c >= 1000 || !m.Probe().ProbeServerClosed {
+	if c := pm.ProbeSocketClosedAfterSignalMs; c == nil || *c >= 1000 || !pm.ProbeServerClosed {
 		t.Errorf("probe_socket_closed_after_signal_ms %v, server closed %v: want < 1000 ms, closed by the server",
-			fmtP(c), m.Probe().ProbeServerClosed)
+			fmtP(c), pm.ProbeServerClosed)
 	} else {
 		t.Logf("idle socket closed %.1f ms after the signal (published: ~1 ms)", *c)
 	}

@@ -13,10 +13,10 @@ import (
 // Install installs, for a section's tests, report's own capabilities in
 // their order in package capabilities, which a section's tests cannot
 // import (it imports the sections). The sections' fixtures have none of
-// the capabilities that live in their own packages (rollout, pod, cluster).
+// the capabilities that live in their own packages (rollout, pod, cluster, probe).
 // Call it from TestMain.
 func Install() {
-	report.Install(report.ProbeCapability, report.WSCapability, report.JobsCapability, report.ResourcesCapability)
+	report.Install(report.WSCapability, report.JobsCapability, report.ResourcesCapability)
 }
 
 // WriteReport loads the result in dir, draws s's plots and writes the

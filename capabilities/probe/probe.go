@@ -1,0 +1,51 @@
+// Package probe is the raw-socket probe load as a capability (load.kind
+// probe): its catalog rows, read from probemetrics' analysis of the probe
+// line, shown for every probe run whatever their values (a socket never
+// closed is a NEVER worth a row).
+package probe
+
+import (
+	"github.com/shutdownlab/shutdownlab/record"
+	"github.com/shutdownlab/shutdownlab/report"
+	"github.com/shutdownlab/shutdownlab/report/probemetrics"
+	"github.com/shutdownlab/shutdownlab/scenarios"
+)
+
+// Need is the capability's name: the probe_* metrics exist only in probe
+// runs (load.kind probe).
+const Need report.Need = "probe"
+
+// Capability is the probe load as a report capability; its rows follow
+// the core row job_committed.
+var Capability = report.Capability{Part: (*probemetrics.Metrics)(nil), Name: Need, Requirement: "load.kind probe",
+	OfSpec: report.LoadKindIs(scenarios.LoadProbe), Has: report.LoadKindRan(Need, record.LoadKindProbe),
+	Rows: rows, After: "job_committed",
+	Compute: func(in report.ComputeInput) (any, []string) { return report.Computed(probemetrics.Compute(in.Meta)) }}
+
+// Of returns the run's probe metrics; nil outside a probe run.
+func Of(m *report.Metrics) *probemetrics.Metrics { return report.PartOf[probemetrics.Metrics](m, Need) }
+
+// row is one probe metric row: optional, present in every probe run.
+func row(name string, k report.Kind, null, doc string, read func(*probemetrics.Metrics) report.Value) report.MetricDef {
+	return report.PartDef(Need, name, k, null, report.CompareNone, doc, read)
+}
+
+// rows are the probe metric rows.
+var rows = []report.MetricDef{
+	row("probe_response_after_signal_ms", report.KindMs, "n/a", "probe: response end minus the signal time t",
+		func(p *probemetrics.Metrics) report.Value { return report.FloatPtrValue(p.ProbeResponseAfterSignalMs) }),
+	row("probe_response_after_start_ms", report.KindMs, "n/a", "probe: response end minus the probe's load start",
+		func(p *probemetrics.Metrics) report.Value { return report.FloatPtrValue(p.ProbeResponseAfterStartMs) }),
+	row("probe_response_keepalive", report.KindBool, "no response", "probe: the response's Connection header was not close",
+		func(p *probemetrics.Metrics) report.Value { return report.BoolPtrValue(p.ProbeResponseKeepalive) }),
+	row("probe_socket_closed_after_signal_ms", report.KindMs, "NEVER", "probe: socket closed by the server minus t (NEVER: not within max_wait)",
+		func(p *probemetrics.Metrics) report.Value {
+			return report.FloatPtrValue(p.ProbeSocketClosedAfterSignalMs)
+		}),
+	row("probe_socket_closed_after_response_ms", report.KindMs, "NEVER", "probe: socket closed minus response end (idle time)",
+		func(p *probemetrics.Metrics) report.Value {
+			return report.FloatPtrValue(p.ProbeSocketClosedAfterResponseMs)
+		}),
+	row("probe_server_closed", report.KindBool, "", "probe: the server ended the socket (eof or reset)",
+		func(p *probemetrics.Metrics) report.Value { return report.BoolValue(p.ProbeServerClosed) }),
+}
