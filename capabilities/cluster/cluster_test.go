@@ -1,19 +1,12 @@
 package cluster
 
 import (
-	"os"
 	"slices"
 	"testing"
 
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report"
 )
-
-// TestMain installs the capability alone: its tests read its rows.
-func TestMain(m *testing.M) {
-	report.Install(Capability)
-	os.Exit(m.Run())
-}
 
 func ptr[T any](v T) *T { return &v }
 

@@ -2,19 +2,12 @@ package probe
 
 import (
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report"
 )
-
-// TestMain installs the capability alone: its tests read its rows.
-func TestMain(m *testing.M) {
-	report.Install(Capability)
-	os.Exit(m.Run())
-}
 
 // TestProbeMetrics: a probe run gets the probe_* metrics from its probe
 // line against shutdown.SignalTime; an agent run's JSON has no probe keys.

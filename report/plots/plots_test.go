@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	_ "github.com/shutdownlab/shutdownlab/capabilities" // installs the capabilities the results read
 	"github.com/shutdownlab/shutdownlab/internal/fixture"
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report"

@@ -10,15 +10,6 @@ import (
 	"github.com/shutdownlab/shutdownlab/report"
 )
 
-// Install installs, for a section's tests, report's own capabilities in
-// their order in package capabilities, which a section's tests cannot
-// import (it imports the sections). The sections' fixtures have none of
-// the capabilities that live in their own packages (rollout, pod, cluster, probe).
-// Call it from TestMain.
-func Install() {
-	report.Install(report.WSCapability, report.JobsCapability, report.ResourcesCapability)
-}
-
 // WriteReport loads the result in dir, draws s's plots and writes the
 // reports with s as its one section, as report/document does with every
 // section, and returns report.md.
