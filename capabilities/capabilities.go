@@ -12,10 +12,10 @@ import (
 	"github.com/shutdownlab/shutdownlab/capabilities/cluster"
 	"github.com/shutdownlab/shutdownlab/capabilities/pod"
 	"github.com/shutdownlab/shutdownlab/capabilities/probe"
+	"github.com/shutdownlab/shutdownlab/capabilities/queuejobs"
 	"github.com/shutdownlab/shutdownlab/capabilities/rollout"
 	"github.com/shutdownlab/shutdownlab/report"
 	"github.com/shutdownlab/shutdownlab/report/sections/deregistration"
-	"github.com/shutdownlab/shutdownlab/report/sections/queuejobs"
 	"github.com/shutdownlab/shutdownlab/report/sections/websockets"
 )
 
@@ -27,7 +27,7 @@ var list = []report.Capability{
 	report.WSCapability,
 	cluster.Capability,
 	rollout.Capability,
-	report.JobsCapability,
+	queuejobs.Capability,
 	pod.Capability,
 	report.ResourcesCapability,
 }

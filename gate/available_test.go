@@ -8,6 +8,7 @@ import (
 	"github.com/shutdownlab/shutdownlab/capabilities/cluster"
 	"github.com/shutdownlab/shutdownlab/capabilities/pod"
 	"github.com/shutdownlab/shutdownlab/capabilities/probe"
+	"github.com/shutdownlab/shutdownlab/capabilities/queuejobs"
 	"github.com/shutdownlab/shutdownlab/capabilities/rollout"
 	"github.com/shutdownlab/shutdownlab/report"
 	"github.com/shutdownlab/shutdownlab/scenarios"
@@ -101,7 +102,7 @@ func TestCapabilitiesOfVariants(t *testing.T) {
 		}, false)}, []report.Need{probe.Need}},
 		{"ws on the cluster target", []scenarios.Variant{v(func(s *scenarios.Spec) { s.Load.Kind, s.Target.Program = scenarios.LoadWS, scenarios.ProgramCluster }, false)},
 			[]report.Need{report.NeedsWS, cluster.Need}},
-		{"jobs", []scenarios.Variant{v(func(s *scenarios.Spec) { s.Load.Kind = scenarios.LoadJobs }, false)}, []report.Need{report.NeedsJobs}},
+		{"jobs", []scenarios.Variant{v(func(s *scenarios.Spec) { s.Load.Kind = scenarios.LoadJobs }, false)}, []report.Need{queuejobs.Need}},
 		{"rollout", []scenarios.Variant{v(func(s *scenarios.Spec) { s.Action.Kind = scenarios.ActionRollout }, false)}, []report.Need{rollout.Need}},
 		{"terminate", []scenarios.Variant{v(func(s *scenarios.Spec) { s.Action.Kind = scenarios.ActionTerminate }, false)}, []report.Need{pod.Need}},
 		{"a baseline among the variants", []scenarios.Variant{v(none, false), v(none, true)}, []report.Need{report.NeedsBaseline}},
@@ -115,7 +116,7 @@ func TestCapabilitiesOfVariants(t *testing.T) {
 			}
 		}
 	}
-	if !(Capabilities{}).Merge(Capabilities{report.NeedsJobs: true}, Capabilities{report.NeedsWS: true}).Has(report.NeedsJobs) {
+	if !(Capabilities{}).Merge(Capabilities{queuejobs.Need: true}, Capabilities{report.NeedsWS: true}).Has(queuejobs.Need) {
 		t.Error("Merge lost a need")
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/shutdownlab/shutdownlab/record"
-	"github.com/shutdownlab/shutdownlab/report/jobsmetrics"
 	"github.com/shutdownlab/shutdownlab/report/wsmetrics"
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
@@ -159,11 +158,6 @@ var (
 		Compute: func(in ComputeInput) (any, []string) {
 			return Computed(wsmetrics.Compute(in.Meta, in.WSLines, in.Core.StopTimeoutS))
 		}}
-	// JobsCapability is the queue-job ledger of a jobs load.
-	JobsCapability = Capability{Part: (*JobsMetrics)(nil), Name: NeedsJobs, Requirement: "load.kind jobs", OfSpec: LoadKindIs(scenarios.LoadJobs),
-		Has: LoadKindRan(NeedsJobs, record.LoadKindJobs), Rows: jobsDefs, After: "job_committed",
-		Headline: &Headline{jobsHeadline, jobsHeadlineText},
-		Compute:  func(in ComputeInput) (any, []string) { return Computed(jobsmetrics.Compute(in.Meta, in.Requests)) }}
 	// ResourcesCapability is the acted-on replica's resource samples.
 	ResourcesCapability = Capability{Part: (*ResourceMetrics)(nil), Name: NeedsResources, Requirement: "resource samples of the target (a local Docker engine)",
 		Has: func(_ *Variant, r *Run) bool { return hasResources(&r.Metrics) }, Rows: resourceDefs, After: "duplicate_writes"}

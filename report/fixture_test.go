@@ -4,7 +4,6 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/shutdownlab/shutdownlab/internal/fixture"
@@ -114,34 +113,10 @@ func TestWSFixtureShape(t *testing.T) {
 	}
 }
 
-// TestJobsFixtureShape checks the jobs fixture says what the goldens
-// claim: close is killed with its jobs cut (left running, or rescued and
-// applied twice), full hands its jobs back and exits by itself (the Jobs
-// section's test checks report.md says so).
-func TestJobsFixtureShape(t *testing.T) {
-	res := loadJobsFixture(t)
-	if len(res.Variants) != 2 || res.Scenario != "fixture-jobs" {
+// TestJobsFixtureLoads: the jobs fixture loads (rewritten first under
+// -update); package queuejobs checks its shape.
+func TestJobsFixtureLoads(t *testing.T) {
+	if res := loadJobsFixture(t); len(res.Variants) != 2 || res.Scenario != "fixture-jobs" {
 		t.Fatalf("variants/scenario = %d %q", len(res.Variants), res.Scenario)
-	}
-	closeV, fullV := &res.Variants[0], &res.Variants[1]
-	for _, r := range append(closeV.Runs, fullV.Runs...) {
-		notes := strings.Join(r.Metrics.Notes, "\n")
-		if !r.Valid || r.Metrics.Jobs() == nil || strings.Contains(notes, "jobs ledger") != (r.Meta.Variant == "mode=full" && r.Meta.Run == 2) {
-			t.Errorf("%s run %d: valid %v (%s), notes %q", r.Meta.Variant, r.Meta.Run, r.Valid, r.Reason, r.Metrics.Notes)
-		}
-	}
-	c1, c2 := closeV.Runs[0].Metrics.Jobs(), closeV.Runs[1].Metrics.Jobs()
-	if c1.JobsRunning != 2 || c1.JobsAbandoned != 2 || c1.FinalLog || *c1.BudgetFits || c1.RescueDueMs == nil || c1.JobHandoverMs != nil {
-		t.Errorf("close run 1: %+v", c1)
-	}
-	if c2.JobsCompletedHandover != 2 || c2.JobsStepsTwice != 2 || c2.JobsExtraEffects != 10 || *c2.JobHandoverMs != 30000 {
-		t.Errorf("close run 2: %+v", c2)
-	}
-	f1, f2 := fullV.Runs[0].Metrics.Jobs(), fullV.Runs[1].Metrics.Jobs()
-	if f1.JobsCompletedHandover != 2 || *f1.JobsCut != 2 || !f1.FinalLog || !*f1.BudgetFits || f1.JobsStepsTwice != 0 || f1.JobsAbandoned != 0 {
-		t.Errorf("full run 1: %+v", f1)
-	}
-	if f2.JobsStepsMissing != 1 {
-		t.Errorf("full run 2: the lost step is not flagged: %+v", f2)
 	}
 }

@@ -84,9 +84,9 @@ func Cell(d MetricDef, s Spread) string {
 // lifecycle log, for a run whose replica logged none.
 const NoLifecycleLog = "n/a (no lifecycle log)"
 
-// lifecycle wraps a getter of a metric read from the app's lifecycle log:
-// null with NoLifecycleLog when the run has none.
-func lifecycle(get func(*Metrics) Value) func(*Metrics) Value {
+// Lifecycle wraps the reader of a metric read from the app's lifecycle
+// log: null with NoLifecycleLog when the run has none.
+func Lifecycle(get func(*Metrics) Value) func(*Metrics) Value {
 	return func(m *Metrics) Value {
 		if !m.LifecycleLog {
 			return Value{Null: true, Why: NoLifecycleLog}

@@ -39,23 +39,6 @@ const wsHeadlineText = "\n`ws_close_1001` counts streams the server retired (goi
 	"close to the client's next open stream; `ws_events_unknown` events no client ever got. Every other " +
 	"metric is in the table below.\n\n## All metrics\n\n"
 
-// jobsHeadline is the headline of a result whose every run worked queue
-// jobs: what became of the jobs (the ledger), then the HTTP requests sent
-// beside them (0 without http_clients), then how the process ended. The
-// request counters alone read 0 for a load of jobs only, while mode none
-// left jobs running.
-var jobsHeadline = []string{"jobs_inserted", "jobs_completed_once", "jobs_completed_handover", "jobs_running", "jobs_waiting",
-	"jobs_abandoned", "jobs_steps_twice", "jobs_steps_missing", "budget_fits", "requests", "failed_while_running",
-	"exit_code", "exit_after_ms", "drain_ms"}
-
-// jobsHeadlineText explains the jobs headline under its table.
-const jobsHeadlineText = "\n`jobs_*` is the ledger read from the database after every replica stopped: jobs completed " +
-	"in one run, completed after a hand-over to another run, left running (stuck until River's rescue), back in the " +
-	"queue, left by the acted-on replica without an end, with a step applied twice or missing; `budget_fits` whether " +
-	"the shutdown ended by itself within the grace period. `requests` and `failed_while_running` are the HTTP " +
-	"requests sent beside the jobs. The Jobs section below has every class; every other metric is in the table " +
-	"below.\n\n## All metrics\n\n"
-
 // headlineOf is the headline of the first capability (in their order)
 // that every run of res has (nil: the HTTP headline).
 func headlineOf(res *Result) *Headline {

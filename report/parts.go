@@ -8,7 +8,6 @@ import (
 	"reflect"
 	"slices"
 
-	"github.com/shutdownlab/shutdownlab/report/jobsmetrics"
 	"github.com/shutdownlab/shutdownlab/report/resourcemetrics"
 	"github.com/shutdownlab/shutdownlab/report/wsmetrics"
 )
@@ -109,9 +108,6 @@ func (m Metrics) MarshalJSON() ([]byte, error) {
 type (
 	// WSMetrics are the metrics of a WebSocket run (wsmetrics.Metrics).
 	WSMetrics = wsmetrics.Metrics
-	// JobsMetrics are the metrics of a run with a job ledger
-	// (jobsmetrics.Metrics).
-	JobsMetrics = jobsmetrics.Metrics
 	// ResourceMetrics are the metrics of a run whose acted-on replica was
 	// sampled (resourcemetrics.Metrics).
 	ResourceMetrics = resourcemetrics.Metrics
@@ -119,9 +115,6 @@ type (
 
 // WS returns the run's WebSocket metrics; nil outside a ws run.
 func (m *Metrics) WS() *WSMetrics { return PartOf[WSMetrics](m, NeedsWS) }
-
-// Jobs returns the run's queue-job metrics; nil without a job ledger.
-func (m *Metrics) Jobs() *JobsMetrics { return PartOf[JobsMetrics](m, NeedsJobs) }
 
 // Resources returns the acted-on replica's resource metrics; nil without
 // samples.

@@ -4,6 +4,16 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/shutdownlab/shutdownlab/report/jobsmetrics"
+	"github.com/shutdownlab/shutdownlab/report/resourcemetrics"
+	"github.com/shutdownlab/shutdownlab/report/wsmetrics"
+)
+
+// The parts are named here as the installed capabilities name them.
+const (
+	wsPart        Need = "ws"
+	resourcesPart Need = "resources"
 )
 
 // TestPartsFlatInJSON: a part's keys are written flat, between the core
@@ -11,8 +21,8 @@ import (
 // removes its keys; a copy keeps its parts when the original changes.
 func TestPartsFlatInJSON(t *testing.T) {
 	var m Metrics
-	m.SetPart(NeedsResources, &ResourceMetrics{})
-	m.SetPart(NeedsWS, &WSMetrics{WSClients: 7})
+	m.SetPart(resourcesPart, &resourcemetrics.Metrics{})
+	m.SetPart(wsPart, &wsmetrics.Metrics{WSClients: 7})
 	b, err := json.Marshal(m)
 	if err != nil {
 		t.Fatal(err)
@@ -23,9 +33,10 @@ func TestPartsFlatInJSON(t *testing.T) {
 		t.Errorf("want p99_ms < ws_clients < fds_at_signal < setup_ms in %s", s)
 	}
 	copied := m
-	m.SetPart(NeedsWS, (*WSMetrics)(nil))
-	if m.WS() != nil || copied.WS() == nil || copied.WS().WSClients != 7 {
-		t.Errorf("after removing ws: m.WS() %v, the copy's %v", m.WS(), copied.WS())
+	m.SetPart(wsPart, (*wsmetrics.Metrics)(nil))
+	mine, theirs := PartOf[wsmetrics.Metrics](&m, wsPart), PartOf[wsmetrics.Metrics](&copied, wsPart)
+	if mine != nil || theirs == nil || theirs.WSClients != 7 {
+		t.Errorf("after removing ws: m's %v, the copy's %v", mine, theirs)
 	}
 	if b, _ := json.Marshal(m); strings.Contains(string(b), "ws_clients") {
 		t.Errorf("removed part still in the JSON: %s", b)
@@ -35,7 +46,7 @@ func TestPartsFlatInJSON(t *testing.T) {
 // TestSetPartRefusesAWrongType: a part of another type, or of no
 // capability, panics instead of reading later as "no metrics".
 func TestSetPartRefusesAWrongType(t *testing.T) {
-	for name, p := range map[Need]any{NeedsWS: &JobsMetrics{}, "carrier-pigeon": &WSMetrics{}} {
+	for name, p := range map[Need]any{wsPart: &jobsmetrics.Metrics{}, "carrier-pigeon": &wsmetrics.Metrics{}} {
 		func() {
 			defer func() {
 				if recover() == nil {

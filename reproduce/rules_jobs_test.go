@@ -4,36 +4,38 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shutdownlab/shutdownlab/capabilities/queuejobs"
 	"github.com/shutdownlab/shutdownlab/report"
+	"github.com/shutdownlab/shutdownlab/report/jobsmetrics"
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
-// jobsSet sets job metrics on a synthetic run (a jobs run: JobsMetrics
+// jobsSet sets job metrics on a synthetic run (a jobs run: job metrics
 // present).
-func jobsSet(f func(j *report.JobsMetrics)) set {
+func jobsSet(f func(j *jobsmetrics.Metrics)) set {
 	return func(m *report.Metrics) {
-		if m.Jobs() == nil {
-			m.SetPart(report.NeedsJobs, &report.JobsMetrics{})
+		if queuejobs.Of(m) == nil {
+			m.SetPart(queuejobs.Need, &jobsmetrics.Metrics{})
 		}
-		f(m.Jobs())
+		f(queuejobs.Of(m))
 	}
 }
 
 // ledger sets the class counts: completed once, after a hand-over,
 // running; inserted is their sum.
 func ledger(once, hand, running int) set {
-	return jobsSet(func(j *report.JobsMetrics) {
+	return jobsSet(func(j *jobsmetrics.Metrics) {
 		j.JobsCompletedOnce, j.JobsCompletedHandover, j.JobsRunning = once, hand, running
 		j.JobsInserted = once + hand + running
 	})
 }
-func twice(n int) set      { return jobsSet(func(j *report.JobsMetrics) { j.JobsStepsTwice = n }) }
-func missing(n int) set    { return jobsSet(func(j *report.JobsMetrics) { j.JobsStepsMissing = n }) }
-func jobsCutOff(n int) set { return jobsSet(func(j *report.JobsMetrics) { j.JobsAbandoned = n }) }
-func finalLog(b bool) set  { return jobsSet(func(j *report.JobsMetrics) { j.FinalLog = b }) }
-func fits(b bool) set      { return jobsSet(func(j *report.JobsMetrics) { j.BudgetFits = bp(b) }) }
+func twice(n int) set      { return jobsSet(func(j *jobsmetrics.Metrics) { j.JobsStepsTwice = n }) }
+func missing(n int) set    { return jobsSet(func(j *jobsmetrics.Metrics) { j.JobsStepsMissing = n }) }
+func jobsCutOff(n int) set { return jobsSet(func(j *jobsmetrics.Metrics) { j.JobsAbandoned = n }) }
+func finalLog(b bool) set  { return jobsSet(func(j *jobsmetrics.Metrics) { j.FinalLog = b }) }
+func fits(b bool) set      { return jobsSet(func(j *jobsmetrics.Metrics) { j.BudgetFits = bp(b) }) }
 func handover(ms float64) set {
-	return jobsSet(func(j *report.JobsMetrics) { j.JobHandoverMs = fp(ms) })
+	return jobsSet(func(j *jobsmetrics.Metrics) { j.JobHandoverMs = fp(ms) })
 }
 
 // TestJobsRules judges synthetic results shaped like the runs measured on

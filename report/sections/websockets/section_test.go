@@ -13,10 +13,10 @@ import (
 
 	"github.com/shutdownlab/shutdownlab/internal/fixture"
 	"github.com/shutdownlab/shutdownlab/internal/resultdir"
+	"github.com/shutdownlab/shutdownlab/internal/sectiontest"
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report"
 	"github.com/shutdownlab/shutdownlab/report/plotkit"
-	"github.com/shutdownlab/shutdownlab/report/sections/internal/sectiontest"
 	"github.com/shutdownlab/shutdownlab/report/wsmetrics"
 )
 

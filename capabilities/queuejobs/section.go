@@ -1,9 +1,11 @@
-// Package queuejobs is the Jobs section of a report whose runs worked
-// queue jobs (load.kind jobs): the job ledger's table (min / median / max
-// over valid runs) and whether its classes add up, how the acted-on
-// replica ended in each run, the shutdown budget before (the audit) and
-// after (what the run did), and per variant the timeline of the jobs the
-// acted-on replica ran (jobs.png in that run's directory).
+// Package queuejobs is the queue-job load as a capability (load.kind
+// jobs): its catalog rows and headline, read from jobsmetrics' analysis of
+// the job ledger (capability.go), and the Jobs section of report.md: the
+// job ledger's table (min / median / max over valid runs) and whether its
+// classes add up, how the acted-on replica ended in each run, the
+// shutdown budget before (the audit) and after (what the run did), and
+// per variant the timeline of the jobs the acted-on replica ran (jobs.png
+// in that run's directory).
 package queuejobs
 
 import (
@@ -217,10 +219,11 @@ func writeJobsBudgetTable(b *strings.Builder, res *report.Result) {
 		kept, n := 0, 0
 		for j := range v.Runs {
 			r := &v.Runs[j]
-			if r.Metrics.Jobs() == nil {
+			jm := Of(&r.Metrics)
+			if jm == nil {
 				continue
 			}
-			if a := r.Metrics.Jobs().BudgetAudit; !slices.Contains(audits, a) {
+			if a := jm.BudgetAudit; !slices.Contains(audits, a) {
 				audits = append(audits, a)
 			}
 			if r.Valid {

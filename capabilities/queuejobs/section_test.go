@@ -2,7 +2,7 @@ package queuejobs
 
 import (
 	"bytes"
-	"github.com/shutdownlab/shutdownlab/report/sections/internal/sectiontest"
+	"github.com/shutdownlab/shutdownlab/internal/sectiontest"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -18,7 +18,7 @@ import (
 // with the goldens' generated_at.
 func loadFixture(t *testing.T, name string) *report.Result {
 	t.Helper()
-	res, err := report.Load(filepath.Join("..", "..", "testdata", name))
+	res, err := report.Load(filepath.Join("..", "..", "report", "testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,12 +1,16 @@
-package report
+package queuejobs
 
 import (
 	"encoding/json"
+	"github.com/shutdownlab/shutdownlab/internal/fixture"
 	"strings"
 	"testing"
 
 	"github.com/shutdownlab/shutdownlab/record"
+	"github.com/shutdownlab/shutdownlab/report"
 )
+
+func intp(n int) *int { return &n }
 
 // jobsT0 is the action's send time of the synthetic jobs runs.
 const jobsT0 = int64(1_900_000_000_000_000_000)
@@ -143,8 +147,8 @@ func TestJobsMetrics(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m := Compute(tt.meta(), nil)
-			if m.Jobs() == nil {
+			m := report.Compute(tt.meta(), nil)
+			if Of(&m) == nil {
 				t.Fatal("no job metrics")
 			}
 			for name, want := range tt.want {
@@ -180,16 +184,16 @@ func toF(x any) float64 {
 // TestJobsMetricsAbsent: a run without a ledger has no job metrics: every
 // row is null, none is in its JSON, and its table has no job row.
 func TestJobsMetricsAbsent(t *testing.T) {
-	m := Compute(record.Meta{Valid: true, Action: &record.Action{Kind: record.ActionSignal, SentNs: jobsT0},
+	m := report.Compute(record.Meta{Valid: true, Action: &record.Action{Kind: record.ActionSignal, SentNs: jobsT0},
 		Replicas: []record.Replica{{Name: "replica-0", Events: []record.Event{{Event: record.EventExit}}}}}, nil)
-	if m.Jobs() != nil {
-		t.Fatalf("job metrics in a run without a ledger: %+v", m.Jobs())
+	if Of(&m) != nil {
+		t.Fatalf("job metrics in a run without a ledger: %+v", Of(&m))
 	}
-	for _, d := range jobsDefs {
+	for _, d := range rows {
 		if v := d.Get(&m); !v.Null {
 			t.Errorf("%s = %+v, want null", d.Name, v)
 		}
-		if slicesHas(Rows([]*Metrics{&m}), d.Name) {
+		if slicesHas(report.Rows([]*report.Metrics{&m}), d.Name) {
 			t.Errorf("%s has a row without a ledger", d.Name)
 		}
 	}
@@ -198,19 +202,51 @@ func TestJobsMetricsAbsent(t *testing.T) {
 		t.Errorf("job keys in the JSON of a run without a ledger: %s", b)
 	}
 	// With a ledger, every row is there, even when its values are null.
-	j := Compute(jobsMeta(), nil)
-	for _, d := range jobsDefs {
-		if !slicesHas(Rows([]*Metrics{&j}), d.Name) {
+	j := report.Compute(jobsMeta(), nil)
+	for _, d := range rows {
+		if !slicesHas(report.Rows([]*report.Metrics{&j}), d.Name) {
 			t.Errorf("%s has no row in a jobs run", d.Name)
 		}
 	}
 }
 
-func slicesHas(ds []MetricDef, name string) bool {
+func slicesHas(ds []report.MetricDef, name string) bool {
 	for _, d := range ds {
 		if d.Name == name {
 			return true
 		}
 	}
 	return false
+}
+
+// TestJobsFixtureShape checks the jobs fixture (report/testdata, written
+// by internal/fixture) says what the goldens claim: close is killed with its jobs cut (left running, or rescued and
+// applied twice), full hands its jobs back and exits by itself (the Jobs
+// section's test checks report.md says so).
+func TestJobsFixtureShape(t *testing.T) {
+	res := loadFixture(t, fixture.JobsDir)
+	if len(res.Variants) != 2 || res.Scenario != "fixture-jobs" {
+		t.Fatalf("variants/scenario = %d %q", len(res.Variants), res.Scenario)
+	}
+	closeV, fullV := &res.Variants[0], &res.Variants[1]
+	for _, r := range append(closeV.Runs, fullV.Runs...) {
+		notes := strings.Join(r.Metrics.Notes, "\n")
+		if !r.Valid || Of(&r.Metrics) == nil || strings.Contains(notes, "jobs ledger") != (r.Meta.Variant == "mode=full" && r.Meta.Run == 2) {
+			t.Errorf("%s run %d: valid %v (%s), notes %q", r.Meta.Variant, r.Meta.Run, r.Valid, r.Reason, r.Metrics.Notes)
+		}
+	}
+	c1, c2 := Of(&closeV.Runs[0].Metrics), Of(&closeV.Runs[1].Metrics)
+	if c1.JobsRunning != 2 || c1.JobsAbandoned != 2 || c1.FinalLog || *c1.BudgetFits || c1.RescueDueMs == nil || c1.JobHandoverMs != nil {
+		t.Errorf("close run 1: %+v", c1)
+	}
+	if c2.JobsCompletedHandover != 2 || c2.JobsStepsTwice != 2 || c2.JobsExtraEffects != 10 || *c2.JobHandoverMs != 30000 {
+		t.Errorf("close run 2: %+v", c2)
+	}
+	f1, f2 := Of(&fullV.Runs[0].Metrics), Of(&fullV.Runs[1].Metrics)
+	if f1.JobsCompletedHandover != 2 || *f1.JobsCut != 2 || !f1.FinalLog || !*f1.BudgetFits || f1.JobsStepsTwice != 0 || f1.JobsAbandoned != 0 {
+		t.Errorf("full run 1: %+v", f1)
+	}
+	if f2.JobsStepsMissing != 1 {
+		t.Errorf("full run 2: the lost step is not flagged: %+v", f2)
+	}
 }
