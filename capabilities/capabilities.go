@@ -13,6 +13,7 @@ import (
 	"github.com/shutdownlab/shutdownlab/capabilities/pod"
 	"github.com/shutdownlab/shutdownlab/capabilities/probe"
 	"github.com/shutdownlab/shutdownlab/capabilities/queuejobs"
+	"github.com/shutdownlab/shutdownlab/capabilities/resources"
 	"github.com/shutdownlab/shutdownlab/capabilities/rollout"
 	"github.com/shutdownlab/shutdownlab/report"
 	"github.com/shutdownlab/shutdownlab/report/sections/deregistration"
@@ -29,7 +30,7 @@ var list = []report.Capability{
 	rollout.Capability,
 	queuejobs.Capability,
 	pod.Capability,
-	report.ResourcesCapability,
+	resources.Capability,
 }
 
 func init() { report.Install(list...) }

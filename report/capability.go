@@ -44,6 +44,12 @@ type Capability struct {
 	// part: the run does not have them. Pure, like Compute. nil: the part
 	// comes from elsewhere (resources: Load, from the samples file).
 	Compute func(in ComputeInput) (part any, notes []string)
+	// Input, when set, makes what Compute reads of run directory rd
+	// beyond events.json and the request records: files of its own, read
+	// here (the resource samples), and the records file's lines it takes
+	// (RunInput.Take). Load hands it to Compute as ComputeInput.Input;
+	// Compute without a run directory (report.Compute) hands nil.
+	Input func(rd string) (RunInput, error)
 	// Part is a nil pointer of the type of its part ((*WSMetrics)(nil)):
 	// the one type SetPart takes under Name, and the fields the catalog's
 	// tests read.
@@ -52,13 +58,24 @@ type Capability struct {
 
 // ComputeInput is what a capability's Compute reads: the run's record,
 // its request records, the WebSocket driver's lines (nil for other load
-// kinds), and the core metrics computed before any part (Core: read
-// only).
+// kinds), the core metrics computed before any part (Core: read only),
+// and the capability's own input (Capability.Input; nil without a run
+// directory, or without Input).
 type ComputeInput struct {
 	Meta     record.Meta
 	Requests []record.Request
 	WSLines  *wsmetrics.Lines
 	Core     *Metrics
+	Input    RunInput
+}
+
+// A RunInput is what a capability reads of a run directory beyond
+// events.json and the request records (Capability.Input).
+type RunInput interface {
+	// Take is offered each decoded line of the records file before the
+	// core sees it, in the capabilities' order; true: the line is the
+	// input's, and neither another input nor the core sees it.
+	Take(l *record.Line) bool
 }
 
 // Computed is a Compute result: nil, not a typed nil, without a part.
@@ -158,7 +175,4 @@ var (
 		Compute: func(in ComputeInput) (any, []string) {
 			return Computed(wsmetrics.Compute(in.Meta, in.WSLines, in.Core.StopTimeoutS))
 		}}
-	// ResourcesCapability is the acted-on replica's resource samples.
-	ResourcesCapability = Capability{Part: (*ResourceMetrics)(nil), Name: NeedsResources, Requirement: "resource samples of the target (a local Docker engine)",
-		Has: func(_ *Variant, r *Run) bool { return hasResources(&r.Metrics) }, Rows: resourceDefs, After: "duplicate_writes"}
 )

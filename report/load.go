@@ -13,7 +13,6 @@ import (
 
 	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 	"github.com/shutdownlab/shutdownlab/record"
-	"github.com/shutdownlab/shutdownlab/report/resourcemetrics"
 	"github.com/shutdownlab/shutdownlab/report/wsmetrics"
 )
 
@@ -197,7 +196,12 @@ func loadVariant(res *Result, dir string, ref resultdir.VariantRef) (Variant, er
 // naming the file (and line).
 func loadRun(rd string) (Run, error) {
 	run := Run{Name: filepath.Base(rd)}
-	meta, reqs, ws, err := LoadRunWS(rd)
+	inputs, takers, err := runInputs(rd)
+	if err != nil {
+		return run, err
+	}
+	ws := &wsmetrics.Lines{}
+	meta, reqs, err := readRun(rd, append([]RunInput{ws}, takers...))
 	var missing string
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -209,10 +213,7 @@ func loadRun(rd string) (Run, error) {
 		meta.Run, _ = resultdir.RunNumber(run.Name)
 	}
 	run.Meta = meta
-	run.Metrics = ComputeWS(meta, reqs, ws)
-	if err := addResources(rd, &run, reqs); err != nil {
-		return run, err
-	}
+	run.Metrics = compute(meta, reqs, ws, inputs)
 	run.Valid, run.Reason = RunValidity(meta, &run.Metrics)
 	// A run the runner marked invalid keeps its own reason (its records
 	// may be missing precisely because it never got to load); otherwise
@@ -225,15 +226,24 @@ func loadRun(rd string) (Run, error) {
 	return run, nil
 }
 
-// addResources reads run directory rd's samples into run's metrics
-// (reqs: its request records).
-func addResources(rd string, run *Run, reqs []record.Request) error {
-	samples, err := resourcemetrics.ReadSamples(rd)
-	if err != nil {
-		return err
+// runInputs makes the installed capabilities' inputs of run directory
+// rd (Capability.Input), by capability, and the same in the capabilities'
+// order, the order they are offered the records file's lines in.
+func runInputs(rd string) (map[Need]RunInput, []RunInput, error) {
+	inputs := map[Need]RunInput{}
+	var ordered []RunInput
+	for _, c := range installed() {
+		if c.Input == nil {
+			continue
+		}
+		in, err := c.Input(rd)
+		if err != nil {
+			return nil, nil, err
+		}
+		inputs[c.Name] = in
+		ordered = append(ordered, in)
 	}
-	run.Metrics.SetPart(NeedsResources, resourcemetrics.Compute(run.Meta, reqs, samples))
-	return nil
+	return inputs, ordered, nil
 }
 
 // missingReason says which file of run directory rd is missing, and what
@@ -267,7 +277,25 @@ func missingReason(rd string, err error) string {
 // one, the Meta's Agent is set from it. A missing file yields an error
 // wrapping fs.ErrNotExist, with whatever was read.
 func LoadRun(rd string) (record.Meta, []record.Request, error) {
-	meta, reqs, _, err := LoadRunWS(rd)
+	return readRun(rd, nil)
+}
+
+// readRun is LoadRun that offers each line of the records file to takers
+// first (RunInput.Take); a line one of them takes is not the core's.
+func readRun(rd string, takers []RunInput) (record.Meta, []record.Request, error) {
+	var meta record.Meta
+	if err := resultdir.ReadJSON(filepath.Join(rd, resultdir.EventsFile), &meta); err != nil {
+		return meta, nil, err
+	}
+	var reqs []record.Request
+	var sum *record.Summary
+	err := readRecordsFile(rd, func(r *record.Request) error {
+		reqs = append(reqs, *r)
+		return nil
+	}, func(s *record.Summary) { sum = s }, takers)
+	if meta.Agent == nil {
+		meta.Agent = sum
+	}
 	return meta, reqs, err
 }
 
@@ -282,56 +310,43 @@ func ReadRunRecords(rd string, onReq func(*record.Request) error, onSum func(*re
 	return ReadRecords(r, name, onReq, onSum)
 }
 
-// LoadRunWS is LoadRun that also returns the run's ws lines (empty for
-// runs of the other load kinds).
-func LoadRunWS(rd string) (record.Meta, []record.Request, *wsmetrics.Lines, error) {
-	var meta record.Meta
-	ws := &wsmetrics.Lines{}
-	if err := resultdir.ReadJSON(filepath.Join(rd, resultdir.EventsFile), &meta); err != nil {
-		return meta, nil, ws, err
-	}
-	var reqs []record.Request
-	var sum *record.Summary
-	err := readRecordsFileWS(rd, func(r *record.Request) error {
-		reqs = append(reqs, *r)
-		return nil
-	}, func(s *record.Summary) { sum = s }, ws)
-	if meta.Agent == nil {
-		meta.Agent = sum
-	}
-	return meta, reqs, ws, err
-}
-
-// readRecordsFileWS is ReadRunRecords that also keeps the ws lines in ws.
-func readRecordsFileWS(rd string, onReq func(*record.Request) error, onSum func(*record.Summary), ws *wsmetrics.Lines) error {
+// readRecordsFile is ReadRunRecords that offers each line to takers
+// first.
+func readRecordsFile(rd string, onReq func(*record.Request) error, onSum func(*record.Summary), takers []RunInput) error {
 	r, name, err := resultdir.OpenRecords(rd)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	return readRecords(r, name, onReq, onSum, ws)
+	return readRecords(r, name, onReq, onSum, takers)
+}
+
+// ReadRunLines streams run directory rd's records file to takers alone:
+// a capability's section reads its own lines again this way (the
+// WebSocket plots).
+func ReadRunLines(rd string, takers ...RunInput) error {
+	return readRecordsFile(rd, func(*record.Request) error { return nil }, nil, takers)
 }
 
 // ReadWSLines reads only the ws lines of run directory rd.
 func ReadWSLines(rd string) (*wsmetrics.Lines, error) {
 	ws := &wsmetrics.Lines{}
-	err := readRecordsFileWS(rd, func(*record.Request) error { return nil }, nil, ws)
-	return ws, err
+	return ws, ReadRunLines(rd, ws)
 }
 
 // ReadRecords streams agent lines from r, each decoded as the runner
 // decodes it (record.Line): each request line is passed to onReq (the
 // pointer is reused: copy what you keep), a summary line to onSum (may be
-// nil); start, probe and ws lines (LoadRunWS keeps those), blank lines
+// nil); start, probe and ws lines (a capability's input takes those, see
+// RunInput), blank lines
 // and lines of other types are skipped. A line that does not decode
 // (record.Line.Decode) is an error, "name:line: ...".
 func ReadRecords(r io.Reader, name string, onReq func(*record.Request) error, onSum func(*record.Summary)) error {
 	return readRecords(r, name, onReq, onSum, nil)
 }
 
-// readRecords is ReadRecords that also keeps the WebSocket driver's lines
-// (and counts the start lines) in ws when ws is not nil.
-func readRecords(r io.Reader, name string, onReq func(*record.Request) error, onSum func(*record.Summary), ws *wsmetrics.Lines) error {
+// readRecords is ReadRecords that offers each line to takers first.
+func readRecords(r io.Reader, name string, onReq func(*record.Request) error, onSum func(*record.Summary), takers []RunInput) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var l record.Line
 	for line := 1; ; line++ {
@@ -348,7 +363,7 @@ func readRecords(r io.Reader, name string, onReq func(*record.Request) error, on
 		if err != nil && err != io.EOF {
 			return fmt.Errorf("%s:%d: %w", name, line, err)
 		}
-		if perr := takeLine(&l, b, onReq, onSum, ws); perr != nil {
+		if perr := takeLine(&l, b, onReq, onSum, takers); perr != nil {
 			return fmt.Errorf("%s:%d: %w", name, line, perr)
 		}
 		if err == io.EOF {
@@ -357,14 +372,16 @@ func readRecords(r io.Reader, name string, onReq func(*record.Request) error, on
 	}
 }
 
-// takeLine decodes one agent line into l and hands it on by its type (a
-// ws or start line to ws, when not nil).
-func takeLine(l *record.Line, b []byte, onReq func(*record.Request) error, onSum func(*record.Summary), ws *wsmetrics.Lines) error {
+// takeLine decodes one agent line into l and hands it to the first of
+// takers that takes it, else on by its type.
+func takeLine(l *record.Line, b []byte, onReq func(*record.Request) error, onSum func(*record.Summary), takers []RunInput) error {
 	if err := l.Decode(b); err != nil {
 		return err
 	}
-	if ws != nil && ws.Take(l) {
-		return nil
+	for _, t := range takers {
+		if t.Take(l) {
+			return nil
+		}
 	}
 	switch l.Type {
 	case record.TypeRequest:

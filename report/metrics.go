@@ -164,6 +164,12 @@ func Compute(meta record.Meta, reqs []record.Request) Metrics { return ComputeWS
 // load driver's lines (ws; nil or empty for the other load kinds). It is
 // pure, and modifies neither reqs nor ws.
 func ComputeWS(meta record.Meta, reqs []record.Request, ws *wsmetrics.Lines) Metrics {
+	return compute(meta, reqs, ws, nil)
+}
+
+// compute is ComputeWS with each capability's input of the run's
+// directory (Capability.Input), by capability.
+func compute(meta record.Meta, reqs []record.Request, ws *wsmetrics.Lines, inputs map[Need]RunInput) Metrics {
 	m := Metrics{ByClass: map[string]int{}, AccountingOK: true, SetupMs: meta.SetupMs, TeardownMs: meta.TeardownMs}
 	var tally record.Tally
 	var okLat []float64
@@ -193,6 +199,7 @@ func ComputeWS(meta record.Meta, reqs []record.Request, ws *wsmetrics.Lines) Met
 		if c.Compute == nil {
 			continue
 		}
+		in.Input = inputs[c.Name]
 		if part, notes := c.Compute(in); part != nil {
 			m.SetPart(c.Name, part)
 			m.Notes = append(m.Notes, notes...)

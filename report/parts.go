@@ -8,7 +8,6 @@ import (
 	"reflect"
 	"slices"
 
-	"github.com/shutdownlab/shutdownlab/report/resourcemetrics"
 	"github.com/shutdownlab/shutdownlab/report/wsmetrics"
 )
 
@@ -108,14 +107,8 @@ func (m Metrics) MarshalJSON() ([]byte, error) {
 type (
 	// WSMetrics are the metrics of a WebSocket run (wsmetrics.Metrics).
 	WSMetrics = wsmetrics.Metrics
-	// ResourceMetrics are the metrics of a run whose acted-on replica was
-	// sampled (resourcemetrics.Metrics).
-	ResourceMetrics = resourcemetrics.Metrics
 )
 
 // WS returns the run's WebSocket metrics; nil outside a ws run.
 func (m *Metrics) WS() *WSMetrics { return PartOf[WSMetrics](m, NeedsWS) }
 
-// Resources returns the acted-on replica's resource metrics; nil without
-// samples.
-func (m *Metrics) Resources() *ResourceMetrics { return PartOf[ResourceMetrics](m, NeedsResources) }

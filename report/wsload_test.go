@@ -63,7 +63,7 @@ func readWS(t *testing.T, text string) ([]record.Request, *wsmetrics.Lines) {
 	err := readRecords(strings.NewReader(text), "records.jsonl", func(r *record.Request) error {
 		reqs = append(reqs, *r)
 		return nil
-	}, nil, ws)
+	}, nil, []RunInput{ws})
 	if err != nil {
 		t.Fatal(err)
 	}

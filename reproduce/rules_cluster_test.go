@@ -5,8 +5,10 @@ import (
 	"testing"
 
 	"github.com/shutdownlab/shutdownlab/capabilities/cluster"
+	"github.com/shutdownlab/shutdownlab/capabilities/resources"
 	"github.com/shutdownlab/shutdownlab/report"
 	"github.com/shutdownlab/shutdownlab/report/clustermetrics"
+	"github.com/shutdownlab/shutdownlab/report/resourcemetrics"
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
@@ -45,7 +47,7 @@ func forced(ms float64) set {
 // fds sets the resource metrics of a run.
 func fds(atSignal int, growth float64) set {
 	return func(m *report.Metrics) {
-		m.SetPart(report.NeedsResources, &report.ResourceMetrics{FDsAtSignal: ip(atSignal), FDGrowthPerAbort: fp(growth)})
+		m.SetPart(resources.Need, &resourcemetrics.Metrics{FDsAtSignal: ip(atSignal), FDGrowthPerAbort: fp(growth)})
 	}
 }
 
@@ -114,7 +116,7 @@ func TestClusterRules(t *testing.T) {
 			res: proxy(pipeOK, runs(3, fds(100, 0.9), exitCode(0), exitAfter(40), clusterSet(func(c *clustermetrics.Metrics) {})))},
 		{name: "no resource samples", claim: "C4", want: Differs, why: "(or none) in 3/3",
 			res: proxy(runs(3, forced(3004), exitCode(1), exitAfter(3010), func(m *report.Metrics) {
-				m.SetPart(report.NeedsResources, &report.ResourceMetrics{})
+				m.SetPart(resources.Need, &resourcemetrics.Metrics{})
 			}), pipelineOK)},
 	}
 	runRuleCases(t, cases)

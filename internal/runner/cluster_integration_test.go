@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/shutdownlab/shutdownlab/capabilities/cluster"
+	"github.com/shutdownlab/shutdownlab/capabilities/resources"
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report"
 	"github.com/shutdownlab/shutdownlab/report/clustermetrics"
@@ -193,7 +194,7 @@ func TestClusterProxyPipeLeak(t *testing.T) {
 			if m.ExitCode == nil || *m.ExitCode != wantCode || c.ForcedExit != wantForced {
 				t.Errorf("exit %v, forced_exit %v after %d aborted requests: want exit %d, forced %v", ip(m.ExitCode), c.ForcedExit, aborted, wantCode, wantForced)
 			}
-			if r := m.Resources(); r != nil && r.FDGrowthPerAbort != nil {
+			if r := resources.Of(&m); r != nil && r.FDGrowthPerAbort != nil {
 				g := *r.FDGrowthPerAbort
 				if impl == "pipe" && g < 0.5 || impl == "pipeline" && g > 0.2 {
 					t.Errorf("fd_growth_per_abort %.2f: want about 1 with pipe, 0 with pipeline", g)

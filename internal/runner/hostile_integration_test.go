@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shutdownlab/shutdownlab/capabilities/resources"
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report"
 	"github.com/shutdownlab/shutdownlab/report/document"
@@ -95,7 +96,7 @@ func TestHostileAbortNoFDGrowth(t *testing.T) {
 	if m.ByClass[string(record.ClassAborted)] != 40 || m.Requests != 40 {
 		t.Fatalf("by_class %v of %d requests, want 40 aborted", m.ByClass, m.Requests)
 	}
-	rm := m.Resources()
+	rm := resources.Of(&m)
 	if rm == nil || rm.FDGrowthPerAbort == nil || rm.FDsAtSignal == nil {
 		t.Fatalf("resource metrics %+v: want fd_growth_per_abort and fds_at_signal", rm)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shutdownlab/shutdownlab/capabilities/resources"
 	"github.com/shutdownlab/shutdownlab/report/document"
 	"github.com/shutdownlab/shutdownlab/report/resourcemetrics"
 )
@@ -58,7 +59,7 @@ func TestResourcesCountConnections(t *testing.T) {
 		if at.TimeNs-run.Meta.LoadStartNs < int64(time.Second) || at.Processes != 2 {
 			t.Fatalf("%s: last sample before the signal %+v: want one a second into the load, of 2 processes (docker-init, the target)", v.Label, at)
 		}
-		m := run.Metrics.Resources()
+		m := resources.Of(&run.Metrics)
 		if m == nil || m.FDsAtSignal == nil || *m.FDsAtSignal != at.FDs || m.PeakRSSBytes == nil || *m.PeakRSSBytes <= 0 {
 			t.Fatalf("%s: resource metrics %+v: want fds_at_signal %d and a peak RSS", v.Label, m, at.FDs)
 		}
