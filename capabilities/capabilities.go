@@ -15,9 +15,9 @@ import (
 	"github.com/shutdownlab/shutdownlab/capabilities/queuejobs"
 	"github.com/shutdownlab/shutdownlab/capabilities/resources"
 	"github.com/shutdownlab/shutdownlab/capabilities/rollout"
+	"github.com/shutdownlab/shutdownlab/capabilities/websockets"
 	"github.com/shutdownlab/shutdownlab/report"
 	"github.com/shutdownlab/shutdownlab/report/sections/deregistration"
-	"github.com/shutdownlab/shutdownlab/report/sections/websockets"
 )
 
 // list is the capabilities, in order: the order of their rows among rows
@@ -25,7 +25,7 @@ import (
 // every run has it leads), and of their metrics in summary.json.
 var list = []report.Capability{
 	probe.Capability,
-	report.WSCapability,
+	websockets.Capability,
 	cluster.Capability,
 	rollout.Capability,
 	queuejobs.Capability,

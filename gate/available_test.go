@@ -10,6 +10,7 @@ import (
 	"github.com/shutdownlab/shutdownlab/capabilities/probe"
 	"github.com/shutdownlab/shutdownlab/capabilities/queuejobs"
 	"github.com/shutdownlab/shutdownlab/capabilities/rollout"
+	"github.com/shutdownlab/shutdownlab/capabilities/websockets"
 	"github.com/shutdownlab/shutdownlab/report"
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
@@ -43,9 +44,9 @@ func TestCheckAvailable(t *testing.T) {
 		{"probe_server_closed == true", Capabilities{probe.Need: true}, ""},
 		// ws metrics need load.kind ws.
 		{"ws_close_1006 == 0", Capabilities{probe.Need: true}, `col 1: metric "ws_close_1006" cannot exist in this scenario: it needs load.kind ws`},
-		{"ws_close_1006 == 0 && ws_budget_fits == true", Capabilities{report.NeedsWS: true}, ""},
+		{"ws_close_1006 == 0 && ws_budget_fits == true", Capabilities{websockets.Need: true}, ""},
 		// cluster metrics need the cluster target.
-		{"forks_after_signal == 0", Capabilities{report.NeedsWS: true}, `col 1: metric "forks_after_signal" cannot exist in this scenario: it needs target.program cluster`},
+		{"forks_after_signal == 0", Capabilities{websockets.Need: true}, `col 1: metric "forks_after_signal" cannot exist in this scenario: it needs target.program cluster`},
 		{"forks_after_signal == 0 && resurrection_ms < 100", Capabilities{cluster.Need: true}, ""},
 		// baseline metrics need a baseline variant.
 		{"p99_vs_baseline < 2", Capabilities{}, "baseline: true"},
@@ -101,7 +102,7 @@ func TestCapabilitiesOfVariants(t *testing.T) {
 			s.Load.Kind, s.Load.Mix = scenarios.LoadProbe, []scenarios.Request{{Method: "POST", Path: "/write"}}
 		}, false)}, []report.Need{probe.Need}},
 		{"ws on the cluster target", []scenarios.Variant{v(func(s *scenarios.Spec) { s.Load.Kind, s.Target.Program = scenarios.LoadWS, scenarios.ProgramCluster }, false)},
-			[]report.Need{report.NeedsWS, cluster.Need}},
+			[]report.Need{websockets.Need, cluster.Need}},
 		{"jobs", []scenarios.Variant{v(func(s *scenarios.Spec) { s.Load.Kind = scenarios.LoadJobs }, false)}, []report.Need{queuejobs.Need}},
 		{"rollout", []scenarios.Variant{v(func(s *scenarios.Spec) { s.Action.Kind = scenarios.ActionRollout }, false)}, []report.Need{rollout.Need}},
 		{"terminate", []scenarios.Variant{v(func(s *scenarios.Spec) { s.Action.Kind = scenarios.ActionTerminate }, false)}, []report.Need{pod.Need}},
@@ -116,7 +117,7 @@ func TestCapabilitiesOfVariants(t *testing.T) {
 			}
 		}
 	}
-	if !(Capabilities{}).Merge(Capabilities{queuejobs.Need: true}, Capabilities{report.NeedsWS: true}).Has(queuejobs.Need) {
+	if !(Capabilities{}).Merge(Capabilities{queuejobs.Need: true}, Capabilities{websockets.Need: true}).Has(queuejobs.Need) {
 		t.Error("Merge lost a need")
 	}
 }

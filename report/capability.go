@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/shutdownlab/shutdownlab/record"
-	"github.com/shutdownlab/shutdownlab/report/wsmetrics"
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
@@ -39,11 +38,21 @@ type Capability struct {
 	// Headline, when set, leads report.md and the terminal table of a
 	// result whose every run has the capability (see headlineOf).
 	Headline *Headline
+	// HeadlineExtra are its rows the HTTP headline shows, after the
+	// core's, when some run has a value (a WebSocket load behind a
+	// rolled proxy).
+	HeadlineExtra []string
 	// Compute returns the capability's part of a run's metrics (its
 	// typed metrics, read back through its accessor) and its notes; a nil
 	// part: the run does not have them. Pure, like Compute. nil: the part
 	// comes from elsewhere (resources: Load, from the samples file).
 	Compute func(in ComputeInput) (part any, notes []string)
+	// Accounting, when set, is the accounting rule of the capability's
+	// runs, in place of the agent's (record.CheckAccounting): claimed
+	// false leaves a run that is not the capability's to the next
+	// capability's rule, and then to the agent's. It may count its own
+	// lines into t. in.Core has the request counts, no part yet.
+	Accounting func(in ComputeInput, t *record.Tally) (errs []error, claimed bool)
 	// Input, when set, makes what Compute reads of run directory rd
 	// beyond events.json and the request records: files of its own, read
 	// here (the resource samples), and the records file's lines it takes
@@ -56,15 +65,13 @@ type Capability struct {
 	Part any
 }
 
-// ComputeInput is what a capability's Compute reads: the run's record,
-// its request records, the WebSocket driver's lines (nil for other load
-// kinds), the core metrics computed before any part (Core: read only),
-// and the capability's own input (Capability.Input; nil without a run
-// directory, or without Input).
+// ComputeInput is what a capability's Compute and Accounting read: the
+// run's record, its request records, the core metrics computed before any
+// part (Core: read only), and the capability's own input
+// (Capability.Input; nil without a run directory, or without Input).
 type ComputeInput struct {
 	Meta     record.Meta
 	Requests []record.Request
-	WSLines  *wsmetrics.Lines
 	Core     *Metrics
 	Input    RunInput
 }
@@ -123,8 +130,8 @@ func catalogOf(core []MetricDef, caps []Capability) []MetricDef {
 
 // checkCapabilities fails on a name given twice or empty, a row whose
 // Optional is not its capability's, a row name the catalog already has,
-// an After naming no core row, a capability without Has, or one
-// whose Part is no pointer to a struct.
+// an After naming no core row, a capability without Has, one whose Part
+// is no pointer to a struct, or a HeadlineExtra naming none of its rows.
 func checkCapabilities(core []MetricDef, caps []Capability) error {
 	names := map[string]bool{}
 	for _, d := range core {
@@ -143,6 +150,11 @@ func checkCapabilities(core []MetricDef, caps []Capability) error {
 			return fmt.Errorf("capability %q: After %q is no core row", c.Name, c.After)
 		}
 		seen[c.Name] = true
+		for _, h := range c.HeadlineExtra {
+			if !slices.ContainsFunc(c.Rows, func(d MetricDef) bool { return d.Name == h }) {
+				return fmt.Errorf("capability %q: HeadlineExtra %q is none of its rows", c.Name, h)
+			}
+		}
 		for _, r := range c.Rows {
 			if r.Optional != c.Name || names[r.Name] {
 				return fmt.Errorf("capability %q: row %q is another capability's or taken", c.Name, r.Name)
@@ -164,15 +176,3 @@ func LoadKindIs(k scenarios.LoadKind) func(scenarios.Variant) bool {
 func LoadKindRan(name Need, k string) func(*Variant, *Run) bool {
 	return func(_ *Variant, r *Run) bool { return r.Metrics.parts[name] != nil || r.Meta.LoadKind == k }
 }
-
-// The capabilities whose rows are still report's own files
-// (capabilitydefs.go), installed with the others by package capabilities.
-var (
-	// WSCapability is the WebSocket load's metrics.
-	WSCapability = Capability{Part: (*WSMetrics)(nil), Name: NeedsWS, Requirement: "load.kind ws", OfSpec: LoadKindIs(scenarios.LoadWS),
-		Has: LoadKindRan(NeedsWS, record.LoadKindWS), Rows: wsDefs, After: "job_committed",
-		Headline: &Headline{wsHeadline, wsHeadlineText},
-		Compute: func(in ComputeInput) (any, []string) {
-			return Computed(wsmetrics.Compute(in.Meta, in.WSLines, in.Core.StopTimeoutS))
-		}}
-)

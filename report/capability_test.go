@@ -31,6 +31,7 @@ func TestCheckCapabilities(t *testing.T) {
 		{"after no core row", []Capability{{Name: "y", Requirement: "r", Has: has, Part: part, After: "ws_clients"}}, `After "ws_clients" is no core row`},
 		{"no Part", []Capability{{Name: "y", Requirement: "r", Has: has}}, `"y": Part <nil> is no pointer`},
 		{"a Part of no struct", []Capability{{Name: "y", Requirement: "r", Has: has, Part: new(int)}}, `"y": Part *int is no pointer`},
+		{"a headline extra of another", []Capability{{Name: "y", Requirement: "r", Has: has, Part: part, Rows: []MetricDef{row("y_count", "y")}, HeadlineExtra: []string{"failed"}}}, `HeadlineExtra "failed" is none of its rows`},
 	} {
 		err := checkCapabilities(coreDefs, tt.caps)
 		if tt.want == "" && err != nil || tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)) {

@@ -62,9 +62,6 @@ const (
 	// NeedsBaseline: the baseline ratio exists only in a scenario with
 	// a baseline variant (baseline: true).
 	NeedsBaseline Need = "baseline"
-	// NeedsWS: the ws_* metrics exist only in runs of the WebSocket load
-	// driver (load.kind ws).
-	NeedsWS Need = "ws"
 )
 
 // MetricDef describes one metric: its name (the JSON key), its kind, what a

@@ -1,5 +1,7 @@
 package report
 
+import "slices"
+
 // The headline: the first table of report.md ("What the clients saw") and
 // the terminal table. A result whose every run is of one capability that
 // has its own headline leads with that capability's metrics (headlines,
@@ -12,9 +14,9 @@ var headline = []string{"requests", "failed_while_running", "dropped_inflight", 
 	"served_after_signal", "exit_code", "exit_after_ms", "drain_observed_ms", "drain_ms", "p99_ms"}
 
 // headlineExtra are optional metrics the HTTP headline shows when some
-// run has them (a scenario with writes, a baseline, or a WebSocket load).
-var headlineExtra = []string{"ghost_writes", "clean_failures", "lost_writes", "unknown_writes", "p99_vs_baseline",
-	"ws_close_1006", "ws_close_after_signal_p95_ms", "ws_restore_p99_ms", "ws_unrestored", "ws_peak_handshakes_per_100ms", "ws_events_unknown"}
+// run has them (a scenario with writes, or a baseline), before the
+// capabilities' (Capability.HeadlineExtra).
+var headlineExtra = []string{"ghost_writes", "clean_failures", "lost_writes", "unknown_writes", "p99_vs_baseline"}
 
 // httpHeadlineText explains the HTTP headline under its table.
 const httpHeadlineText = "\n`failed_while_running` counts failures that started before the acted-on replica exited; " +
@@ -22,22 +24,6 @@ const httpHeadlineText = "\n`failed_while_running` counts failures that started 
 	"requests written while the signal was on its way (they may be drops too); `idle_close_race` " +
 	"requests written onto a keep-alive connection the server was closing. Failures after the exit " +
 	"(`failed_after_exit`) and every other metric are in the table below.\n\n## All metrics\n\n"
-
-// wsHeadline is the headline of a result whose runs are all WebSocket
-// loads: what the long-lived clients saw, then how the process ended. The
-// request metrics of the HTTP headline would read 0 there (no request was
-// sent), which says nothing about the streams.
-var wsHeadline = []string{"ws_clients", "ws_close_1001", "ws_close_1006", "ws_close_other", "ws_close_after_signal_p95_ms",
-	"ws_terminated", "ws_upgrades_refused_draining", "ws_upgrades_accepted_after_ready_false", "ws_restore_p99_ms",
-	"ws_unrestored", "ws_peak_handshakes_per_100ms", "ws_events_unknown", "exit_code", "exit_after_ms", "drain_ms"}
-
-// wsHeadlineText explains the WebSocket headline under its table.
-const wsHeadlineText = "\n`ws_close_1001` counts streams the server retired (going away), `ws_close_1006` streams that " +
-	"ended without a close frame; `ws_close_after_signal_p95_ms` is when the closes came after the action " +
-	"(the spread); `ws_terminated` peers cut at the close deadline; `ws_upgrades_*` the handshakes the " +
-	"acted-on replica refused or accepted after its readiness failed; `ws_restore_p99_ms` the time from a " +
-	"close to the client's next open stream; `ws_events_unknown` events no client ever got. Every other " +
-	"metric is in the table below.\n\n## All metrics\n\n"
 
 // headlineOf is the headline of the first capability (in their order)
 // that every run of res has (nil: the HTTP headline).
@@ -75,7 +61,11 @@ func headlineFor(res *Result) []string {
 			ms = append(ms, &res.Variants[i].Runs[j].Metrics)
 		}
 	}
-	for _, name := range headlineExtra {
+	extra := slices.Clone(headlineExtra)
+	for _, c := range installed() {
+		extra = append(extra, c.HeadlineExtra...)
+	}
+	for _, name := range extra {
 		for _, d := range catalog() {
 			if d.Name == name && anyValue(d, ms) {
 				cols = append(cols, name)

@@ -13,7 +13,6 @@ import (
 
 	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 	"github.com/shutdownlab/shutdownlab/record"
-	"github.com/shutdownlab/shutdownlab/report/wsmetrics"
 )
 
 // Result is everything a report is made of: every run of every variant of
@@ -200,8 +199,7 @@ func loadRun(rd string) (Run, error) {
 	if err != nil {
 		return run, err
 	}
-	ws := &wsmetrics.Lines{}
-	meta, reqs, err := readRun(rd, append([]RunInput{ws}, takers...))
+	meta, reqs, err := readRun(rd, takers)
 	var missing string
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -213,7 +211,7 @@ func loadRun(rd string) (Run, error) {
 		meta.Run, _ = resultdir.RunNumber(run.Name)
 	}
 	run.Meta = meta
-	run.Metrics = compute(meta, reqs, ws, inputs)
+	run.Metrics = ComputeWith(meta, reqs, inputs)
 	run.Valid, run.Reason = RunValidity(meta, &run.Metrics)
 	// A run the runner marked invalid keeps its own reason (its records
 	// may be missing precisely because it never got to load); otherwise
@@ -318,7 +316,7 @@ func readRecordsFile(rd string, onReq func(*record.Request) error, onSum func(*r
 		return err
 	}
 	defer r.Close()
-	return readRecords(r, name, onReq, onSum, takers)
+	return ReadRecords(r, name, onReq, onSum, takers...)
 }
 
 // ReadRunLines streams run directory rd's records file to takers alone:
@@ -328,25 +326,14 @@ func ReadRunLines(rd string, takers ...RunInput) error {
 	return readRecordsFile(rd, func(*record.Request) error { return nil }, nil, takers)
 }
 
-// ReadWSLines reads only the ws lines of run directory rd.
-func ReadWSLines(rd string) (*wsmetrics.Lines, error) {
-	ws := &wsmetrics.Lines{}
-	return ws, ReadRunLines(rd, ws)
-}
-
 // ReadRecords streams agent lines from r, each decoded as the runner
 // decodes it (record.Line): each request line is passed to onReq (the
 // pointer is reused: copy what you keep), a summary line to onSum (may be
-// nil); start, probe and ws lines (a capability's input takes those, see
-// RunInput), blank lines
-// and lines of other types are skipped. A line that does not decode
-// (record.Line.Decode) is an error, "name:line: ...".
-func ReadRecords(r io.Reader, name string, onReq func(*record.Request) error, onSum func(*record.Summary)) error {
-	return readRecords(r, name, onReq, onSum, nil)
-}
-
-// readRecords is ReadRecords that offers each line to takers first.
-func readRecords(r io.Reader, name string, onReq func(*record.Request) error, onSum func(*record.Summary), takers []RunInput) error {
+// nil), after each line was offered to takers (a capability's input,
+// RunInput: a line one takes is not passed on); start, probe and ws lines
+// no taker took, blank lines and lines of other types are skipped. A line
+// that does not decode (record.Line.Decode) is an error, "name:line: ...".
+func ReadRecords(r io.Reader, name string, onReq func(*record.Request) error, onSum func(*record.Summary), takers ...RunInput) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var l record.Line
 	for line := 1; ; line++ {

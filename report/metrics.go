@@ -11,9 +11,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/shutdownlab/shutdownlab/record"
-	"github.com/shutdownlab/shutdownlab/report/jobsmetrics"
 	"github.com/shutdownlab/shutdownlab/report/shutdown"
-	"github.com/shutdownlab/shutdownlab/report/wsmetrics"
 )
 
 // Metrics are the measurements of one run. Every field is a pure function of
@@ -158,18 +156,13 @@ func ClassKey(r *record.Request) string {
 
 // Compute derives the Metrics of one run from its Meta and its request
 // records. It is pure: no clock, no I/O, and reqs is not modified.
-func Compute(meta record.Meta, reqs []record.Request) Metrics { return ComputeWS(meta, reqs, nil) }
+func Compute(meta record.Meta, reqs []record.Request) Metrics { return ComputeWith(meta, reqs, nil) }
 
-// ComputeWS is Compute for a run whose records may hold the WebSocket
-// load driver's lines (ws; nil or empty for the other load kinds). It is
-// pure, and modifies neither reqs nor ws.
-func ComputeWS(meta record.Meta, reqs []record.Request, ws *wsmetrics.Lines) Metrics {
-	return compute(meta, reqs, ws, nil)
-}
-
-// compute is ComputeWS with each capability's input of the run's
-// directory (Capability.Input), by capability.
-func compute(meta record.Meta, reqs []record.Request, ws *wsmetrics.Lines, inputs map[Need]RunInput) Metrics {
+// ComputeWith is Compute with the capabilities' inputs of the run
+// (Capability.Input; by capability, a missing one nil): the WebSocket
+// driver's lines, the resource samples. It is pure, and modifies neither
+// reqs nor the inputs.
+func ComputeWith(meta record.Meta, reqs []record.Request, inputs map[Need]RunInput) Metrics {
 	m := Metrics{ByClass: map[string]int{}, AccountingOK: true, SetupMs: meta.SetupMs, TeardownMs: meta.TeardownMs}
 	var tally record.Tally
 	var okLat []float64
@@ -190,11 +183,25 @@ func compute(meta record.Meta, reqs []record.Request, ws *wsmetrics.Lines, input
 			m.Failed++
 		}
 	}
-	checkAccounting(&m, meta, &tally, ws)
+	in := ComputeInput{Meta: meta, Requests: reqs, Core: &m}
+	checkAccounting(in, inputs, &tally)
 	computePhases(&m, meta, reqs)
 	computeReplica(&m, meta)
 	computeWrites(&m, meta, reqs)
-	in := ComputeInput{Meta: meta, Requests: reqs, WSLines: ws, Core: &m}
+	computeParts(in, inputs)
+	if len(okLat) > 0 {
+		sort.Float64s(okLat)
+		m.P50Ms = ptr(stat.Quantile(0.5, stat.Empirical, okLat, nil))
+		m.P99Ms = ptr(stat.Quantile(0.99, stat.Empirical, okLat, nil))
+		m.MaxMs = ptr(okLat[len(okLat)-1])
+	}
+	return m
+}
+
+// computeParts sets in.Core's part of every installed capability whose
+// Compute finds its metrics in the run, and appends their notes.
+func computeParts(in ComputeInput, inputs map[Need]RunInput) {
+	m := in.Core
 	for _, c := range installed() {
 		if c.Compute == nil {
 			continue
@@ -205,43 +212,33 @@ func compute(meta record.Meta, reqs []record.Request, ws *wsmetrics.Lines, input
 			m.Notes = append(m.Notes, notes...)
 		}
 	}
-	if len(okLat) > 0 {
-		sort.Float64s(okLat)
-		m.P50Ms = ptr(stat.Quantile(0.5, stat.Empirical, okLat, nil))
-		m.P99Ms = ptr(stat.Quantile(0.99, stat.Empirical, okLat, nil))
-		m.MaxMs = ptr(okLat[len(okLat)-1])
-	}
-	return m
 }
 
-// checkAccounting applies the accounting rule (record.CheckAccounting, or
-// record.CheckProbeAccounting for a probe run, wsmetrics.CheckAccounting for a ws
-// run) to the run's summary or
-// probe line and its records; each problem is a note and makes accounting
-// fail. An agent run saved without a summary only gets a note: there is
-// nothing to cross-check.
-func checkAccounting(m *Metrics, meta record.Meta, t *record.Tally, ws *wsmetrics.Lines) {
-	var errs []error
-	if wsmetrics.IsRun(meta, ws) {
-		errs = wsmetrics.CheckAccounting(m.Requests, ws)
-	} else if meta.LoadKind == record.LoadKindProbe {
-		if meta.Probe() != nil {
-			t.Probes++
-			if meta.Probe().Type != record.TypeProbe {
-				t.AddMalformed(fmt.Errorf("probe line of type %q", meta.Probe().Type))
-			}
+// checkAccounting applies the run's accounting rule to its summary (or
+// its capability's own lines) and its records: the rule of the first
+// capability whose Accounting claims the run (the WebSocket driver counts
+// streams, the probe its one socket), else the agent's
+// (record.CheckAccounting). Each problem is a note and makes accounting
+// fail. A run saved without a summary only gets a note: there is nothing
+// to cross-check.
+func checkAccounting(in ComputeInput, inputs map[Need]RunInput, t *record.Tally) {
+	m := in.Core
+	errs, claimed := []error(nil), false
+	for _, c := range installed() {
+		if c.Accounting == nil {
+			continue
 		}
-		errs = record.CheckProbeAccounting(t)
-	} else {
-		errs = record.CheckAccounting(meta.Agent, t)
+		in.Input = inputs[c.Name]
+		if errs, claimed = c.Accounting(in, t); claimed {
+			break
+		}
+	}
+	if !claimed {
+		errs = record.CheckAccounting(in.Meta.Agent, t)
 	}
 	for _, err := range errs {
 		if errors.Is(err, record.ErrNoSummary) {
-			// A jobs run without HTTP clients sends no request: its
-			// producer prints no summary, and there is nothing to check.
-			if !(jobsmetrics.IsRun(meta) && m.Requests == 0) {
-				m.Notes = append(m.Notes, "no agent summary: accounting not cross-checked")
-			}
+			m.Notes = append(m.Notes, "no agent summary: accounting not cross-checked")
 			continue
 		}
 		m.AccountingOK = false

@@ -7,8 +7,6 @@ import (
 	"maps"
 	"reflect"
 	"slices"
-
-	"github.com/shutdownlab/shutdownlab/report/wsmetrics"
 )
 
 // A part is one capability's metrics of a run (a *wsmetrics.Metrics for
@@ -101,14 +99,3 @@ func (m Metrics) MarshalJSON() ([]byte, error) {
 	}
 	return slices.Concat(b[:at], keys.Bytes(), b[at:]), nil
 }
-
-// The capabilities' metrics held by Metrics as parts (above), each
-// computed by its capability's package; the catalog defines their rows.
-type (
-	// WSMetrics are the metrics of a WebSocket run (wsmetrics.Metrics).
-	WSMetrics = wsmetrics.Metrics
-)
-
-// WS returns the run's WebSocket metrics; nil outside a ws run.
-func (m *Metrics) WS() *WSMetrics { return PartOf[WSMetrics](m, NeedsWS) }
-

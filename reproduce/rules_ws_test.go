@@ -5,44 +5,48 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shutdownlab/shutdownlab/capabilities/websockets"
 	"github.com/shutdownlab/shutdownlab/report"
+	"github.com/shutdownlab/shutdownlab/report/wsmetrics"
 )
 
 // wsSet sets WebSocket metrics on a synthetic run (a ws run: WSMetrics
 // present).
-func wsSet(f func(w *report.WSMetrics)) set {
+func wsSet(f func(w *wsmetrics.Metrics)) set {
 	return func(m *report.Metrics) {
-		if m.WS() == nil {
-			m.SetPart(report.NeedsWS, &report.WSMetrics{})
+		if websockets.Of(m) == nil {
+			m.SetPart(websockets.Need, &wsmetrics.Metrics{})
 		}
-		f(m.WS())
+		f(websockets.Of(m))
 	}
 }
 
 func wsAdmission(refused, accepted int) set {
-	return wsSet(func(w *report.WSMetrics) {
+	return wsSet(func(w *wsmetrics.Metrics) {
 		w.WSRefusedDraining, w.WSAcceptedAfterReadyFalse = ip(refused), ip(accepted)
 	})
 }
 
 // wsCloses sets the close codes and the close times after the signal.
 func wsCloses(clients, c1001, c1006, p50, p95 int) set {
-	return wsSet(func(w *report.WSMetrics) {
+	return wsSet(func(w *wsmetrics.Metrics) {
 		w.WSClients, w.WSClose1001, w.WSClose1006 = clients, c1001, c1006
 		w.WSCloseAfterSignalP50Ms, w.WSCloseAfterSignalP95Ms = fp(float64(p50)), fp(float64(p95))
 	})
 }
 
-func wsSpread(ms float64) set { return wsSet(func(w *report.WSMetrics) { w.WSCloseSpreadMs = fp(ms) }) }
-func wsTerminated(n int) set  { return wsSet(func(w *report.WSMetrics) { w.WSTerminated = n }) }
-func wsPeak(n int) set        { return wsSet(func(w *report.WSMetrics) { w.WSPeakHandshakes = ip(n) }) }
-func wsPerClient(x float64) set {
-	return wsSet(func(w *report.WSMetrics) { w.WSAttemptsPerClientMean = fp(x) })
+func wsSpread(ms float64) set {
+	return wsSet(func(w *wsmetrics.Metrics) { w.WSCloseSpreadMs = fp(ms) })
 }
-func wsUnknown(n int) set     { return wsSet(func(w *report.WSMetrics) { w.WSEventsUnknown = n }) }
-func wsDupRejected(n int) set { return wsSet(func(w *report.WSMetrics) { w.WSEventsDupRejected = n }) }
+func wsTerminated(n int) set { return wsSet(func(w *wsmetrics.Metrics) { w.WSTerminated = n }) }
+func wsPeak(n int) set       { return wsSet(func(w *wsmetrics.Metrics) { w.WSPeakHandshakes = ip(n) }) }
+func wsPerClient(x float64) set {
+	return wsSet(func(w *wsmetrics.Metrics) { w.WSAttemptsPerClientMean = fp(x) })
+}
+func wsUnknown(n int) set     { return wsSet(func(w *wsmetrics.Metrics) { w.WSEventsUnknown = n }) }
+func wsDupRejected(n int) set { return wsSet(func(w *wsmetrics.Metrics) { w.WSEventsDupRejected = n }) }
 func wsBudget(ms float64, fits bool) set {
-	return wsSet(func(w *report.WSMetrics) { w.WSBudgetMs, w.WSBudgetFits = fp(ms), &fits })
+	return wsSet(func(w *wsmetrics.Metrics) { w.WSBudgetMs, w.WSBudgetFits = fp(ms), &fits })
 }
 
 // retireYAML is the catalog's ws-retire scenario file (with its raw peers).
@@ -146,7 +150,7 @@ func TestWSRules(t *testing.T) {
 		{name: "5 s survives", claim: "W6", want: Differs, why: "timeout=5s: not killed",
 			res: budget("go", runs(3, wsBudget(7000, false), exitCode(0), exitAfter(4900)), b10)},
 		{name: "budget not recorded", claim: "W6", want: Differs, why: "budget fits (or not recorded) in 3/3",
-			res: budget("go", runs(3, exitCode(137), exitAfter(5060), wsSet(func(w *report.WSMetrics) { w.WSBudgetMs = fp(7000) })), b10)},
+			res: budget("go", runs(3, exitCode(137), exitAfter(5060), wsSet(func(w *wsmetrics.Metrics) { w.WSBudgetMs = fp(7000) })), b10)},
 	}
 	runRuleCases(t, cases)
 }

@@ -5,6 +5,8 @@
 package probe
 
 import (
+	"fmt"
+
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report"
 	"github.com/shutdownlab/shutdownlab/report/probemetrics"
@@ -19,8 +21,23 @@ const Need report.Need = "probe"
 // the core row job_committed.
 var Capability = report.Capability{Part: (*probemetrics.Metrics)(nil), Name: Need, Requirement: "load.kind probe",
 	OfSpec: report.LoadKindIs(scenarios.LoadProbe), Has: report.LoadKindRan(Need, record.LoadKindProbe),
-	Rows: rows, After: "job_committed",
+	Rows: rows, After: "job_committed", Accounting: accounting,
 	Compute: func(in report.ComputeInput) (any, []string) { return report.Computed(probemetrics.Compute(in.Meta)) }}
+
+// accounting is the probe run's accounting rule: its one probe line,
+// counted into t, and no request line (record.CheckProbeAccounting).
+func accounting(in report.ComputeInput, t *record.Tally) ([]error, bool) {
+	if in.Meta.LoadKind != record.LoadKindProbe {
+		return nil, false
+	}
+	if p := in.Meta.Probe(); p != nil {
+		t.Probes++
+		if p.Type != record.TypeProbe {
+			t.AddMalformed(fmt.Errorf("probe line of type %q", p.Type))
+		}
+	}
+	return record.CheckProbeAccounting(t), true
+}
 
 // Of returns the run's probe metrics; nil outside a probe run.
 func Of(m *report.Metrics) *probemetrics.Metrics { return report.PartOf[probemetrics.Metrics](m, Need) }

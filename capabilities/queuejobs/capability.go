@@ -1,6 +1,9 @@
 package queuejobs
 
 import (
+	"errors"
+	"slices"
+
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report"
 	"github.com/shutdownlab/shutdownlab/report/jobsmetrics"
@@ -16,11 +19,25 @@ const Need report.Need = "jobs"
 // jobs leads with the ledger (headline), not the HTTP counters.
 var Capability = report.Capability{Part: (*jobsmetrics.Metrics)(nil), Name: Need, Requirement: "load.kind jobs",
 	OfSpec: report.LoadKindIs(scenarios.LoadJobs), Has: report.LoadKindRan(Need, record.LoadKindJobs),
-	Rows: rows, After: "job_committed",
+	Rows: rows, After: "job_committed", Accounting: accounting,
 	Headline: &report.Headline{Cols: headline, Text: headlineText},
 	Compute: func(in report.ComputeInput) (any, []string) {
 		return report.Computed(jobsmetrics.Compute(in.Meta, in.Requests))
 	}}
+
+// accounting is the agent's rule (record.CheckAccounting) for a run with
+// a job ledger, but for a run without HTTP clients: it sent no request,
+// its producer printed no summary, and there is nothing to check.
+func accounting(in report.ComputeInput, t *record.Tally) ([]error, bool) {
+	if !jobsmetrics.IsRun(in.Meta) {
+		return nil, false
+	}
+	errs := record.CheckAccounting(in.Meta.Agent, t)
+	if in.Core.Requests == 0 {
+		errs = slices.DeleteFunc(errs, func(err error) bool { return errors.Is(err, record.ErrNoSummary) })
+	}
+	return errs, true
+}
 
 // Of returns the run's queue-job metrics; nil without a job ledger.
 func Of(m *report.Metrics) *jobsmetrics.Metrics { return report.PartOf[jobsmetrics.Metrics](m, Need) }

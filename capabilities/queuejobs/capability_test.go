@@ -2,10 +2,11 @@ package queuejobs
 
 import (
 	"encoding/json"
-	"github.com/shutdownlab/shutdownlab/internal/fixture"
 	"strings"
 	"testing"
 
+	"github.com/shutdownlab/shutdownlab/internal/fixture"
+	"github.com/shutdownlab/shutdownlab/internal/sectiontest"
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report"
 )
@@ -224,7 +225,7 @@ func slicesHas(ds []report.MetricDef, name string) bool {
 // applied twice), full hands its jobs back and exits by itself (the Jobs
 // section's test checks report.md says so).
 func TestJobsFixtureShape(t *testing.T) {
-	res := loadFixture(t, fixture.JobsDir)
+	res := sectiontest.LoadFixture(t, fixture.JobsDir)
 	if len(res.Variants) != 2 || res.Scenario != "fixture-jobs" {
 		t.Fatalf("variants/scenario = %d %q", len(res.Variants), res.Scenario)
 	}

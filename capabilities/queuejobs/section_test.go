@@ -2,7 +2,6 @@ package queuejobs
 
 import (
 	"bytes"
-	"github.com/shutdownlab/shutdownlab/internal/sectiontest"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -11,20 +10,9 @@ import (
 	"testing"
 
 	"github.com/shutdownlab/shutdownlab/internal/fixture"
+	"github.com/shutdownlab/shutdownlab/internal/sectiontest"
 	"github.com/shutdownlab/shutdownlab/report"
 )
-
-// loadFixture loads the committed synthetic result report/testdata/name,
-// with the goldens' generated_at.
-func loadFixture(t *testing.T, name string) *report.Result {
-	t.Helper()
-	res, err := report.Load(filepath.Join("..", "..", "report", "testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	res.GeneratedAt = fixture.GeneratedAt
-	return res
-}
 
 // writeReport writes dir's reports with this package's section and
 // returns report.md.
@@ -37,7 +25,7 @@ func writeReport(t *testing.T, dir string) []byte {
 // says what its runs did (report's TestJobsFixtureShape checks the
 // metrics).
 func TestJobsSection(t *testing.T) {
-	res := loadFixture(t, fixture.JobsDir)
+	res := sectiontest.LoadFixture(t, fixture.JobsDir)
 	var md bytes.Buffer
 	if err := report.WriteMarkdown(&md, res, nil, []report.Section{&Section{}}); err != nil {
 		t.Fatal(err)
@@ -56,7 +44,7 @@ func TestJobsSection(t *testing.T) {
 // section (their goldens, unchanged, say the same).
 func TestJobsSectionOnlyForJobs(t *testing.T) {
 	var md bytes.Buffer
-	if err := report.WriteMarkdown(&md, loadFixture(t, fixture.ResultDir), nil, []report.Section{&Section{}}); err != nil {
+	if err := report.WriteMarkdown(&md, sectiontest.LoadFixture(t, fixture.ResultDir), nil, []report.Section{&Section{}}); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(md.String(), "## Jobs") {

@@ -3,7 +3,7 @@ package main
 import (
 	"testing"
 
-	"github.com/shutdownlab/shutdownlab/report"
+	"github.com/shutdownlab/shutdownlab/capabilities/websockets"
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
@@ -19,7 +19,7 @@ func TestCapabilitiesWS(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := capabilities(vs).Has(report.NeedsWS); got != want {
+		if got := capabilities(vs).Has(websockets.Need); got != want {
 			t.Errorf("%s: WS capability %v, want %v", name, got, want)
 		}
 	}

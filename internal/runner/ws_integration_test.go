@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/shutdownlab/shutdownlab/capabilities/websockets"
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report"
 )
@@ -15,10 +16,10 @@ func wsRun(t *testing.T, name string, clients int, sets ...string) report.Run {
 	t.Helper()
 	r := newRunner(t, append([]string{"runs=1", fmt.Sprintf("load.ws.clients=%d", clients)}, sets...)...)
 	run := runOne(t, r, name)
-	if run.Meta.LoadKind != record.LoadKindWS || run.Metrics.WS() == nil {
-		t.Fatalf("load kind %q, ws metrics %v: want a ws run", run.Meta.LoadKind, run.Metrics.WS())
+	if run.Meta.LoadKind != record.LoadKindWS || websockets.Of(&run.Metrics) == nil {
+		t.Fatalf("load kind %q, ws metrics %v: want a ws run", run.Meta.LoadKind, websockets.Of(&run.Metrics))
 	}
-	if w := run.Metrics.WS(); w.WSClients != clients {
+	if w := websockets.Of(&run.Metrics); w.WSClients != clients {
 		t.Fatalf("%d clients printed their totals, want %d", w.WSClients, clients)
 	}
 	return run
@@ -43,7 +44,7 @@ func TestWSRetire(t *testing.T) {
 		t.Run(tt.runtime+"-"+tt.mode, func(t *testing.T) {
 			run := wsRun(t, "ws-retire", clients, "target.runtime="+tt.runtime, "target.mode="+tt.mode,
 				fmt.Sprintf("load.ws.raw_peers=%d", raw), "load.duration=9s", "action.at=2s")
-			m, w := run.Metrics, run.Metrics.WS()
+			m, w := run.Metrics, websockets.Of(&run.Metrics)
 			if m.ExitCode == nil || *m.ExitCode != tt.exit {
 				t.Errorf("exit %v, want %d", fmtIntP(m.ExitCode), tt.exit)
 			}
@@ -82,7 +83,7 @@ func TestWSAdmission(t *testing.T) {
 		for _, admit := range []string{"refuse", "accept"} {
 			t.Run(runtime+"-"+admit, func(t *testing.T) {
 				run := wsRun(t, "ws-admission", 300, "target.runtime="+runtime, "target.env.UPGRADES_WHILE_DRAINING="+admit)
-				w := run.Metrics.WS()
+				w := websockets.Of(&run.Metrics)
 				refused, accepted := w.WSRefusedDraining, w.WSAcceptedAfterReadyFalse
 				if refused == nil || accepted == nil {
 					t.Fatalf("refused %v, accepted %v after ready_false: want both measured", refused, accepted)
@@ -104,7 +105,7 @@ func TestWSReplay(t *testing.T) {
 	for _, replay := range []string{"1000", "0"} {
 		t.Run("replay-"+replay, func(t *testing.T) {
 			run := wsRun(t, "ws-replay", 50, "target.runtime=go", "target.env.EVENTS_REPLAY="+replay)
-			w := run.Metrics.WS()
+			w := websockets.Of(&run.Metrics)
 			t.Logf("delivered %d, dup rejected %d, dup accepted %d, unknown %d, replayed %d",
 				w.WSEventsDelivered, w.WSEventsDupRejected, w.WSEventsDupAccepted, w.WSEventsUnknown, w.WSEventsReplayed)
 			if replay != "0" && (w.WSEventsUnknown != 0 || w.WSEventsDupRejected < 1 || w.WSEventsReplayed < 1) {
@@ -129,7 +130,7 @@ func TestWSBudget(t *testing.T) {
 	}{{"5s", 137, false}, {"10s", 0, true}} {
 		t.Run(tt.timeout, func(t *testing.T) {
 			run := wsRun(t, "ws-budget", 50, "target.runtime=go", "action.timeout="+tt.timeout)
-			m, w := run.Metrics, run.Metrics.WS()
+			m, w := run.Metrics, websockets.Of(&run.Metrics)
 			if m.ExitCode == nil || *m.ExitCode != tt.exit || m.Killed != (tt.exit == 137) {
 				t.Errorf("exit %v, killed %v: want %d", fmtIntP(m.ExitCode), m.Killed, tt.exit)
 			}
@@ -163,7 +164,7 @@ func TestWSStorm(t *testing.T) {
 	perStream := map[string]float64{}
 	for _, policy := range []string{"immediate", "full-jitter"} {
 		run := wsRun(t, "ws-storm", 400, "target.runtime=go", "load.ws.policy.kind="+policy, "load.ws.policy.double_schedule=false")
-		w := run.Metrics.WS()
+		w := websockets.Of(&run.Metrics)
 		if w.WSPeakHandshakes == nil {
 			t.Fatalf("%s: no handshake peak measured", policy)
 		}

@@ -1,4 +1,5 @@
-// Package sectiontest holds what the section packages' tests share.
+// Package sectiontest holds what the tests of report's sections and of
+// the capabilities share.
 package sectiontest
 
 import (
@@ -6,9 +7,23 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/shutdownlab/shutdownlab/internal/fixture"
 	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 	"github.com/shutdownlab/shutdownlab/report"
 )
+
+// LoadFixture loads the committed synthetic result report/testdata/name
+// (internal/fixture writes it) from a package two directories below the
+// module's root (capabilities/NAME), with the goldens' generated_at.
+func LoadFixture(t *testing.T, name string) *report.Result {
+	t.Helper()
+	res, err := report.Load(filepath.Join("..", "..", "report", "testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.GeneratedAt = fixture.GeneratedAt
+	return res
+}
 
 // WriteReport loads the result in dir, draws s's plots and writes the
 // reports with s as its one section, as report/document does with every

@@ -1,23 +1,24 @@
-package report
+package websockets
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/shutdownlab/shutdownlab/internal/fixture"
+	"github.com/shutdownlab/shutdownlab/internal/sectiontest"
 	"github.com/shutdownlab/shutdownlab/record"
+	"github.com/shutdownlab/shutdownlab/report"
 	"github.com/shutdownlab/shutdownlab/report/wsmetrics"
 )
 
-// The hand-made ws records (internal/fixture).
-const wsT0 = fixture.WST0
+// computeWS computes a run with ws as its ws lines, as Load does.
+func computeWS(meta record.Meta, reqs []record.Request, ws *wsmetrics.Lines) report.Metrics {
+	return report.ComputeWith(meta, reqs, map[report.Need]report.RunInput{Need: ws})
+}
 
-var (
-	wsAt    = fixture.WSAt
-	opened  = fixture.WSOpened
-	refused = fixture.WSRefused
-	closed  = fixture.WSClosed
-)
+// wsAt is the hand-made ws records' t0 + ms (internal/fixture; the
+// others are in section_test.go).
+var wsAt = fixture.WSAt
 
 // show prints a nullable float.
 func show(p *float64) any {
@@ -60,10 +61,10 @@ func readWS(t *testing.T, text string) ([]record.Request, *wsmetrics.Lines) {
 	t.Helper()
 	ws := &wsmetrics.Lines{}
 	var reqs []record.Request
-	err := readRecords(strings.NewReader(text), "records.jsonl", func(r *record.Request) error {
+	err := report.ReadRecords(strings.NewReader(text), "records.jsonl", func(r *record.Request) error {
 		reqs = append(reqs, *r)
 		return nil
-	}, nil, []RunInput{ws})
+	}, nil, ws)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,39 +77,39 @@ func TestComputeWS(t *testing.T) {
 	if len(ws.Attempts) != 4 || len(ws.Closes) != 3 || len(ws.Clients) != 2 || ws.Starts != 1 || len(reqs) != 0 {
 		t.Fatalf("read %d attempts, %d closes, %d clients, %d starts, %d reqs", len(ws.Attempts), len(ws.Closes), len(ws.Clients), ws.Starts, len(reqs))
 	}
-	m := ComputeWS(wsMeta(), reqs, ws)
+	m := computeWS(wsMeta(), reqs, ws)
 	if !m.AccountingOK {
 		t.Errorf("accounting failed: %v", m.Notes)
 	}
-	w := m.WS()
+	w := Of(&m)
 	if w == nil {
 		t.Fatal("no ws metrics")
 	}
 	checks := []struct {
 		name string
-		got  Value
+		got  report.Value
 		want float64
 	}{
-		{"ws_clients", IntValue(w.WSClients), 2},
-		{"ws_attempts", IntValue(w.WSAttempts), 4},
-		{"ws_close_1001", IntValue(w.WSClose1001), 1},
-		{"ws_close_1006", IntValue(w.WSClose1006), 1},
-		{"ws_close_other", IntValue(w.WSCloseOther), 0},
-		{"ws_close_after_signal_p50_ms", FloatPtrValue(w.WSCloseAfterSignalP50Ms), 100},
-		{"ws_close_after_signal_max_ms", FloatPtrValue(w.WSCloseAfterSignalMaxMs), 300},
-		{"ws_close_spread_ms", FloatPtrValue(w.WSCloseSpreadMs), 500},
-		{"ws_terminated", IntValue(w.WSTerminated), 1},
-		{"ws_upgrades_accepted_after_ready_false", IntPtrValue(w.WSAcceptedAfterReadyFalse), 1},
-		{"ws_upgrades_refused_draining", IntPtrValue(w.WSRefusedDraining), 1},
-		{"ws_restore_max_ms", FloatPtrValue(w.WSRestoreMaxMs), 250},
-		{"ws_unrestored", IntValue(w.WSUnrestored), 1},
-		{"ws_attempts_per_client_max", IntValue(w.WSAttemptsPerClientMax), 2},
-		{"ws_peak_handshakes_per_100ms", IntPtrValue(w.WSPeakHandshakes), 2},
-		{"ws_upgrades_per_s", IntPtrValue(w.WSUpgradesPerS), 50},
-		{"ws_events_delivered", IntValue(w.WSEventsDelivered), 25},
-		{"ws_events_unknown", IntValue(w.WSEventsUnknown), 2},
-		{"ws_budget_ms", FloatPtrValue(w.WSBudgetMs), 3500},
-		{"ws_budget_fits", BoolPtrValue(w.WSBudgetFits), 1},
+		{"ws_clients", report.IntValue(w.WSClients), 2},
+		{"ws_attempts", report.IntValue(w.WSAttempts), 4},
+		{"ws_close_1001", report.IntValue(w.WSClose1001), 1},
+		{"ws_close_1006", report.IntValue(w.WSClose1006), 1},
+		{"ws_close_other", report.IntValue(w.WSCloseOther), 0},
+		{"ws_close_after_signal_p50_ms", report.FloatPtrValue(w.WSCloseAfterSignalP50Ms), 100},
+		{"ws_close_after_signal_max_ms", report.FloatPtrValue(w.WSCloseAfterSignalMaxMs), 300},
+		{"ws_close_spread_ms", report.FloatPtrValue(w.WSCloseSpreadMs), 500},
+		{"ws_terminated", report.IntValue(w.WSTerminated), 1},
+		{"ws_upgrades_accepted_after_ready_false", report.IntPtrValue(w.WSAcceptedAfterReadyFalse), 1},
+		{"ws_upgrades_refused_draining", report.IntPtrValue(w.WSRefusedDraining), 1},
+		{"ws_restore_max_ms", report.FloatPtrValue(w.WSRestoreMaxMs), 250},
+		{"ws_unrestored", report.IntValue(w.WSUnrestored), 1},
+		{"ws_attempts_per_client_max", report.IntValue(w.WSAttemptsPerClientMax), 2},
+		{"ws_peak_handshakes_per_100ms", report.IntPtrValue(w.WSPeakHandshakes), 2},
+		{"ws_upgrades_per_s", report.IntPtrValue(w.WSUpgradesPerS), 50},
+		{"ws_events_delivered", report.IntValue(w.WSEventsDelivered), 25},
+		{"ws_events_unknown", report.IntValue(w.WSEventsUnknown), 2},
+		{"ws_budget_ms", report.FloatPtrValue(w.WSBudgetMs), 3500},
+		{"ws_budget_fits", report.BoolPtrValue(w.WSBudgetFits), 1},
 	}
 	for _, c := range checks {
 		if c.got.Null || c.got.V != c.want {
@@ -126,28 +127,28 @@ func TestComputeWS(t *testing.T) {
 // TestComputeWSOnlyForWSRuns: an agent run has no ws metrics (and no ws
 // rows), a ws run has them whatever their values.
 func TestComputeWSOnlyForWSRuns(t *testing.T) {
-	agent := Compute(record.Meta{Valid: true}, []record.Request{{Type: "req", Class: record.ClassOK}})
-	if agent.WS() != nil {
+	agent := report.Compute(record.Meta{Valid: true}, []record.Request{{Type: "req", Class: record.ClassOK}})
+	if Of(&agent) != nil {
 		t.Errorf("agent run has ws metrics")
 	}
-	if m := ComputeWS(wsMeta(), nil, nil); m.WS() == nil || m.AccountingOK {
-		t.Errorf("a ws run without its lines: ws metrics %v, accounting ok %v", m.WS() != nil, m.AccountingOK)
+	if m := computeWS(wsMeta(), nil, nil); Of(&m) == nil || m.AccountingOK {
+		t.Errorf("a ws run without its lines: ws metrics %v, accounting ok %v", Of(&m) != nil, m.AccountingOK)
 	}
 	_, ws := readWS(t, wsRecords)
-	wsRun := ComputeWS(wsMeta(), nil, ws)
-	for _, d := range Rows([]*Metrics{&agent}) {
+	wsRun := computeWS(wsMeta(), nil, ws)
+	for _, d := range report.Rows([]*report.Metrics{&agent}) {
 		if strings.HasPrefix(d.Name, "ws_") {
 			t.Errorf("row %s for an agent run", d.Name)
 		}
 	}
 	n := 0
-	for _, d := range Rows([]*Metrics{&agent, &wsRun}) {
-		if d.Optional == NeedsWS {
+	for _, d := range report.Rows([]*report.Metrics{&agent, &wsRun}) {
+		if d.Optional == Need {
 			n++
 		}
 	}
-	if n != len(wsDefs) {
-		t.Errorf("%d ws rows with a ws run, want %d", n, len(wsDefs))
+	if n != len(rows) {
+		t.Errorf("%d ws rows with a ws run, want %d", n, len(rows))
 	}
 }
 
@@ -186,7 +187,7 @@ func TestWSAccounting(t *testing.T) {
 // naming the file and line, as any other line.
 func TestReadRecordsWSMalformed(t *testing.T) {
 	bad := `{"type":"start","load_start_ns":1}` + "\n" + `{"type":"ws_close","client":0,"code":"1001"}` + "\n"
-	err := ReadRecords(strings.NewReader(bad), "records.jsonl", func(*record.Request) error { return nil }, nil)
+	err := report.ReadRecords(strings.NewReader(bad), "records.jsonl", func(*record.Request) error { return nil }, nil)
 	if err == nil || !strings.Contains(err.Error(), "records.jsonl:2: ws_close line:") {
 		t.Errorf("err = %v, want records.jsonl:2: ws_close line: ...", err)
 	}
@@ -201,8 +202,8 @@ func TestComputeWSUnattributed(t *testing.T) {
 	meta.Topology = record.TopologyCaddy
 	meta.Replicas = append(meta.Replicas, record.Replica{Name: "replica-1"})
 	reqs, ws := readWS(t, wsRecords) // no attempt carries an upstream
-	m := ComputeWS(meta, reqs, ws)
-	w := m.WS()
+	m := computeWS(meta, reqs, ws)
+	w := Of(&m)
 	if w.WSCloseAfterSignalP50Ms != nil || w.WSPeakHandshakes != nil || w.WSAcceptedAfterReadyFalse != nil {
 		t.Errorf("close p50 %v, peak %v, accepted %v: want null", show(w.WSCloseAfterSignalP50Ms), w.WSPeakHandshakes, w.WSAcceptedAfterReadyFalse)
 	}
@@ -217,8 +218,8 @@ func TestComputeWSUnattributed(t *testing.T) {
 			ws.Attempts[i].Upstream = "replica-0:8080"
 		}
 	}
-	m = ComputeWS(meta, reqs, ws)
-	if w := m.WS(); w.WSCloseAfterSignalP50Ms == nil || w.WSPeakHandshakes == nil || w.WSAcceptedAfterReadyFalse == nil {
+	m = computeWS(meta, reqs, ws)
+	if w := Of(&m); w.WSCloseAfterSignalP50Ms == nil || w.WSPeakHandshakes == nil || w.WSAcceptedAfterReadyFalse == nil {
 		t.Errorf("every handshake attributed, still null: %+v", w)
 	}
 }
@@ -226,11 +227,42 @@ func TestComputeWSUnattributed(t *testing.T) {
 // TestRunValidityWS: a ws run the runner marked invalid without a reason
 // finished (its totals are in the Meta): it is not "no agent summary".
 func TestRunValidityWS(t *testing.T) {
-	m := &Metrics{AccountingOK: true}
-	if _, why := RunValidity(record.Meta{LoadKind: record.LoadKindWS}.With(&record.WSTotals{Clients: 2}), m); why != "marked invalid by the runner (no reason recorded)" {
+	m := &report.Metrics{AccountingOK: true}
+	if _, why := report.RunValidity(record.Meta{LoadKind: record.LoadKindWS}.With(&record.WSTotals{Clients: 2}), m); why != "marked invalid by the runner (no reason recorded)" {
 		t.Errorf("ws run with totals: %q", why)
 	}
-	if _, why := RunValidity(record.Meta{LoadKind: record.LoadKindWS}, m); !strings.Contains(why, "did not finish") {
+	if _, why := report.RunValidity(record.Meta{LoadKind: record.LoadKindWS}, m); !strings.Contains(why, "did not finish") {
 		t.Errorf("ws run without totals: %q", why)
+	}
+}
+
+// TestWSFixtureShape checks the ws fixture (report/testdata, written by
+// internal/fixture) says what the goldens claim:
+// the storm meets replica-1's capacity under immediate and not under full
+// jitter, the last stream is terminated (1006), and the run without a
+// client's totals does not count.
+func TestWSFixtureShape(t *testing.T) {
+	res := sectiontest.LoadFixture(t, fixture.WSDir)
+	if len(res.Variants) != 2 || res.Scenario != "fixture-ws" {
+		t.Fatalf("variants/scenario = %d %q", len(res.Variants), res.Scenario)
+	}
+	imm, jit := &res.Variants[0], &res.Variants[1]
+	for _, r := range imm.Runs {
+		w := Of(&r.Metrics)
+		if !r.Valid || w == nil {
+			t.Fatalf("immediate run %d: valid %v (%s), ws metrics %v", r.Meta.Run, r.Valid, r.Reason, w != nil)
+		}
+		if w.WSClose1001 != fixture.WSClients-1 || w.WSClose1006 != 1 || w.WSTerminated != 1 {
+			t.Errorf("immediate run %d: 1001 %d, 1006 %d, terminated %d", r.Meta.Run, w.WSClose1001, w.WSClose1006, w.WSTerminated)
+		}
+		if *w.WSRefusedCapacity == 0 || *w.WSRefusedDraining != fixture.WSClients/4 || *w.WSPeakHandshakes <= *w.WSUpgradesPerS/10 {
+			t.Errorf("immediate run %d: capacity %d, draining %d, peak %d", r.Meta.Run, *w.WSRefusedCapacity, *w.WSRefusedDraining, *w.WSPeakHandshakes)
+		}
+	}
+	if r := jit.Runs[1]; r.Valid || r.Metrics.AccountingOK {
+		t.Errorf("full-jitter run 2 counts (%s): a client's totals are missing", r.Reason)
+	}
+	if w := Of(&jit.Runs[0].Metrics); w == nil || *w.WSRefusedCapacity != 0 || *w.WSPeakHandshakes > *w.WSUpgradesPerS/10 || w.WSEventsUnknown == 0 {
+		t.Errorf("full-jitter run 1: %+v, want no capacity refusals and a gap without replay", w)
 	}
 }

@@ -1,5 +1,7 @@
-// Package websockets is the WebSocket section of a report (load.kind ws):
-// two plots per result, one series per variant so reconnect policies and
+// Package websockets is the WebSocket load as a capability (load.kind
+// ws): its input, accounting rule, catalog rows and headline over
+// wsmetrics' analysis of the driver's lines (capability.go), and its
+// section of report.md: two plots per result, one series per variant so reconnect policies and
 // modes can be compared: the handshakes the clients started per 100 ms
 // over time ("the storm, seen") and the cumulative close times after t0
 // ("the spread, seen"), linked from report.md right after the failures
@@ -95,7 +97,7 @@ func wsPlotRun(v *report.Variant) *report.Run {
 	var first *report.Run
 	for i := range v.Runs {
 		r := &v.Runs[i]
-		if r.Metrics.WS() == nil {
+		if Of(&r.Metrics) == nil {
 			continue
 		}
 		if r.Valid {
@@ -186,7 +188,8 @@ func wsPlots(dir string, res *report.Result) (hs, cl wsPlotData, notes []string,
 			continue
 		}
 		ok = true
-		ws, err := report.ReadWSLines(filepath.Join(dir, filepath.FromSlash(report.RunPath(v, r))))
+		ws := &wsmetrics.Lines{}
+		err := report.ReadRunLines(filepath.Join(dir, filepath.FromSlash(report.RunPath(v, r))), ws)
 		if err != nil {
 			notes = append(notes, fmt.Sprintf("%s run %d: ws plots not drawn: %v", v.Label, r.Meta.Run, err))
 			continue
@@ -198,7 +201,7 @@ func wsPlots(dir string, res *report.Result) (hs, cl wsPlotData, notes []string,
 		origin, acted := wsOrigin(r.Meta, ws)
 		hs.Series = append(hs.Series, wsSeries{Label: label, Points: wsHandshakeSeries(ws, origin)})
 		capacity := "n/a"
-		if w := r.Metrics.WS(); w.WSUpgradesPerS != nil {
+		if w := Of(&r.Metrics); w.WSUpgradesPerS != nil {
 			capacity = strconv.Itoa(*w.WSUpgradesPerS)
 		}
 		caps = append(caps, [2]string{capacity, v.Label})
@@ -212,7 +215,7 @@ func wsPlots(dir string, res *report.Result) (hs, cl wsPlotData, notes []string,
 			notes = append(notes, fmt.Sprintf("%s run %d: %s draws the closes of every replica: opened handshakes without %s", v.Label, r.Meta.Run, resultdir.WSClosesPlotFile, record.UpstreamHeader))
 		}
 		spread := "n/a"
-		if w := r.Metrics.WS(); w.WSCloseSpreadMs != nil {
+		if w := Of(&r.Metrics); w.WSCloseSpreadMs != nil {
 			spread = report.FormatNumber(report.KindMs, *w.WSCloseSpreadMs)
 		}
 		spreads = append(spreads, [2]string{spread, v.Label})

@@ -122,7 +122,7 @@ func TestCapacityLine(t *testing.T) {
 
 func TestWSPlotRun(t *testing.T) {
 	var ws report.Metrics
-	ws.SetPart(report.NeedsWS, &report.WSMetrics{})
+	ws.SetPart(Need, &wsmetrics.Metrics{})
 	v := report.Variant{Runs: []report.Run{{Name: "run-001"}, {Name: "run-002", Metrics: ws}, {Name: "run-003", Valid: true, Metrics: ws}}}
 	if r := wsPlotRun(&v); r == nil || r.Name != "run-003" {
 		t.Errorf("picked %v, want the first valid ws run", r)
