@@ -14,7 +14,7 @@
 // Below it, and imported by it: report/shutdown (the acted-on replica, the
 // signal's delivery window and time) and each capability's analysis,
 // whose metrics Metrics holds as that capability's part (parts.go;
-// report/probemetrics, wsmetrics, clustermetrics, jobsmetrics,
+// capabilities/probe/probemetrics, wsmetrics, clustermetrics, jobsmetrics,
 // resourcemetrics, rolloutmetrics, podmetrics). Of the
 // rest of shutdownlab it imports only record and two leaves:
 // internal/resultdir (the result directory's layout and files) and

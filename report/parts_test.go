@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shutdownlab/shutdownlab/report/jobsmetrics"
-	"github.com/shutdownlab/shutdownlab/report/resourcemetrics"
-	"github.com/shutdownlab/shutdownlab/report/wsmetrics"
+	"github.com/shutdownlab/shutdownlab/capabilities/queuejobs/jobsmetrics"
+	"github.com/shutdownlab/shutdownlab/capabilities/resources/resourcemetrics"
+	"github.com/shutdownlab/shutdownlab/capabilities/websockets/wsmetrics"
 )
 
 // The parts are named here as the installed capabilities name them.

@@ -5,10 +5,10 @@ import (
 	"testing"
 
 	"github.com/shutdownlab/shutdownlab/capabilities/cluster"
+	"github.com/shutdownlab/shutdownlab/capabilities/cluster/clustermetrics"
 	"github.com/shutdownlab/shutdownlab/capabilities/resources"
+	"github.com/shutdownlab/shutdownlab/capabilities/resources/resourcemetrics"
 	"github.com/shutdownlab/shutdownlab/report"
-	"github.com/shutdownlab/shutdownlab/report/clustermetrics"
-	"github.com/shutdownlab/shutdownlab/report/resourcemetrics"
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/shutdownlab/shutdownlab/capabilities/queuejobs"
+	"github.com/shutdownlab/shutdownlab/capabilities/queuejobs/jobsmetrics"
 	"github.com/shutdownlab/shutdownlab/report"
-	"github.com/shutdownlab/shutdownlab/report/jobsmetrics"
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/shutdownlab/shutdownlab/capabilities/websockets"
+	"github.com/shutdownlab/shutdownlab/capabilities/websockets/wsmetrics"
 	"github.com/shutdownlab/shutdownlab/report"
-	"github.com/shutdownlab/shutdownlab/report/wsmetrics"
 )
 
 // wsSet sets WebSocket metrics on a synthetic run (a ws run: WSMetrics

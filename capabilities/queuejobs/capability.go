@@ -4,9 +4,9 @@ import (
 	"errors"
 	"slices"
 
+	"github.com/shutdownlab/shutdownlab/capabilities/queuejobs/jobsmetrics"
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report"
-	"github.com/shutdownlab/shutdownlab/report/jobsmetrics"
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 

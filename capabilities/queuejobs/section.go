@@ -14,9 +14,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/shutdownlab/shutdownlab/capabilities/queuejobs/jobsmetrics"
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report"
-	"github.com/shutdownlab/shutdownlab/report/jobsmetrics"
 	"github.com/shutdownlab/shutdownlab/report/shutdown"
 )
 

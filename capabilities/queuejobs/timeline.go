@@ -6,10 +6,10 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/shutdownlab/shutdownlab/capabilities/queuejobs/jobsmetrics"
 	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report"
-	"github.com/shutdownlab/shutdownlab/report/jobsmetrics"
 	"github.com/shutdownlab/shutdownlab/report/plotkit"
 	"github.com/shutdownlab/shutdownlab/report/shutdown"
 )

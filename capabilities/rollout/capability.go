@@ -1,8 +1,8 @@
 package rollout
 
 import (
+	"github.com/shutdownlab/shutdownlab/capabilities/rollout/rolloutmetrics"
 	"github.com/shutdownlab/shutdownlab/report"
-	"github.com/shutdownlab/shutdownlab/report/rolloutmetrics"
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 

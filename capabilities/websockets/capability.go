@@ -1,9 +1,9 @@
 package websockets
 
 import (
+	"github.com/shutdownlab/shutdownlab/capabilities/websockets/wsmetrics"
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report"
-	"github.com/shutdownlab/shutdownlab/report/wsmetrics"
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 

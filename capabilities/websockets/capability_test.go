@@ -4,11 +4,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shutdownlab/shutdownlab/capabilities/websockets/wsmetrics"
 	"github.com/shutdownlab/shutdownlab/internal/fixture"
 	"github.com/shutdownlab/shutdownlab/internal/sectiontest"
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report"
-	"github.com/shutdownlab/shutdownlab/report/wsmetrics"
 )
 
 // computeWS computes a run with ws as its ws lines, as Load does.

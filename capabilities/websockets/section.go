@@ -15,12 +15,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/shutdownlab/shutdownlab/capabilities/websockets/wsmetrics"
 	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report"
 	"github.com/shutdownlab/shutdownlab/report/plotkit"
 	"github.com/shutdownlab/shutdownlab/report/shutdown"
-	"github.com/shutdownlab/shutdownlab/report/wsmetrics"
 )
 
 // Section is the WebSocket section of a report: its two plots, linked

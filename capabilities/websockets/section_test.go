@@ -11,13 +11,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shutdownlab/shutdownlab/capabilities/websockets/wsmetrics"
 	"github.com/shutdownlab/shutdownlab/internal/fixture"
 	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 	"github.com/shutdownlab/shutdownlab/internal/sectiontest"
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report"
 	"github.com/shutdownlab/shutdownlab/report/plotkit"
-	"github.com/shutdownlab/shutdownlab/report/wsmetrics"
 )
 
 // The hand-made ws records (internal/fixture).

@@ -4,10 +4,10 @@ import (
 	"testing"
 
 	"github.com/shutdownlab/shutdownlab/capabilities/cluster"
+	"github.com/shutdownlab/shutdownlab/capabilities/cluster/clustermetrics"
 	"github.com/shutdownlab/shutdownlab/capabilities/resources"
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report"
-	"github.com/shutdownlab/shutdownlab/report/clustermetrics"
 )
 
 // clusterRun runs one variant of a cluster scenario on the Node image and

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/shutdownlab/shutdownlab/capabilities/resources"
+	"github.com/shutdownlab/shutdownlab/capabilities/resources/resourcemetrics"
 	"github.com/shutdownlab/shutdownlab/report/document"
-	"github.com/shutdownlab/shutdownlab/report/resourcemetrics"
 )
 
 // TestResourcesCountConnections samples the Go target (behind

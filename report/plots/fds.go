@@ -11,9 +11,9 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/shutdownlab/shutdownlab/capabilities/resources/resourcemetrics"
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report/plotkit"
-	"github.com/shutdownlab/shutdownlab/report/resourcemetrics"
 )
 
 // fdSeries is one replica's open-fd total over time on a latency plot: X

@@ -12,11 +12,11 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/shutdownlab/shutdownlab/capabilities/resources/resourcemetrics"
 	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report"
 	"github.com/shutdownlab/shutdownlab/report/plotkit"
-	"github.com/shutdownlab/shutdownlab/report/resourcemetrics"
 	"github.com/shutdownlab/shutdownlab/report/shutdown"
 )
 

@@ -7,9 +7,9 @@ package probe
 import (
 	"fmt"
 
+	"github.com/shutdownlab/shutdownlab/capabilities/probe/probemetrics"
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report"
-	"github.com/shutdownlab/shutdownlab/report/probemetrics"
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 

@@ -6,9 +6,9 @@
 package resources
 
 import (
+	"github.com/shutdownlab/shutdownlab/capabilities/resources/resourcemetrics"
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report"
-	"github.com/shutdownlab/shutdownlab/report/resourcemetrics"
 )
 
 // Need is the capability's name: the resource metrics exist only for

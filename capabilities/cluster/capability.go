@@ -4,8 +4,8 @@
 package cluster
 
 import (
+	"github.com/shutdownlab/shutdownlab/capabilities/cluster/clustermetrics"
 	"github.com/shutdownlab/shutdownlab/report"
-	"github.com/shutdownlab/shutdownlab/report/clustermetrics"
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 

@@ -5,8 +5,8 @@
 package pod
 
 import (
+	"github.com/shutdownlab/shutdownlab/capabilities/pod/podmetrics"
 	"github.com/shutdownlab/shutdownlab/report"
-	"github.com/shutdownlab/shutdownlab/report/podmetrics"
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
