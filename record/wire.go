@@ -41,7 +41,7 @@ const (
 	EventDeadline = "deadline"
 	// EventHandlerJobStart: a /job was accepted. A "handler job" is the
 	// HTTP /job endpoint's work, done inside its request handler; the
-	// queue jobs of load.kind jobs (package jobs, JobsMetrics) are another
+	// queue jobs of load.kind jobs (package jobs, capabilities/queuejobs) are another
 	// thing, and their names say Jobs or queue.
 	EventHandlerJobStart = "job_start"
 	// EventHandlerJobCommit: the job's COMMIT line was fsynced.

@@ -59,7 +59,7 @@ type Capability struct {
 	// (RunInput.Take). Load hands it to Compute as ComputeInput.Input;
 	// Compute without a run directory (report.Compute) hands nil.
 	Input func(rd string) (RunInput, error)
-	// Part is a nil pointer of the type of its part ((*WSMetrics)(nil)):
+	// Part is a nil pointer of the type of its part ((*wsmetrics.Metrics)(nil)):
 	// the one type SetPart takes under Name, and the fields the catalog's
 	// tests read.
 	Part any

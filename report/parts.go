@@ -11,7 +11,7 @@ import (
 
 // A part is one capability's metrics of a run (a *wsmetrics.Metrics for
 // ws): held by Metrics under the capability's name, read through the
-// capability's typed accessor (Metrics.WS, Metrics.Jobs…), and written
+// capability's typed accessor (websockets.Of, queuejobs.Of…), and written
 // into summary.json flat, its keys beside the core metrics', as if its
 // fields were Metrics' own. A capability adds its part without a field
 // in Metrics: its Compute returns it (capability.go).

@@ -10,8 +10,8 @@ import (
 	"github.com/shutdownlab/shutdownlab/report"
 )
 
-// wsSet sets WebSocket metrics on a synthetic run (a ws run: WSMetrics
-// present).
+// wsSet sets WebSocket metrics on a synthetic run (a ws run: its ws
+// part present).
 func wsSet(f func(w *wsmetrics.Metrics)) set {
 	return func(m *report.Metrics) {
 		if websockets.Of(m) == nil {

@@ -4,7 +4,7 @@
 // engine's kill events and the request records: forks after the signal,
 // crashes and their resurrection, how workers and the primary ended, the
 // requests severed at the kill. Pure; report holds the result as a part of
-// its Metrics (Metrics.Cluster), and its catalog defines the rows.
+// its Metrics (cluster.Of), and its capability defines the rows.
 package clustermetrics
 
 import (
@@ -17,7 +17,7 @@ import (
 // Metrics are the supervisor metrics of a run of the Node cluster target
 // (targetapp/node/cluster.js), pure functions of the acted-on replica's
 // lifecycle events, its exit, the engine's kill events and the request
-// records. report.Metrics holds them as a part (Metrics.Cluster), flat in
+// records. report.Metrics holds them as a part (cluster.Of), flat in
 // its JSON: absent from the JSON of other runs. docs/metrics.md, "Cluster
 // target", defines each one.
 type Metrics struct {

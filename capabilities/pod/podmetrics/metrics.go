@@ -6,7 +6,7 @@
 // (drain), the grace period's SIGKILL, a new pod that took traffic it could
 // not serve — and how long the hook, the exit and the new pod's readiness
 // took. Pure; report holds the result as a part of its Metrics
-// (Metrics.Pod), and its catalog defines the rows (docs/metrics.md).
+// (pod.Of), and its capability defines the rows (docs/metrics.md).
 package podmetrics
 
 import (

@@ -1,7 +1,7 @@
 // Package probemetrics computes the metrics of a run driven by the
 // raw-socket probe (load.kind probe): record.ProbeResult.Analyze of its
 // probe line against the signal's best arrival time. Pure; report holds the
-// result as a part of its Metrics (Metrics.Probe), and its catalog defines
+// result as a part of its Metrics (probe.Of), and its capability defines
 // the rows.
 package probemetrics
 
@@ -13,7 +13,7 @@ import (
 // Metrics are the metrics of a run driven by a raw-socket probe
 // (Meta.LoadKind record.LoadKindProbe), computed by
 // record.ProbeResult.Analyze against shutdown.SignalTime. report.Metrics
-// holds them as a part (Metrics.Probe), flat in its JSON: absent from the
+// holds them as a part (probe.Of), flat in its JSON: absent from the
 // JSON of agent runs, and present (null when there is nothing to measure) in
 // probe runs.
 type Metrics struct {

@@ -3,7 +3,7 @@
 // replica's lifecycle events and exit, and the action: the ledger's classes
 // and step flags, the hand-over, the jobs abandoned, River's rescue, and the
 // shutdown budget audit of the run's configuration (BudgetOf). Pure; report
-// holds the result as a part of its Metrics (Metrics.Jobs), and its catalog
+// holds the result as a part of its Metrics (queuejobs.Of), and its capability
 // defines the rows.
 package jobsmetrics
 
@@ -19,7 +19,7 @@ import (
 // Metrics are the metrics of a queue-job run (load.kind jobs): pure
 // functions of the run's ledger (record.Meta.Jobs), the acted-on replica's
 // lifecycle events and exit, the action, and (for the budget) the requests'
-// paths. report.Metrics holds them as a part (Metrics.Jobs), flat in its
+// paths. report.Metrics holds them as a part (queuejobs.Of), flat in its
 // JSON: absent from the JSON of runs without a ledger, present (some null)
 // in every run with one. docs/metrics.md ("Queue jobs") defines each one.
 type Metrics struct {

@@ -3,7 +3,7 @@
 // ms) and computes the metrics of its acted-on replica from them: fds and
 // threads at the signal, fd growth per aborted request, peak RSS. Pure but
 // for ReadSamples; report holds the result as a part of its Metrics
-// (Metrics.Resources), and its catalog defines the rows.
+// (resources.Of), and its capability defines the rows.
 package resourcemetrics
 
 import (
@@ -23,7 +23,7 @@ import (
 
 // Metrics are the metrics read from the resource samples of the acted-on
 // replica (replica 0 without an action): its container's process tree,
-// summed per tick. report.Metrics holds them as a part (Metrics.Resources),
+// summed per tick. report.Metrics holds them as a part (resources.Of),
 // flat in its JSON: absent from the JSON of a run without samples of that
 // replica, and present (null where there is nothing to measure) otherwise.
 type Metrics struct {

@@ -2,7 +2,7 @@
 // service (platform swarm; record.Meta.Rollout) from its tasks as the
 // engine reported them and its request records: what the clients saw over
 // the whole rollout, and how the old tasks ended. Pure; report holds the
-// result as a part of its Metrics (Metrics.Rollout), and its catalog
+// result as a part of its Metrics (rollout.Of), and its capability
 // defines the rows.
 package rolloutmetrics
 
@@ -15,7 +15,7 @@ import (
 // Metrics are the metrics of a Swarm rollout (record.Rollout): what the
 // clients saw over the whole rollout, and what the engine says of the old
 // tasks. Pure functions of the run's Meta and records, held by
-// report.Metrics as a part (Metrics.Rollout).
+// report.Metrics as a part (rollout.Of).
 type Metrics struct {
 	// RolloutFailed counts failed requests started at or after the update
 	// was sent (until the load's end); RolloutNon2xx those of them that

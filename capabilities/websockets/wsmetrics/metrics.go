@@ -4,7 +4,7 @@
 // and their spread after t0, the upgrades around readiness, the time to
 // restore a stream, the handshake peak, the event accounting and the W6
 // budget. Pure; report holds the result as a part of its Metrics
-// (Metrics.WS), and its catalog defines the ws_* rows.
+// (websockets.Of), and its capability defines the ws_* rows.
 package wsmetrics
 
 import (
@@ -22,7 +22,7 @@ import (
 // Metrics are the metrics of a run driven by the WebSocket load driver
 // (load.kind ws), pure functions of its ws lines (Lines), the acted-on
 // replica's lifecycle events and environment, and the delivery window.
-// report.Metrics holds them as a part (Metrics.WS), flat in its JSON: absent
+// report.Metrics holds them as a part (websockets.Of), flat in its JSON: absent
 // from the JSON of other runs, and present (null when there is nothing to
 // measure) in ws runs. docs/metrics.md defines each one.
 type Metrics struct {
