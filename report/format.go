@@ -84,6 +84,14 @@ func Cell(d MetricDef, s Spread) string {
 // lifecycle log, for a run whose replica logged none.
 const NoLifecycleLog = "n/a (no lifecycle log)"
 
+// FromLifecycleLog returns d read from the app's lifecycle log: null with
+// NoLifecycleLog in a run that has none, before d's own reader is asked
+// (a capability's row read from the log: PartDef(...).FromLifecycleLog()).
+func (d MetricDef) FromLifecycleLog() MetricDef {
+	d.Read = Lifecycle(d.Read)
+	return d
+}
+
 // Lifecycle wraps the reader of a metric read from the app's lifecycle
 // log: null with NoLifecycleLog when the run has none.
 func Lifecycle(get func(*Metrics) Value) func(*Metrics) Value {

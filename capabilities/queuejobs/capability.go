@@ -50,15 +50,6 @@ func row(name string, k report.Kind, null, doc string, read func(*jobsmetrics.Me
 	return report.PartDef(Need, name, k, null, report.CompareNone, doc, read)
 }
 
-// lifecycleRow is a row read from the acted-on replica's lifecycle log:
-// null with report.NoLifecycleLog in a run that has none, before the
-// ledger is looked at.
-func lifecycleRow(name string, k report.Kind, null, doc string, read func(*jobsmetrics.Metrics) report.Value) report.MetricDef {
-	d := row(name, k, null, doc, read)
-	d.Read = report.Lifecycle(d.Read)
-	return d
-}
-
 // rows are the queue-job metric rows (docs/metrics.md, "Queue jobs").
 var rows = []report.MetricDef{
 	row("jobs_inserted", report.KindCount, "", "jobs: inserted by the producer (the ledger's total)",
@@ -85,14 +76,14 @@ var rows = []report.MetricDef{
 		func(j *jobsmetrics.Metrics) report.Value { return report.IntValue(j.JobsStepsMissing) }),
 	row("job_handover_ms", report.KindMs, "none", "longest time from a run of the acted-on replica leaving a job to another replica's run starting it",
 		func(j *jobsmetrics.Metrics) report.Value { return report.FloatPtrValue(j.JobHandoverMs) }),
-	lifecycleRow("jobs_cut", report.KindCount, "n/a", "the acted-on replica's worker_stopped jobs_cut (jobs stopped at a checkpoint, handed back)",
-		func(j *jobsmetrics.Metrics) report.Value { return report.IntPtrValue(j.JobsCut) }),
+	row("jobs_cut", report.KindCount, "n/a", "the acted-on replica's worker_stopped jobs_cut (jobs stopped at a checkpoint, handed back)",
+		func(j *jobsmetrics.Metrics) report.Value { return report.IntPtrValue(j.JobsCut) }).FromLifecycleLog(),
 	row("jobs_abandoned", report.KindCount, "", "jobs the acted-on replica's runs left without an end",
 		func(j *jobsmetrics.Metrics) report.Value { return report.IntValue(j.JobsAbandoned) }),
 	row("rescue_due_ms", report.KindMs, "none", "when River's rescuer would free the jobs left running, after the action",
 		func(j *jobsmetrics.Metrics) report.Value { return report.FloatPtrValue(j.RescueDueMs) }),
-	lifecycleRow("final_log", report.KindBool, "n/a", "the acted-on replica's last lifecycle event is exit",
-		func(j *jobsmetrics.Metrics) report.Value { return report.BoolValue(j.FinalLog) }),
+	row("final_log", report.KindBool, "n/a", "the acted-on replica's last lifecycle event is exit",
+		func(j *jobsmetrics.Metrics) report.Value { return report.BoolValue(j.FinalLog) }).FromLifecycleLog(),
 	row("budget_fits", report.KindBool, "n/a", "the budget audit: the shutdown ends by itself before the grace period",
 		func(j *jobsmetrics.Metrics) report.Value { return report.BoolPtrValue(j.BudgetFits) }),
 }

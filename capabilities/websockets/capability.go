@@ -53,14 +53,6 @@ func row(name string, k report.Kind, null, doc string, read func(*wsmetrics.Metr
 	return report.PartDef(Need, name, k, null, report.CompareNone, doc, read)
 }
 
-// lifecycleRow is a row read from the acted-on replica's lifecycle log:
-// null with report.NoLifecycleLog in a run that has none.
-func lifecycleRow(name string, k report.Kind, null, doc string, read func(*wsmetrics.Metrics) report.Value) report.MetricDef {
-	d := row(name, k, null, doc, read)
-	d.Read = report.Lifecycle(d.Read)
-	return d
-}
-
 // rows are the WebSocket metric rows (docs/metrics.md, "WebSocket runs").
 var rows = []report.MetricDef{
 	row("ws_clients", report.KindCount, "", "ws: clients (ws_client lines)",
@@ -81,8 +73,8 @@ var rows = []report.MetricDef{
 		func(w *wsmetrics.Metrics) report.Value { return report.FloatPtrValue(w.WSCloseAfterSignalMaxMs) }),
 	row("ws_close_spread_ms", report.KindMs, "n/a", "ws: the acted-on replica's CLOSE_SPREAD_MS (n/a: unset, all at once, or not recorded)",
 		func(w *wsmetrics.Metrics) report.Value { return report.FloatPtrValue(w.WSCloseSpreadMs) }),
-	lifecycleRow("ws_terminated", report.KindCount, "n/a", "ws: peers terminated at the close deadline (ws_terminated events)",
-		func(w *wsmetrics.Metrics) report.Value { return report.IntValue(w.WSTerminated) }),
+	row("ws_terminated", report.KindCount, "n/a", "ws: peers terminated at the close deadline (ws_terminated events)",
+		func(w *wsmetrics.Metrics) report.Value { return report.IntValue(w.WSTerminated) }).FromLifecycleLog(),
 	row("ws_upgrades_accepted_after_ready_false", report.KindCount, "n/a", "ws: upgrades the acted-on replica accepted after its readiness failed",
 		func(w *wsmetrics.Metrics) report.Value { return report.IntPtrValue(w.WSAcceptedAfterReadyFalse) }),
 	row("ws_upgrades_refused_draining", report.KindCount, "n/a", "ws: upgrades refused 503 draining after readiness failed",
