@@ -2,6 +2,9 @@ package capabilities_test
 
 import (
 	"encoding/json"
+	"go/parser"
+	"go/token"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -119,5 +122,29 @@ func TestComparisonFitsKind(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("compared metrics = %v\nwant %v\n(a change here changes gate NEW --baseline OLD: update docs/expectations.md too)", got, want)
+	}
+}
+
+// TestReportNamesNoCapability: the core (package report) imports no
+// capability and no capability's analysis, so a capability is added
+// without touching it; the list here is the only place that knows them.
+func TestReportNamesNoCapability(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "report", "*.go"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("report's files: %v %v", files, err)
+	}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		parsed, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range parsed.Imports {
+			if strings.Contains(imp.Path.Value, "/shutdownlab/capabilities") {
+				t.Errorf("%s imports %s: the core names no capability (register it in capabilities/capabilities.go)", f, imp.Path.Value)
+			}
+		}
 	}
 }
