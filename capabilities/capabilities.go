@@ -3,9 +3,10 @@
 // the capabilities into package report (report.Install). A program or
 // test that reads or writes reports imports it (package document does).
 //
-// Adding a capability is its own package, which builds a
-// report.Capability (and, if report.md shows it, a report.Section), and
-// one entry in each list below: the only shared file it touches.
+// Adding a capability is a directory of its own under capabilities/ —
+// its package builds a report.Capability (and, if report.md shows it, a
+// report.Section), its analysis package computes its part — and one entry
+// in each list below: the only shared file it touches.
 package capabilities
 
 import (

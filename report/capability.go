@@ -44,8 +44,8 @@ type Capability struct {
 	HeadlineExtra []string
 	// Compute returns the capability's part of a run's metrics (its
 	// typed metrics, read back through its accessor) and its notes; a nil
-	// part: the run does not have them. Pure, like Compute. nil: the part
-	// comes from elsewhere (resources: Load, from the samples file).
+	// part: the run does not have them. Pure, like Compute, but for what
+	// its Input read.
 	Compute func(in ComputeInput) (part any, notes []string)
 	// Accounting, when set, is the accounting rule of the capability's
 	// runs, in place of the agent's (record.CheckAccounting): claimed
@@ -59,9 +59,9 @@ type Capability struct {
 	// (RunInput.Take). Load hands it to Compute as ComputeInput.Input;
 	// Compute without a run directory (report.Compute) hands nil.
 	Input func(rd string) (RunInput, error)
-	// Part is a nil pointer of the type of its part ((*wsmetrics.Metrics)(nil)):
-	// the one type SetPart takes under Name, and the fields the catalog's
-	// tests read.
+	// Part is a nil pointer of the type of its part
+	// ((*wsmetrics.Metrics)(nil)): the one type SetPart takes under Name,
+	// and the fields the catalog's tests read.
 	Part any
 }
 
