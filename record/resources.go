@@ -1,5 +1,10 @@
 package record
 
+import (
+	"cmp"
+	"slices"
+)
+
 // ResourceSample is one reading of one process's resources, taken from
 // outside the process (the host's /proc) by internal/resources: a series
 // of them, every interval through a run, shows file descriptors, memory
@@ -67,4 +72,39 @@ type ResourceReplica struct {
 	Ticks     int    `json:"ticks"`
 	StoppedBy string `json:"stopped_by,omitempty"`
 	Error     string `json:"error,omitempty"`
+}
+
+// ResourceTick is the total of one replica's process tree at one sampling
+// tick: what its fd, memory and thread counts are read as (every sample
+// of one tick carries the same TimeNs).
+type ResourceTick struct {
+	// TimeNs is when the tick was read (Unix ns).
+	TimeNs int64
+	// FDs, RSSBytes and Threads are the totals over its processes;
+	// Processes counts them.
+	FDs       int
+	RSSBytes  int64
+	Threads   int
+	Processes int
+}
+
+// ResourceTicks sums the samples of replica (its alias, "replica-0") per
+// tick, in time order.
+func ResourceTicks(samples []ResourceSample, replica string) []ResourceTick {
+	var out []ResourceTick
+	for _, s := range samples {
+		if s.Replica != replica {
+			continue
+		}
+		if n := len(out); n == 0 || out[n-1].TimeNs != s.TimeNs {
+			out = append(out, ResourceTick{TimeNs: s.TimeNs})
+		}
+		t := &out[len(out)-1]
+		t.FDs += s.FDs
+		t.RSSBytes += s.RSSBytes
+		t.Threads += s.Threads
+		t.Processes++
+	}
+	slices.SortStableFunc(out, func(a, b ResourceTick) int { return cmp.Compare(a.TimeNs, b.TimeNs) })
+	return out
 }

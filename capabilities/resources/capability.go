@@ -1,6 +1,6 @@
 // Package resources is the acted-on replica's resource samples as a
 // capability: what its processes held (open fds, threads, resident
-// memory), read by resourcemetrics from the samples file the runner wrote
+// memory), computed by resourcemetrics from the samples file the runner wrote
 // into the run directory (resources.jsonl; a local engine whose /proc
 // this host shares), shown only when some run has samples.
 package resources
@@ -47,7 +47,7 @@ func (*samples) Take(*record.Line) bool { return false }
 
 // readSamples reads run directory rd's samples file.
 func readSamples(rd string) (report.RunInput, error) {
-	s, err := resourcemetrics.ReadSamples(rd)
+	s, err := report.ReadResourceSamples(rd)
 	return &samples{s}, err
 }
 

@@ -7,7 +7,8 @@ import (
 	"time"
 
 	"github.com/shutdownlab/shutdownlab/capabilities/resources"
-	"github.com/shutdownlab/shutdownlab/capabilities/resources/resourcemetrics"
+	"github.com/shutdownlab/shutdownlab/record"
+	"github.com/shutdownlab/shutdownlab/report"
 	"github.com/shutdownlab/shutdownlab/report/document"
 )
 
@@ -44,12 +45,12 @@ func TestResourcesCountConnections(t *testing.T) {
 			t.Fatalf("%s: meta resources %+v: want replica-0 sampled (a local engine)", v.Label, rr)
 		}
 		rep := rr.Replicas[0]
-		samples, err := resourcemetrics.ReadSamples(filepath.Join(oc.Dir, v.Slug, run.Name))
+		samples, err := report.ReadResourceSamples(filepath.Join(oc.Dir, v.Slug, run.Name))
 		if err != nil {
 			t.Fatal(err)
 		}
-		var at resourcemetrics.Tick
-		for _, k := range resourcemetrics.Ticks(samples, "replica-0") {
+		var at record.ResourceTick
+		for _, k := range record.ResourceTicks(samples, "replica-0") {
 			if k.TimeNs <= run.Meta.Action.SentNs {
 				at = k
 			}

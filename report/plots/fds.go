@@ -11,7 +11,6 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/shutdownlab/shutdownlab/capabilities/resources/resourcemetrics"
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report/plotkit"
 )
@@ -37,7 +36,7 @@ func fdSeriesOf(samples []record.ResourceSample, base int64) []fdSeries {
 	var out []fdSeries
 	for _, name := range names {
 		fs := fdSeries{Replica: name}
-		for _, k := range resourcemetrics.Ticks(samples, name) {
+		for _, k := range record.ResourceTicks(samples, name) {
 			fs.Points = append(fs.Points, plotkit.Point{X: float64(k.TimeNs-base) / 1e9, Y: float64(k.FDs)})
 		}
 		out = append(out, fs)

@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/shutdownlab/shutdownlab/capabilities/resources/resourcemetrics"
 	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report"
@@ -65,7 +64,7 @@ func writeLatencyPlot(name, scenario string, v *report.Variant, r *report.Run) e
 		return err
 	}
 	d := lb.finish(MaxLatencyPoints)
-	samples, err := resourcemetrics.ReadSamples(filepath.Dir(name))
+	samples, err := report.ReadResourceSamples(filepath.Dir(name))
 	if err != nil {
 		return err
 	}

@@ -1,22 +1,13 @@
-// Package resourcemetrics reads a run's resource samples (resources.jsonl:
-// the open fds, RSS and threads of each replica's process tree, every 100
-// ms) and computes the metrics of its acted-on replica from them: fds and
-// threads at the signal, fd growth per aborted request, peak RSS. Pure but
-// for ReadSamples; report holds the result as a part of its Metrics
-// (resources.Of), and its capability defines the rows.
+// Package resourcemetrics computes the metrics of a run's acted-on
+// replica from its resource samples (resources.jsonl, read by
+// report.ReadResourceSamples: the open fds, RSS and threads of each
+// replica's process tree, every 100 ms, summed per tick by
+// record.ResourceTicks): fds and threads at the signal, fd growth per
+// aborted request, peak RSS. Pure; report holds the result as a part of
+// its Metrics (resources.Of), and its capability defines the rows.
 package resourcemetrics
 
 import (
-	"bufio"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"slices"
-
-	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report/shutdown"
 )
@@ -48,68 +39,25 @@ type Metrics struct {
 	ThreadsAtSignal *int `json:"threads_at_signal"`
 }
 
-// Tick is the total of one replica's process tree at one sampling tick.
-type Tick struct {
-	// TimeNs is when the tick was read (Unix ns).
-	TimeNs int64
-	// FDs, RSSBytes and Threads are the totals over its processes;
-	// Processes counts them.
-	FDs       int
-	RSSBytes  int64
-	Threads   int
-	Processes int
-}
-
-// Ticks sums the samples of replica (its alias, "replica-0") per tick, in
-// time order.
-func Ticks(samples []record.ResourceSample, replica string) []Tick {
-	var out []Tick
-	for _, s := range samples {
-		if s.Replica != replica {
-			continue
-		}
-		if n := len(out); n == 0 || out[n-1].TimeNs != s.TimeNs {
-			out = append(out, Tick{TimeNs: s.TimeNs})
-		}
-		t := &out[len(out)-1]
-		t.FDs += s.FDs
-		t.RSSBytes += s.RSSBytes
-		t.Threads += s.Threads
-		t.Processes++
-	}
-	slices.SortStableFunc(out, func(a, b Tick) int { return compareInt64(a.TimeNs, b.TimeNs) })
-	return out
-}
-
-func compareInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
 // tickFrom returns the first tick at or after t (false: none, or t is 0).
-func tickFrom(ticks []Tick, t int64) (Tick, bool) {
+func tickFrom(ticks []record.ResourceTick, t int64) (record.ResourceTick, bool) {
 	if t == 0 {
-		return Tick{}, false
+		return record.ResourceTick{}, false
 	}
 	for _, k := range ticks {
 		if k.TimeNs >= t {
 			return k, true
 		}
 	}
-	return Tick{}, false
+	return record.ResourceTick{}, false
 }
 
 // tickAt returns the last tick at or before t (false: none, or t is 0).
-func tickAt(ticks []Tick, t int64) (Tick, bool) {
+func tickAt(ticks []record.ResourceTick, t int64) (record.ResourceTick, bool) {
 	if t <= 0 {
-		return Tick{}, false
+		return record.ResourceTick{}, false
 	}
-	var got Tick
+	var got record.ResourceTick
 	ok := false
 	for _, k := range ticks {
 		if k.TimeNs > t {
@@ -128,7 +76,7 @@ func Compute(meta record.Meta, reqs []record.Request, samples []record.ResourceS
 	if i < 0 {
 		return nil
 	}
-	ticks := Ticks(samples, meta.Replicas[i].Name)
+	ticks := record.ResourceTicks(samples, meta.Replicas[i].Name)
 	if len(ticks) == 0 {
 		return nil
 	}
@@ -159,36 +107,6 @@ func Compute(meta record.Meta, reqs []record.Request, samples []record.ResourceS
 		rm.FDGrowthPerAbort = ptr(float64(last.FDs-first.FDs) / float64(aborted))
 	}
 	return rm
-}
-
-// ReadSamples reads run directory rd's resource samples
-// (resultdir.ResourcesFile); none when the file is absent. A line that does
-// not decode is an error naming the file and line.
-func ReadSamples(rd string) ([]record.ResourceSample, error) {
-	f, err := os.Open(filepath.Join(rd, resultdir.ResourcesFile))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var out []record.ResourceSample
-	sc := bufio.NewScanner(f)
-	for line := 1; sc.Scan(); line++ {
-		if len(sc.Bytes()) == 0 {
-			continue
-		}
-		var s record.ResourceSample
-		if err := json.Unmarshal(sc.Bytes(), &s); err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", resultdir.ResourcesFile, line, err)
-		}
-		out = append(out, s)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", resultdir.ResourcesFile, err)
-	}
-	return out, nil
 }
 
 func ptr[T any](v T) *T { return &v }
