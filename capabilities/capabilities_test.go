@@ -115,7 +115,7 @@ func TestComparisonFitsKind(t *testing.T) {
 		got[d.Compare] = append(got[d.Compare], d.Name)
 	}
 	want := map[report.Comparison][]string{
-		report.CompareLoss: {"failed_while_running", "failed", "dropped_inflight", "failed_in_delivery_window", "idle_close_race", "failed_after_signal", "forks_after_signal", "severed_at_kill", "ghost_writes", "lost_writes",
+		report.CompareLoss: {"failed_while_running", "failed", "dropped_inflight", "failed_in_delivery_window", "idle_close_race", "failed_after_signal", "dropped_at_kill", "forks_after_signal", "severed_at_kill", "ghost_writes", "lost_writes",
 			"rollout_failed", "rollout_non2xx", "old_tasks_killed", "task_restarts", "pod_failed", "pod_failed_new_pod", "pod_failed_propagation", "pod_failed_drain", "pod_failed_elsewhere", "pod_failed_after_kill"},
 		report.CompareLatency: {"exit_after_ms", "drain_ms", "resurrection_ms", "p50_ms", "p99_ms", "max_ms", "rollout_ms", "old_stop_to_exit_ms",
 			"pod_hook_ms", "pod_signal_to_exit_ms", "pod_deletion_to_exit_ms", "pod_new_ready_ms", "pod_new_joined_ms"},

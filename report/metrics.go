@@ -63,6 +63,14 @@ type Metrics struct {
 	// the signal had certainly arrived (T1) that were served ok: the server
 	// still accepted new connections (a propagation delay, or a restart).
 	NewConnsAfterSignal *int `json:"new_conns_after_signal"`
+	// ConnsOpenedAfterSignal counts the connections whose dial completed
+	// after T1, whatever became of their requests: a listener was still
+	// open (the server's, or one it kept across a reload).
+	ConnsOpenedAfterSignal *int `json:"conns_opened_after_signal"`
+	// DroppedAtKill counts the failed requests written before T1 that were
+	// still open when the acted-on replica was SIGKILLed: accepted work the
+	// grace period cut. Null when it was not SIGKILLed.
+	DroppedAtKill *int `json:"dropped_at_kill"`
 	// DeliveryWindowMs is T1 - T0 of the delivery window.
 	DeliveryWindowMs *float64 `json:"delivery_window_ms"`
 	// DrainObservedMs is the drain seen from the client side: from the
@@ -106,6 +114,14 @@ type Metrics struct {
 	P50Ms *float64 `json:"p50_ms"`
 	P99Ms *float64 `json:"p99_ms"`
 	MaxMs *float64 `json:"max_ms"`
+
+	// How the server served before the action (computeStopShape): its
+	// service time, the requests that waited for it (a queue), and how
+	// many requests it worked on at once. Null without ok requests before
+	// the action.
+	ServiceMs          *float64 `json:"service_ms"`
+	WaitedBeforeSignal *int     `json:"waited_before_signal"`
+	ServedConcurrency  *float64 `json:"served_concurrency"`
 
 	// Write reconciliation (see Reconcile); absent (null) for runs without
 	// write requests or ledger rows.
@@ -186,6 +202,7 @@ func ComputeWith(meta record.Meta, reqs []record.Request, inputs map[Need]RunInp
 	in := ComputeInput{Meta: meta, Requests: reqs, Core: &m}
 	checkAccounting(in, inputs, &tally)
 	computePhases(&m, meta, reqs)
+	computeStopShape(&m, meta, reqs)
 	computeReplica(&m, meta)
 	computeWrites(&m, meta, reqs)
 	computeParts(in, inputs)
