@@ -69,8 +69,25 @@ type checkOpts struct {
 	// command and args replace the image's ENTRYPOINT and CMD (a
 	// manifest's; nil: the image's own).
 	command, args []string
+	// clients is how many keep-alive clients the load has (0: check's
+	// default, checkClients).
+	clients int
 	// searchDir is the signal search's result directory ("" without one).
 	searchDir string
+	// capacityDir is the capacity variant's result directory ("" without
+	// one).
+	capacityDir string
+}
+
+// checkClients is how many keep-alive clients check drives by default.
+const checkClients = 20
+
+// clientCount is o.clients, or checkClients when unset.
+func (o checkOpts) clientCount() int {
+	if o.clients > 0 {
+		return o.clients
+	}
+	return checkClients
 }
 
 // cmdCheck runs the built-in check scenario against a user's image with
@@ -124,16 +141,15 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	}
 	sc, dir, res, junit := g.sc, g.dir, g.res, g.junit
 	o.asRun(p.vars[sc])
-	fs := verdict(checkActions(o, p.vars[sc], res))
+	actions := checkActions(o, p.vars[sc], res)
+	fs := verdict(actions)
 	vcode := verdictCode(fs)
-	if cands := candidates(want, o.signal, o.stopSignal); vcode == verdictDefect && len(cands) > 0 && err == nil && ctx.Err() == nil {
-		sr, scode, serr := runSearch(ctx, o, cands, sets, *out, stdout, stderr)
-		if serr != nil {
-			fmt.Fprintf(stderr, "shutdownlab: signal search: %v\n", serr)
-		}
-		code = max(code, scode)
-		fs = append(fs, searchFindings(sr)...)
-		o.searchDir = sr.dir
+	if vcode == verdictDefect && err == nil && ctx.Err() == nil {
+		var ex extras
+		var xcode int
+		ex, xcode = measureMore(ctx, &o, actions, want, sets, *out, stdout, stderr)
+		code = max(code, xcode)
+		fs = verdictWith(actions, ex)
 	}
 	writeVerdict(stdout, dir, o, fs)
 	if junit != "" {
@@ -256,7 +272,7 @@ func checkScenario(o checkOpts) []byte {
 		o.path, o.image, o.signal, o.stopSignal, o.graceS)
 	fmt.Fprintf(&b, "runs: %d\n", o.runs)
 	b.WriteString(checkTarget(o))
-	fmt.Fprintf(&b, "load:\n  clients: 20\n  duration: 6s\n  mix:\n    - {method: GET, path: %s}\n", strconv.Quote(o.path))
+	fmt.Fprintf(&b, "load:\n  clients: %d\n  duration: 6s\n  mix:\n    - {method: GET, path: %s}\n", o.clientCount(), strconv.Quote(o.path))
 	fmt.Fprintf(&b, "action:\n  kind: signal\n  signal: %s\n  at: 3s\n", o.signal)
 	fmt.Fprintf(&b, "observe:\n  window: %ds\n", o.graceS+5)
 	b.WriteString("variants:\n  action.kind: [signal, stop]\n")
@@ -330,51 +346,4 @@ func checkActions(o checkOpts, vs []scenarios.Variant, res *report.Result) []act
 		out = append(out, a)
 	}
 	return out
-}
-
-// verdictText renders the findings: per action its answers and
-// signatures, then what would make the shutdown clean (or that it is),
-// advice, and last the troubles that are not about shutdown.
-func verdictText(o checkOpts, fs []finding) string {
-	var b strings.Builder
-	runs := "1 run"
-	if o.runs != 1 {
-		runs = fmt.Sprintf("%d runs", o.runs)
-	}
-	fmt.Fprintf(&b, "verdict for %s (STOPSIGNAL %s, grace period %d s, %s per action):\n", o.image, o.stopSignal, o.graceS, runs)
-	last := "-"
-	var fixes, advice, other []string
-	for _, f := range fs {
-		switch {
-		case f.Kind == findOther:
-			other = append(other, f.Text)
-		case f.Action == "" && f.Kind == fixClean:
-			fmt.Fprintf(&b, "  %s\n", f.Text)
-		case f.Action == "" && f.Bad:
-			fixes = append(fixes, f.Text)
-		case f.Action == "":
-			advice = append(advice, f.Text)
-		default:
-			if f.Action != last {
-				fmt.Fprintf(&b, "  %s:\n", f.Action)
-				last = f.Action
-			}
-			fmt.Fprintf(&b, "    %s\n", f.Text)
-		}
-	}
-	section := func(title string, lines []string) {
-		if len(lines) > 0 {
-			fmt.Fprintf(&b, "  %s:\n", title)
-		}
-		for _, l := range lines {
-			fmt.Fprintf(&b, "    - %s\n", l)
-		}
-	}
-	section("to make it clean", fixes)
-	section("advice", advice)
-	section("not about shutdown", other)
-	if o.searchDir != "" {
-		fmt.Fprintf(&b, "  signal search measurements: %s\n", filepath.Join(o.searchDir, resultdir.MarkdownFile))
-	}
-	return b.String()
 }

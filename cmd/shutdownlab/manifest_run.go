@@ -213,7 +213,7 @@ func manifestHeader(o manifestOpts) string {
 func manifestNotes(o manifestOpts, signalFs []finding, dirs []string) string {
 	var b strings.Builder
 	for _, f := range signalFs {
-		fmt.Fprintf(&b, "    - %s\n", f.Text)
+		fmt.Fprintf(&b, "    - %s\n", f.line())
 	}
 	p := o.pod
 	serving := fmt.Sprintf("%d pods behind the proxy (replicas %d", o.pods(), p.Replicas)
@@ -269,7 +269,7 @@ func podSignalFindings(sr searchResult, own string) []finding {
 			continue
 		}
 		if text, clean := candidateText(a, sr.watch); clean {
-			return []finding{{"", "search", false, fmt.Sprintf(
+			return []finding{{Kind: "search", Text: fmt.Sprintf(
 				"signal search: %s, the pod's own stop signal, stops the image cleanly on its own (%s): the SIGKILL came from the grace period, too short for the hook and this load's drain",
 				own, strings.TrimPrefix(text, own+": clean: "))}}
 		}

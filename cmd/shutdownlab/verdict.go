@@ -17,21 +17,27 @@ import (
 // runMetrics are the metrics of one run the verdict reads, under their
 // JSON names in report.Metrics (docs/metrics.md).
 type runMetrics struct {
-	Failed                 int      `json:"failed"`
-	DroppedInflight        *int     `json:"dropped_inflight"`
-	FailedInDeliveryWindow *int     `json:"failed_in_delivery_window"`
-	FailedBeforeSignal     *int     `json:"failed_before_signal"`
-	FailedWhileRunning     *int     `json:"failed_while_running"`
-	IdleCloseRace          *int     `json:"idle_close_race"`
-	ServedAfterSignal      *int     `json:"served_after_signal"`
-	ExitCode               *int     `json:"exit_code"`
-	ExitAfterMs            *float64 `json:"exit_after_ms"`
-	Killed                 bool     `json:"killed"`
-	StopTimeoutS           *int     `json:"stop_timeout_s"`
-	DrainObservedMs        *float64 `json:"drain_observed_ms"`
-	PhaseInconclusive      bool     `json:"phase_inconclusive"`
-	IdleCloseBeforeSignal  *int     `json:"idle_close_before_signal"`
-	NewConnsAfterSignal    *int     `json:"new_conns_after_signal"`
+	Failed                 int            `json:"failed"`
+	DroppedInflight        *int           `json:"dropped_inflight"`
+	FailedInDeliveryWindow *int           `json:"failed_in_delivery_window"`
+	FailedBeforeSignal     *int           `json:"failed_before_signal"`
+	FailedWhileRunning     *int           `json:"failed_while_running"`
+	IdleCloseRace          *int           `json:"idle_close_race"`
+	ServedAfterSignal      *int           `json:"served_after_signal"`
+	ExitCode               *int           `json:"exit_code"`
+	ExitAfterMs            *float64       `json:"exit_after_ms"`
+	Killed                 bool           `json:"killed"`
+	StopTimeoutS           *int           `json:"stop_timeout_s"`
+	DrainObservedMs        *float64       `json:"drain_observed_ms"`
+	PhaseInconclusive      bool           `json:"phase_inconclusive"`
+	IdleCloseBeforeSignal  *int           `json:"idle_close_before_signal"`
+	NewConnsAfterSignal    *int           `json:"new_conns_after_signal"`
+	ConnsOpenedAfterSignal *int           `json:"conns_opened_after_signal"`
+	DroppedAtKill          *int           `json:"dropped_at_kill"`
+	ServiceMs              *float64       `json:"service_ms"`
+	WaitedBeforeSignal     *int           `json:"waited_before_signal"`
+	ServedConcurrency      *float64       `json:"served_concurrency"`
+	ByClass                map[string]int `json:"by_class"`
 }
 
 // fromReport copies the metrics the verdict reads from m, by their JSON
@@ -79,6 +85,8 @@ const (
 	sigNoDelay      = "no-propagation-delay"
 	sigDrainTooLong = "drain-exceeds-grace"
 	sigRestarts     = "signal-restarts"
+	sigStuck        = "drain-stuck"  // SIGKILLed holding accepted work, none answered after the signal
+	sigCutHangs     = "cut-and-hang" // cut its work at the signal, then did not exit
 	fixClean        = "clean"
 	// findOther is a trouble that is not about shutdown (failures before
 	// any signal); it is named apart and is no defect of the shutdown.
@@ -95,24 +103,56 @@ type finding struct {
 	Bad bool
 	// Text says it in plain words.
 	Text string
+	// Evidence is, for a remedy, the measurement of this check that backs
+	// it ("signal SIGQUIT: exit 0 after 310 ms, nothing it had accepted
+	// failed"); empty when it is a suggestion nothing here measured.
+	Evidence string
+	// Unmeasured is, for a suggestion without Evidence, how to measure it
+	// (the flag or --set that would), or why check cannot.
+	Unmeasured string
+	// Signal is the stop signal a remedy recommends, if any: never one
+	// this check measured to drop work or not stop the server.
+	Signal string
+}
+
+// extras are the measurements check makes after its first verdict, when
+// that verdict names a defect: the capacity variant and the signal search.
+type extras struct {
+	// capacity is the capacity variant (nil: not run).
+	capacity *capacityResult
+	// search is the signal search (nil: not run).
+	search *searchResult
+	// searchSkipped says why the search did not run ("": it ran, or no
+	// defect called for it).
+	searchSkipped string
 }
 
 // verdict answers the check's questions for each action, names the known
 // broken-shutdown signatures the runs show, says what would make the
 // shutdown clean, and names apart the troubles that are not about shutdown.
 // Pure: its only input is the metrics.
-func verdict(actions []actionRuns) []finding {
+func verdict(actions []actionRuns) []finding { return verdictWith(actions, extras{}) }
+
+// verdictWith is verdict with check's later measurements: their lines, and
+// the remedies they back or rule out.
+func verdictWith(actions []actionRuns, ex extras) []finding {
 	var out, sigs []finding
 	for _, a := range actions {
 		if len(a.Runs) == 0 {
-			out = append(out, finding{a.Action, findNoRuns, true, "no valid run: nothing to judge (the report's \"Runs not counted\" says why; an image that never got ready needs the right --ready-path or --port)"})
+			out = append(out, finding{Action: a.Action, Kind: findNoRuns, Bad: true, Text: "no valid run: nothing to judge (the report's \"Runs not counted\" says why; an image that never got ready needs the right --ready-path or --port)"})
 			continue
 		}
 		as := signatures(a)
 		out = append(append(out, answers(a)...), as...)
 		sigs = append(sigs, as...)
 	}
-	fixes := remedies(actions, sigs)
+	out = append(out, capacityLines(ex.capacity)...)
+	if ex.search != nil {
+		out = append(out, searchLines(*ex.search)...)
+	} else if ex.searchSkipped != "" {
+		out = append(out, finding{Action: "signal search", Kind: "search", Text: ex.searchSkipped})
+	}
+	fixes := remedies(actions, sigs, ex)
 	if !anyBad(out) && !anyBad(fixes) {
 		text := "clean: no request it had accepted failed, and it exited by itself with code 0"
 		for _, a := range actions {
@@ -120,7 +160,7 @@ func verdict(actions []actionRuns) []finding {
 				text += fmt.Sprintf("; STOPSIGNAL %s and a %d s grace period are enough (slowest exit %.0f ms)", a.Signal, a.GraceS, slowestCleanExit(actions))
 			}
 		}
-		fixes = append([]finding{{"", fixClean, false, text}}, fixes...)
+		fixes = append([]finding{{Kind: fixClean, Text: text}}, fixes...)
 	}
 	return append(append(out, fixes...), otherTroubles(actions)...)
 }
@@ -177,7 +217,7 @@ func answers(a actionRuns) []finding {
 	}
 	for _, k := range order {
 		rs := classes[k]
-		out = append(out, finding{a.Action, k, k != findExit, exitText(a, k, rs) + ofRuns(len(rs), n)})
+		out = append(out, finding{Action: a.Action, Kind: k, Bad: k != findExit, Text: exitText(a, k, rs) + ofRuns(len(rs), n)})
 	}
 	return out
 }
@@ -205,19 +245,19 @@ func dropAnswer(a actionRuns) finding {
 	}
 	switch {
 	case dropRuns > 0:
-		return finding{a.Action, findDrops, true, fmt.Sprintf(
+		return finding{Action: a.Action, Kind: findDrops, Bad: true, Text: fmt.Sprintf(
 			"drops in-flight work: yes%s: requests it had accepted failed (dropped_inflight up to %d, failed_in_delivery_window up to %d)",
 			ofRuns(dropRuns, n), dropped, window)}
 	case unclearRuns > 0:
-		return finding{a.Action, findUnclear, true, fmt.Sprintf(
+		return finding{Action: a.Action, Kind: findUnclear, Bad: true, Text: fmt.Sprintf(
 			"drops in-flight work: cannot tell%s: the signal took so long to arrive that up to %d requests failed on its way (phase_inconclusive); rerun on a quieter engine",
 			ofRuns(unclearRuns, n), window)}
 	case windowRuns > 0:
-		return finding{a.Action, findWindowOnly, false, fmt.Sprintf(
+		return finding{Action: a.Action, Kind: findWindowOnly, Bad: false, Text: fmt.Sprintf(
 			"drops in-flight work: no request written before the signal failed; up to %d written while it was on its way failed%s "+
 				"(a drop or the idle-close race: the client cannot tell which)", window, ofRuns(windowRuns, n))}
 	}
-	return finding{a.Action, findNoDrops, false, "drops in-flight work: no" + ofRuns(n, n)}
+	return finding{Action: a.Action, Kind: findNoDrops, Bad: false, Text: "drops in-flight work: no" + ofRuns(n, n)}
 }
 
 // exitClass classifies how a run's acted-on replica ended.
@@ -256,64 +296,108 @@ func exitText(a actionRuns, class string, rs []runMetrics) string {
 
 // signatures names the known broken-shutdown shapes the runs of a show.
 func signatures(a actionRuns) []finding {
-	n := len(a.Runs)
-	var none, delay, drain int
-	var lateFails, races int
-	var drainMs float64
-	var restarts, newConns, restartDrops int
+	var t sigTally
 	for _, r := range a.Runs {
-		inflight := val(r.DroppedInflight) + val(r.FailedInDeliveryWindow)
-		if restartsOnSignal(r) {
-			restarts++
-			newConns, restartDrops = max(newConns, val(r.NewConnsAfterSignal)), max(restartDrops, inflight)
-			continue // neither (i) nor (iii): no grace period helps here
-		}
-		switch {
-		case r.Killed && nearGrace(r, a.GraceS) && inflight == 0:
-			none++
-		case !a.Stop && r.ExitCode == nil && inflight == 0 && val(r.ServedAfterSignal) > 0:
-			none++ // the same shape without a SIGKILL at the end
-		}
-		if r.FailedWhileRunning != nil {
-			late := *r.FailedWhileRunning - inflight - val(r.FailedBeforeSignal)
-			if late > 0 && val(r.ServedAfterSignal) == 0 {
-				delay++
-				lateFails, races = max(lateFails, late), max(races, val(r.IdleCloseRace))
-			}
-		}
-		if r.Killed && val(r.DroppedInflight) > 0 {
-			drain++
-			drainMs = max(drainMs, val64(r.DrainObservedMs))
+		t.add(a, r)
+	}
+	return t.findings(a)
+}
+
+// sigTally counts, over an action's runs, the runs of each signature and
+// the figures their texts quote.
+type sigTally struct {
+	restarts, none, delay, drain, late, stuck, hangs int
+	newConns, restartDrops, lateFails, races         int
+	atKill, stuckHeld, hangDrops                     int
+	drainMs, lateMs                                  float64
+}
+
+// add counts run r of action a under the signatures it shows.
+func (t *sigTally) add(a actionRuns, r runMetrics) {
+	inflight := val(r.DroppedInflight) + val(r.FailedInDeliveryWindow)
+	if restartsOnSignal(r) {
+		t.restarts++
+		t.newConns, t.restartDrops = max(t.newConns, val(r.ConnsOpenedAfterSignal)), max(t.restartDrops, inflight)
+		return // neither (i) nor (iii): no grace period helps here
+	}
+	switch {
+	case r.Killed && nearGrace(r, a.GraceS) && inflight == 0:
+		t.none++
+	case !a.Stop && r.ExitCode == nil && inflight == 0 && val(r.ServedAfterSignal) > 0:
+		t.none++ // the same shape without a SIGKILL at the end
+	}
+	if r.FailedWhileRunning != nil {
+		late := *r.FailedWhileRunning - inflight - val(r.FailedBeforeSignal)
+		if late > 0 && val(r.ServedAfterSignal) == 0 {
+			t.delay++
+			t.lateFails, t.races = max(t.lateFails, late), max(t.races, val(r.IdleCloseRace))
 		}
 	}
+	c := exitClass(r)
+	switch {
+	case r.Killed && val(r.DroppedAtKill) > 0 && drainProgressed(r):
+		t.drain++
+		t.atKill, t.drainMs = max(t.atKill, val(r.DroppedAtKill)), max(t.drainMs, val64(r.DrainObservedMs))
+	case r.Killed && val(r.DroppedAtKill) > 0:
+		t.stuck++
+		t.stuckHeld = max(t.stuckHeld, val(r.DroppedAtKill))
+	case !a.Stop && a.GraceS > 0 && (c == findExit || c == findExitOther) && val64(r.ExitAfterMs) > float64(a.GraceS)*1000:
+		t.late++
+		t.lateMs = max(t.lateMs, val64(r.ExitAfterMs))
+	case (c == findNever || c == findKilled) && inflight > 0:
+		t.hangs++
+		t.hangDrops = max(t.hangDrops, inflight)
+	}
+}
+
+// drainProgressed: after the signal the server still answered work it had
+// accepted, or new requests: its drain was measurably going on.
+func drainProgressed(r runMetrics) bool {
+	return r.DrainObservedMs != nil || val(r.ServedAfterSignal) > 0
+}
+
+// findings are the tally's signature lines for action a.
+func (t *sigTally) findings(a actionRuns) []finding {
+	n := len(a.Runs)
 	var out []finding
-	if restarts > 0 {
-		out = append(out, finding{a.Action, sigRestarts, true, fmt.Sprintf(
-			"signature: the stop signal restarts the server%s: up to %d requests in flight or on their way failed at the signal, yet it kept running, accepted %d new connections after it and never exited by itself: %s means \"restart\" (or \"reload\") to it, not \"stop\"; no grace period helps",
-			ofRuns(restarts, n), restartDrops, newConns, a.Signal)})
+	add := func(kind string, bad bool, format string, args ...any) {
+		out = append(out, finding{Action: a.Action, Kind: kind, Bad: bad, Text: fmt.Sprintf(format, args...)})
 	}
-	if none > 0 {
-		out = append(out, finding{a.Action, sigNoSignal, true, fmt.Sprintf(
-			"signature (i), the signal never reaches the app%s: nothing failed around the signal and it kept serving until it was killed (or the window ended); its PID 1 or a shell in front of it swallowed the signal, or it ignores this one",
-			ofRuns(none, n))})
+	if t.restarts > 0 {
+		add(sigRestarts, true, "signature: the stop signal restarts the server%s: up to %d requests in flight or on their way failed at the signal, yet it kept running, its listener took %d new connections after it (answered at once or after the restart) and it never exited by itself: %s means \"restart\" (or \"reload\") to it, not \"stop\"; no grace period helps",
+			ofRuns(t.restarts, n), t.restartDrops, t.newConns, a.Signal)
 	}
-	if delay > 0 {
+	if t.none > 0 {
+		add(sigNoSignal, true, "signature (i), the signal never reaches the app%s: nothing failed around the signal and it kept serving until it was killed (or the window ended); its PID 1 or a shell in front of it swallowed the signal, or it ignores this one",
+			ofRuns(t.none, n))
+	}
+	if t.delay > 0 {
 		race := ""
-		if races > 0 {
-			race = fmt.Sprintf(", %d of them eof/reset on a reused keep-alive connection (idle_close_race)", races)
+		if t.races > 0 {
+			race = fmt.Sprintf(", %d of them eof/reset on a reused keep-alive connection (idle_close_race)", t.races)
 		}
-		out = append(out, finding{a.Action, sigNoDelay, false, fmt.Sprintf(
-			"signature (ii), no propagation delay%s: up to %d requests failed after the signal while the process still ran%s, and none was served after it: it stops accepting the moment it is told to stop",
-			ofRuns(delay, n), lateFails, race)})
+		add(sigNoDelay, false, "signature (ii), no propagation delay%s: up to %d requests failed after the signal while the process still ran%s, and none was served after it: it stops accepting the moment it is told to stop",
+			ofRuns(t.delay, n), t.lateFails, race)
 	}
-	if drain > 0 {
+	if t.drain > 0 {
 		seen := ""
-		if drainMs > 0 {
-			seen = fmt.Sprintf(" (drain_observed_ms up to %.0f)", drainMs)
+		if t.drainMs > 0 {
+			seen = fmt.Sprintf(", after answering accepted work until %.0f ms after the signal (drain_observed_ms)", t.drainMs)
 		}
-		out = append(out, finding{a.Action, sigDrainTooLong, true, fmt.Sprintf(
-			"signature (iii), drain longer than the grace period%s: SIGKILL came with accepted work still in flight%s",
-			ofRuns(drain, n), seen)})
+		add(sigDrainTooLong, true, "signature (iii), drain longer than the grace period%s: SIGKILL came with up to %d requests it had accepted still in flight (dropped_at_kill)%s",
+			ofRuns(t.drain, n), t.atKill, seen)
+	}
+	if t.late > 0 {
+		add(sigDrainTooLong, true, "signature (iii), drain longer than the grace period%s: it exited by itself only %.0f ms after the signal, later than the %d s grace period allows: docker stop would SIGKILL it first",
+			ofRuns(t.late, n), t.lateMs, a.GraceS)
+	}
+	if t.stuck > 0 {
+		add(sigStuck, true, "SIGKILLed%s with up to %d requests it had accepted still open, none answered after the signal: its drain made no measurable progress (stuck, or each request takes longer than the %d s grace period)",
+			ofRuns(t.stuck, n), t.stuckHeld, a.GraceS)
+	}
+	if t.hangs > 0 {
+		add(sigCutHangs, true, "signature: cuts the work in flight at the signal, then does not exit%s: up to %d requests failed at the signal and the process was still running %s",
+			ofRuns(t.hangs, n), t.hangDrops, map[bool]string{true: "until the SIGKILL", false: "when the watch ended"}[a.Stop])
 	}
 	return out
 }
@@ -321,13 +405,15 @@ func signatures(a actionRuns) []finding {
 // restartsOnSignal: the run shows a server whose stop signal restarts it —
 // it did not exit by itself (still running at the end of the window, or
 // SIGKILLed), requests in flight or on their way failed at the signal, and
-// connections opened after the signal were served (a fresh listener). A
+// a listener still took connections after the signal (a fresh one, or one
+// a master kept while its workers came back: answered at once, late, or
+// not at all within the watch — however long the restart takes). A
 // server that already closed keep-alive connections unannounced before the
 // signal makes clients reconnect anyway, so new connections say nothing
 // there: no restart is read from such a run.
 func restartsOnSignal(r runMetrics) bool {
 	c := exitClass(r)
-	return (c == findNever || c == findKilled) && val(r.NewConnsAfterSignal) > 0 &&
+	return (c == findNever || c == findKilled) && val(r.ConnsOpenedAfterSignal) > 0 &&
 		val(r.DroppedInflight)+val(r.FailedInDeliveryWindow) > 0 && val(r.IdleCloseBeforeSignal) == 0
 }
 
@@ -345,11 +431,11 @@ func otherTroubles(actions []actionRuns) []finding {
 	case failed == 0:
 		return nil
 	case idle > 0:
-		return []finding{{"", findOther, false, fmt.Sprintf(
+		return []finding{{Kind: findOther, Text: fmt.Sprintf(
 			"up to %d requests per run failed before any signal, %d of them eof/reset on a reused keep-alive connection with no response byte: this server closes keep-alive connections (after a response, or when idle) without saying so (no Connection: close); clients that reuse connections see it on every deploy and none",
 			failed, idle)}}
 	}
-	return []finding{{"", findOther, false, fmt.Sprintf(
+	return []finding{{Kind: findOther, Text: fmt.Sprintf(
 		"up to %d requests per run failed before any signal (failed_before_signal; the report's by_class says how)", failed)}}
 }
 

@@ -11,7 +11,7 @@ import (
 // still running (code -1) or SIGKILLed at the grace period (137).
 func restarted(code int) runMetrics {
 	r := run(18, 1, 19, 400, code, 10020)
-	r.NewConnsAfterSignal = ip(20)
+	r.NewConnsAfterSignal, r.ConnsOpenedAfterSignal = ip(20), ip(20)
 	return r
 }
 
@@ -69,10 +69,19 @@ func TestRestartSignature(t *testing.T) {
 		t.Errorf("code %d, text:\n%s", verdictCode(fs), text)
 	}
 	// Without new connections after the signal it is not a restart: a
-	// drain cut by SIGKILL keeps its signature (iii).
-	cut := run(5, 0, 5, 0, 137, 10010)
+	// drain cut by SIGKILL while it still answered keeps its signature (iii).
+	cut := withDrain(run(5, 0, 5, 0, 137, 10010), 9000)
+	cut.DroppedAtKill = ip(5)
 	if k := kinds(verdict([]actionRuns{stopAction(cut)})); slices.Contains(k, sigRestarts) || !slices.Contains(k, sigDrainTooLong) {
 		t.Errorf("drain cut by SIGKILL: kinds %q", k)
+	}
+	// A slow restart: the listener stayed open, but nothing opened after
+	// the signal was answered within the run (the reload outlasted the
+	// load). It is still a restart, never (iii).
+	slow := restarted(137)
+	slow.NewConnsAfterSignal, slow.DrainObservedMs = ip(0), fp(2498)
+	if k := kinds(verdict([]actionRuns{stopAction(slow)})); !slices.Contains(k, sigRestarts) || slices.Contains(k, sigDrainTooLong) {
+		t.Errorf("slow restart: kinds %q, want %s and not %s", k, sigRestarts, sigDrainTooLong)
 	}
 	// A server that closes keep-alive connections unannounced before any
 	// signal has clients reconnecting all the time: its new connections

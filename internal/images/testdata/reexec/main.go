@@ -2,10 +2,18 @@
 // server whose stop signal means "restart". On SIGTERM it re-executes
 // itself (syscall.Exec of its own binary): it keeps its PID (1 in a
 // container), the requests in flight are cut with their connections, and
-// the new program image serves new connections on a fresh listener; it
-// never exits by itself on SIGTERM, so docker stop ends in SIGKILL. On
-// SIGINT it shuts down gracefully (http.Server.Shutdown: stop accepting,
-// finish the requests in flight) and exits 0.
+// the new program image serves new connections; it never exits by itself
+// on SIGTERM, so docker stop ends in SIGKILL. On SIGINT it shuts down
+// gracefully (http.Server.Shutdown: stop accepting, finish the requests in
+// flight) and exits 0.
+//
+// RESTART_DELAY_MS (default 0) makes the restart slow, the way a master
+// process that keeps its listening socket while its workers come back is:
+// the listener is handed to the new program image (its descriptor kept
+// open across the exec), which waits that long before it accepts again.
+// Meanwhile the kernel completes new connections into the listen backlog;
+// they are answered once the restart is over. With 0 the listener closes
+// at the exec and the new image opens a fresh one at once.
 //
 // It listens on :8080 and serves GET /readyz (200) and GET /slow (200 "ok"
 // after 300 ms, or ?ms=N). It prints one line per start and per signal.
@@ -14,6 +22,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -21,6 +30,9 @@ import (
 	"syscall"
 	"time"
 )
+
+// listenFDEnv names the inherited listener's descriptor after a slow restart.
+const listenFDEnv = "REEXEC_LISTEN_FD"
 
 func main() {
 	mux := http.NewServeMux()
@@ -33,12 +45,17 @@ func main() {
 		time.Sleep(time.Duration(ms) * time.Millisecond)
 		fmt.Fprintln(w, "ok")
 	})
-	srv := &http.Server{Addr: ":8080", Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
+	ln, err := listener()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "reexec:", err)
+		os.Exit(3)
+	}
 	fmt.Printf("reexec: pid %d serving :8080\n", os.Getpid())
 	go func() {
-		if err := srv.ListenAndServe(); err != nil && err != http.ErrServerClosed {
+		if err := srv.Serve(ln); err != nil && err != http.ErrServerClosed {
 			fmt.Fprintln(os.Stderr, "reexec:", err)
 			os.Exit(3)
 		}
@@ -56,12 +73,54 @@ func main() {
 			os.Exit(0)
 		case syscall.SIGTERM:
 			fmt.Println("reexec: SIGTERM: restarting (exec of my own binary)")
-			self, err := os.Executable()
-			if err == nil {
-				err = syscall.Exec(self, os.Args, os.Environ())
-			}
-			fmt.Fprintln(os.Stderr, "reexec: exec:", err)
+			fmt.Fprintln(os.Stderr, "reexec: exec:", restart(ln))
 			os.Exit(4)
 		}
 	}
+}
+
+// listener is the inherited listener after a slow restart (served once the
+// delay is over), else a fresh one on :8080.
+func listener() (net.Listener, error) {
+	fd, err := strconv.Atoi(os.Getenv(listenFDEnv))
+	if err != nil {
+		return net.Listen("tcp", ":8080")
+	}
+	os.Unsetenv(listenFDEnv)
+	delay := restartDelay()
+	fmt.Printf("reexec: restarting: the listener stays open, accepting again in %s\n", delay)
+	time.Sleep(delay)
+	return net.FileListener(os.NewFile(uintptr(fd), "listener"))
+}
+
+// restart re-executes the program; with a restart delay it hands the
+// listener over (a duplicate without close-on-exec). It returns only on
+// failure.
+func restart(ln net.Listener) error {
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	env := os.Environ()
+	if restartDelay() > 0 {
+		f, err := ln.(*net.TCPListener).File() // a dup: blocking, close-on-exec set
+		if err != nil {
+			return err
+		}
+		fd, err := syscall.Dup(int(f.Fd()))
+		if err != nil {
+			return err
+		}
+		env = append(env, fmt.Sprintf("%s=%d", listenFDEnv, fd)) // Dup clears close-on-exec
+	}
+	return syscall.Exec(self, os.Args, env)
+}
+
+// restartDelay is RESTART_DELAY_MS (0 when unset or bad).
+func restartDelay() time.Duration {
+	ms, err := strconv.Atoi(os.Getenv("RESTART_DELAY_MS"))
+	if err != nil || ms < 0 {
+		return 0
+	}
+	return time.Duration(ms) * time.Millisecond
 }
