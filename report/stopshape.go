@@ -78,8 +78,9 @@ func killNs(meta record.Meta) int64 {
 // response byte (work without waiting); a request waited when its time to
 // first byte exceeded that by more than one service time (at least
 // queueWaitFloorNs); served_concurrency is the rate of ok answers times the
-// median time to first byte of the requests that did not wait (Little's
-// law): how many requests it worked on at once.
+// service time (Little's law): how many requests it worked on at once — a
+// lower bound when the service time varies, since service_ms is the
+// fastest.
 func serviceBeforeSignal(m *Metrics, w shutdown.Window, reqs []record.Request) {
 	var ttfb, ends []int64
 	for i := range reqs {
@@ -94,16 +95,15 @@ func serviceBeforeSignal(m *Metrics, w shutdown.Window, reqs []record.Request) {
 		return
 	}
 	service := slices.Min(ttfb)
-	var unqueued []int64
+	waited := 0
 	for _, t := range ttfb {
-		if t-service <= max(service, queueWaitFloorNs) {
-			unqueued = append(unqueued, t)
+		if t-service > max(service, queueWaitFloorNs) {
+			waited++
 		}
 	}
-	m.ServiceMs, m.WaitedBeforeSignal = ptr(float64(service)/1e6), ptr(len(ttfb)-len(unqueued))
+	m.ServiceMs, m.WaitedBeforeSignal = ptr(float64(service)/1e6), &waited
 	if first, last := slices.Min(ends), slices.Max(ends); len(ends) >= 5 && last > first {
-		slices.Sort(unqueued)
 		rate := float64(len(ends)-1) / float64(last-first) // answers per ns
-		m.ServedConcurrency = ptr(rate * float64(unqueued[len(unqueued)/2]))
+		m.ServedConcurrency = ptr(rate * float64(service))
 	}
 }

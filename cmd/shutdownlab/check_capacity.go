@@ -49,7 +49,7 @@ func planCapacity(actions []actionRuns, clients0 int) (capacityPlan, bool) {
 		}
 		slices.Sort(conc)
 		c := conc[len(conc)/2]
-		first := max(1, min(int(math.Round(c)), clients0/2))
+		first := max(1, min(int(math.Floor(c)), clients0/2))
 		return capacityPlan{signal: a.Signal, clients: first, clients0: clients0, concurrency: c}, true
 	}
 	return capacityPlan{}, false

@@ -4,6 +4,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -89,5 +91,87 @@ func TestCheckNginxFastShutdown(t *testing.T) {
 		if !strings.Contains(verdict, want) {
 			t.Errorf("verdict lacks %q", want)
 		}
+	}
+}
+
+// TestCheckSlowReload: a server whose stop signal reloads it slowly (the
+// re-exec fixture with RESTART_DELAY_MS: the listener stays open across
+// the exec, new connections wait in its backlog and are answered only
+// once the restart is over, seconds later) is diagnosed "the stop signal
+// restarts the server" whatever the reload's length — two delays of 2 s
+// and more, at two action phases half a request apart — and is never
+// advised a grace period: it never exits, whatever the grace period.
+func TestCheckSlowReload(t *testing.T) {
+	eng := dockertest.RequireDocker(t)
+	t.Chdir("../..")
+	ctx, cancel := context.WithTimeout(context.Background(), 12*time.Minute)
+	defer cancel()
+	ref, _, err := images.Build(ctx, eng, images.Spec{Name: "shutdownlab/test-reexec", Package: "./internal/images/testdata/reexec"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ delay, at string }{{"2000", "2s"}, {"3500", "2150ms"}} {
+		t.Run("delay="+tc.delay+"ms,at="+tc.at, func(t *testing.T) {
+			code, _, verdict := checkFixture(t, ctx, ref, "--path", "/slow?ms=300", "--grace", "4s", "--env", "RESTART_DELAY_MS="+tc.delay,
+				"--signals", "SIGINT", "--set", "load.duration=4s", "--set", "action.at="+tc.at)
+			if code != exitFailed {
+				t.Errorf("exit %d, want %d (a defect)", code, exitFailed)
+			}
+			for _, want := range []string{"the stop signal restarts the server", "STOPSIGNAL SIGINT: measured clean"} {
+				if !strings.Contains(verdict, want) {
+					t.Errorf("verdict lacks %q", want)
+				}
+			}
+			for _, not := range []string{"grace period of at least", "give it a grace period", "signature (iii)"} {
+				if strings.Contains(verdict, not) {
+					t.Errorf("a slow reload got %q", not)
+				}
+			}
+		})
+	}
+}
+
+// TestCheckLimitedWorkers: a server with 4 synchronous workers under
+// check's 20 clients keeps 16 waiting in its listen backlog; its SIGTERM
+// is graceful for the work it holds, but closing the listener resets the
+// queue, so check sees drops at 20 clients. The capacity variant measures
+// the same stop at the concurrency the server served, finds it clean, and
+// the verdict says so — capacity, not shutdown, with no signal advice —
+// at two action phases.
+func TestCheckLimitedWorkers(t *testing.T) {
+	eng := dockertest.RequireDocker(t)
+	t.Chdir("../..")
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+	ref, _, err := images.Build(ctx, eng, images.Spec{Name: "shutdownlab/test-workers", Package: "./internal/images/testdata/workers"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clean := regexp.MustCompile(`at ([0-9]+) clients the same stop was clean`)
+	for _, at := range []string{"2s", "2150ms"} {
+		t.Run("at="+at, func(t *testing.T) {
+			code, _, verdict := checkFixture(t, ctx, ref, "--path", "/slow?ms=300", "--grace", "4s", "--env", "WORKERS=4",
+				"--set", "load.duration=4s", "--set", "action.at="+at)
+			if code != exitFailed {
+				t.Errorf("exit %d, want %d (drops at 20 clients are a defect)", code, exitFailed)
+			}
+			m := clean.FindStringSubmatch(verdict)
+			if m == nil {
+				t.Fatalf("verdict does not name a concurrency at which the stop was clean")
+			}
+			if n, _ := strconv.Atoi(m[1]); n < 1 || n > 4 {
+				t.Errorf("clean at %d clients: want 1..4 (the server has 4 workers)", n)
+			}
+			for _, want := range []string{"drops in-flight work: yes", "give it capacity for its clients"} {
+				if !strings.Contains(verdict, want) {
+					t.Errorf("verdict lacks %q", want)
+				}
+			}
+			for _, not := range []string{"measured clean by", "no signal of", "handle the stop signal", "signal search (", "dies of the signal"} {
+				if strings.Contains(verdict, not) {
+					t.Errorf("a capacity limit got shutdown advice: %q", not)
+				}
+			}
+		})
 	}
 }

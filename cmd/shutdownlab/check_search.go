@@ -188,7 +188,7 @@ func candidateText(a actionRuns, watch int) (string, bool) {
 	if len(a.Runs) == 0 {
 		return a.Signal + ": no valid run (the search's report says why)", false
 	}
-	clean := !anyBad(answers(a))
+	clean := stopsCleanly(a)
 	r := a.Runs[0]
 	drops := val(r.DroppedInflight) + val(r.FailedInDeliveryWindow)
 	var head string

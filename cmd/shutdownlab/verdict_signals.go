@@ -13,8 +13,8 @@ import (
 // signalMeasures are the check's measurements by signal, in the order they
 // were made (the signal variant first, then the search's candidates).
 type signalMeasures struct {
-	// clean are the search's candidates whose every run exited 0 by
-	// itself with nothing it had accepted failing, in the search's order.
+	// clean are the search's candidates that stopped cleanly
+	// (stopsCleanly), in the search's order.
 	clean []actionRuns
 	// bad names each signal some measurement saw drop work or not stop
 	// the server, with what it saw.
@@ -30,7 +30,7 @@ func measuredSignals(actions []actionRuns, search *searchResult) signalMeasures 
 		if len(a.Runs) == 0 {
 			return
 		}
-		if allClean(a) {
+		if stopsCleanly(a) {
 			if searched {
 				m.clean = append(m.clean, a)
 			}
@@ -51,6 +51,12 @@ func measuredSignals(actions []actionRuns, search *searchResult) signalMeasures 
 	}
 	return m
 }
+
+// stopsCleanly: a has runs, and its answers name no problem — it exited 0
+// by itself and nothing written before the signal failed (a failure of a
+// request written while the signal was on its way may be the idle-close
+// race: the client cannot tell it from a drop, and it is no defect).
+func stopsCleanly(a actionRuns) bool { return len(a.Runs) > 0 && !anyBad(answers(a)) }
 
 // firstClean is the first signal the search measured clean that no other
 // measurement of the check refuted.

@@ -41,30 +41,32 @@ func main() {
 	}
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
-	var busy sync.WaitGroup
-	for i := range n {
-		go worker(i, ln, &busy)
+	var workers sync.WaitGroup
+	workers.Add(n)
+	for range n {
+		go func() {
+			defer workers.Done()
+			worker(ln)
+		}()
 	}
 	fmt.Printf("workers: %d synchronous workers serving :8080\n", n)
 	sig := <-sigs
 	fmt.Printf("workers: %s: closing the listener, finishing the requests in progress\n", sig)
 	ln.Close()
-	busy.Wait()
+	workers.Wait() // each finishes the request it holds, then its Accept fails
 	fmt.Println("workers: done, exit 0")
 	os.Exit(0)
 }
 
-// worker accepts one connection at a time and serves one request on it.
-func worker(id int, ln net.Listener, busy *sync.WaitGroup) {
+// worker accepts one connection at a time and serves one request on it,
+// until the listener closes.
+func worker(ln net.Listener) {
 	for {
-		busy.Add(1) // before Accept: a connection taken as the listener closes is finished too
 		c, err := ln.Accept()
 		if err != nil {
-			busy.Done()
 			return // the listener closed: stop
 		}
 		serve(c)
-		busy.Done()
 	}
 }
 
