@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/shutdownlab/shutdownlab/capabilities/pod"
 	"github.com/shutdownlab/shutdownlab/gate"
 	"github.com/shutdownlab/shutdownlab/internal/kube"
 	"github.com/shutdownlab/shutdownlab/internal/resultdir"
@@ -61,50 +60,6 @@ func runManifestCheck(ctx context.Context, p *runPlan, o manifestOpts, f manifes
 		vcode = verdictClean
 	}
 	return max(code, vcode), err
-}
-
-// factsOf reads the verdict's inputs from the variants as they ran (--set
-// included) and their valid runs in res.
-func factsOf(vs []scenarios.Variant, res *report.Result, stated time.Duration) manifestFacts {
-	f := manifestFacts{Stated: stated, Sleep: -1}
-	for i, v := range vs {
-		t := v.Spec.Action.Terminate()
-		if i == 0 && t != nil {
-			f.Grace, f.StopSignal = t.Grace.D(), t.StopSignal
-			if t.PreStop != nil && t.PreStop.Sleep != nil {
-				f.Sleep = t.PreStop.Sleep.D()
-			}
-			if np := t.NewPod; np != nil {
-				f.Rollout, f.Readiness = rolloutWords(np), readinessWords(np.Readiness)
-			}
-			f.Load = v.Spec.Load.Duration.D()
-			f.Termination = fmt.Sprintf("%s, then %s, SIGKILL %s after the deletion if still running; one of %d pods behind the proxy, %s per delay",
-				hookWordsOf(t.PreStop), t.StopSignal, dur(t.Grace.D()), v.Spec.Replicas, runsWords(v.Spec.Runs))
-		}
-		d := delayRuns{Delay: v.Spec.Proxy.DeregisterAfter.D()}
-		if t != nil && t.PreStop != nil && t.PreStop.Sleep != nil {
-			d.Sleep = t.PreStop.Sleep.D()
-		}
-		d.Runs = validPodRuns(res, v.Label)
-		f.Delays = append(f.Delays, d)
-	}
-	return f
-}
-
-// validPodRuns are the pod metrics of the valid runs of variant label.
-func validPodRuns(res *report.Result, label string) []podRun {
-	var out []podRun
-	for _, rv := range res.Variants {
-		if rv.Label != label {
-			continue
-		}
-		for _, r := range rv.Runs {
-			if pr, err := podRunOf(&r.Metrics); r.Valid && err == nil && pod.Of(&r.Metrics) != nil {
-				out = append(out, pr)
-			}
-		}
-	}
-	return out
 }
 
 // hookWordsOf names a scenario's pre-stop hook as hookWords does.
