@@ -124,7 +124,13 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	}
 	sc, dir, res, junit := g.sc, g.dir, g.res, g.junit
 	o.asRun(p.vars[sc])
-	fs := verdict(checkActions(o, p.vars[sc], res))
+	acts := checkActions(o, p.vars[sc], res)
+	for i := range acts {
+		// An interrupt cancels ctx: an action it left unmeasured is said
+		// so, not blamed on the ready path.
+		acts[i].Interrupted = ctx.Err() != nil
+	}
+	fs := verdict(acts)
 	vcode := verdictCode(fs)
 	if cands := candidates(want, o.signal, o.stopSignal); vcode == verdictDefect && len(cands) > 0 && err == nil && ctx.Err() == nil {
 		sr, scode, serr := runSearch(ctx, o, cands, sets, *out, stdout, stderr)
@@ -322,6 +328,10 @@ func checkActions(o checkOpts, vs []scenarios.Variant, res *report.Result) []act
 				continue
 			}
 			for _, r := range rv.Runs {
+				a.Recorded++
+				if r.Meta.Incomplete {
+					a.Incomplete++
+				}
 				if rm, err := fromReport(&r.Metrics); r.Valid && err == nil {
 					a.Runs = append(a.Runs, rm)
 				}

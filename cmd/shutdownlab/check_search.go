@@ -114,6 +114,7 @@ func runSearch(ctx context.Context, o checkOpts, cands []string, sets []string, 
 		for _, a := range checkActions(o, p.vars[sc], res) {
 			a.Action = a.Signal
 			a.WindowS = sr.watch
+			a.Interrupted = ctx.Err() != nil
 			sr.cands = append(sr.cands, a)
 		}
 	}
@@ -168,7 +169,7 @@ func searchFindings(sr searchResult) []finding {
 // candidateText is one candidate's line, and whether it measured clean.
 func candidateText(a actionRuns, watch int) (string, bool) {
 	if len(a.Runs) == 0 {
-		return a.Signal + ": no valid run (the search's report says why)", false
+		return a.Signal + ": " + actionNoRuns(a, "the search's report says why"), false
 	}
 	fs := answers(a)
 	clean := !anyBad(fs)

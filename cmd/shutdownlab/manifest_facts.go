@@ -1,7 +1,8 @@
 package main
 
 // The verdict's inputs, read from the variants as they ran and the runs
-// of their result: each delay's valid runs and their hooks' records.
+// of their result: each delay's valid runs, how many ran at all, and
+// which were cut short by an interrupt.
 
 import (
 	"fmt"
@@ -59,13 +60,18 @@ func hookKindOf(p *scenarios.PreStop) string {
 }
 
 // readRuns fills d from the runs of variant label in res: the pod metrics
-// of its valid runs, with their hook's record.
+// of its valid runs (with their hook's record), how many ran at all, and
+// those an interrupt cut short.
 func readRuns(d *delayRuns, res *report.Result, label string) {
 	for _, rv := range res.Variants {
 		if rv.Label != label {
 			continue
 		}
 		for _, r := range rv.Runs {
+			d.Recorded++
+			if r.Meta.Incomplete {
+				d.Incomplete++
+			}
 			pr, err := podRunOf(&r.Metrics)
 			if !r.Valid || err != nil || pod.Of(&r.Metrics) == nil {
 				continue

@@ -2,7 +2,8 @@ package main
 
 // What the verdict of `check --manifest` says of a preStop hook that
 // failed (the kubelet's FailedPreStopHook: it sends the stop signal at
-// once, so the hook held nothing back).
+// once, so the hook held nothing back), and of runs an interrupt cut
+// short or never started.
 
 import (
 	"fmt"
@@ -109,4 +110,13 @@ func execSleep(cmd []string) (int, bool) {
 		return int(math.Ceil(v)), true
 	}
 	return 0, false
+}
+
+// noRunText is a delay's line without a valid run: not measured because
+// of an interrupt, when that is why.
+func noRunText(d delayRuns, interrupted bool) string {
+	if s := notMeasured(d.Recorded, d.Incomplete, interrupted); s != "" {
+		return s
+	}
+	return "no valid run"
 }

@@ -118,8 +118,47 @@ func TestExecSleep(t *testing.T) {
 	}
 }
 
-// TestReadRuns: a delay's facts come from its variant's valid runs, with
-// their hook's record.
+// TestManifestVerdictInterrupted: after an interrupt a delay that never
+// ran, or whose run was cut short, says so; the judged delay, unmeasured,
+// could not be told because of the interrupt; nothing blames the ready
+// path or the port.
+func TestManifestVerdictInterrupted(t *testing.T) {
+	s := time.Second
+	clean := pr(0, 0, 0, 0, false, 3400)
+	f := facts(2*s, at(0, clean), delayRuns{Delay: s, Recorded: 1, Incomplete: 1}, delayRuns{Delay: 2 * s})
+	f.Interrupted = true
+	text, code := manifestVerdict(f)
+	if code != verdictUnclear {
+		t.Errorf("code %d, want %d", code, verdictUnclear)
+	}
+	for _, w := range []string{
+		"  interrupted: the check was stopped before its end (Ctrl-C, SIGTERM or SIGHUP); what it did not measure is said so below",
+		"propagation 0s: safe: 0 failed",
+		"propagation 1s: not measured: the check was interrupted during its run (kept in the report as incomplete, not counted)",
+		"propagation 2s: not measured: the check was interrupted before it ran",
+		"at your propagation delay, 2s: could not tell: the check was interrupted before it was measured",
+	} {
+		if !strings.Contains(text, w) {
+			t.Errorf("verdict lacks %q:\n%s", w, text)
+		}
+	}
+	for _, w := range []string{"ready-path", "--port", "Runs not counted"} {
+		if strings.Contains(text, w) {
+			t.Errorf("verdict has %q:\n%s", w, text)
+		}
+	}
+	// Interrupted once the judged delay was unsafe: the search it would
+	// have run is said not to have run.
+	f = facts(2*s, at(2*s, pr(9, 9, 0, 0, false, 2000)))
+	f.Sleep, f.Interrupted = -1, true
+	if text, _ := manifestVerdict(f); !strings.Contains(text, "to make it safe at 2s: not measured: the check was interrupted before its pre-stop search") {
+		t.Errorf("verdict lacks the search it did not run:\n%s", text)
+	}
+}
+
+// TestReadRuns: a delay's facts come from its variant's runs: the valid
+// ones with their hook's record, all that ran, those an interrupt cut
+// short.
 func TestReadRuns(t *testing.T) {
 	term := func(h *record.HookRun) *record.Action {
 		return (&record.Action{Kind: record.ActionTerminate}).With(&record.Termination{DeletedNs: 1, Hook: h})
@@ -139,7 +178,12 @@ func TestReadRuns(t *testing.T) {
 	}}
 	var d delayRuns
 	readRuns(&d, res, "proxy.deregister_after=2s")
-	if len(d.Runs) != 1 || !d.Runs[0].hookFailed() || d.Runs[0].Hook.Code != 126 {
+	if len(d.Runs) != 1 || d.Recorded != 2 || d.Incomplete != 1 || !d.Runs[0].hookFailed() || d.Runs[0].Hook.Code != 126 {
 		t.Fatalf("delay %+v", d)
+	}
+	var none delayRuns
+	readRuns(&none, res, "proxy.deregister_after=5s")
+	if none.Recorded != 0 || len(none.Runs) != 0 {
+		t.Errorf("a variant that never ran: %+v", none)
 	}
 }

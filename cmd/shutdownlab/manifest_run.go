@@ -42,6 +42,9 @@ func runManifestCheck(ctx context.Context, p *runPlan, o manifestOpts, f manifes
 		}
 		code, signalFs, searchDirs = max(code, scode), podSignalFindings(sr, o.stopSignal()), append(searchDirs, sr.dir)
 	}
+	// An interrupt cancels ctx: the verdict says what it left unmeasured
+	// instead of guessing why a delay has no valid run.
+	facts.Interrupted = ctx.Err() != nil
 	body, vcode := manifestVerdict(facts)
 	text := manifestHeader(o) + body + manifestNotes(o, signalFs, searchDirs)
 	fmt.Fprint(stdout, "\n"+text)

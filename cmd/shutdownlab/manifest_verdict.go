@@ -61,6 +61,9 @@ type delayRuns struct {
 	// Sleep is the search's candidate preStop sleep (0 outside it).
 	Sleep time.Duration
 	Runs  []podRun
+	// Recorded counts the runs that ran at all (valid or not), Incomplete
+	// those an interrupt cut short.
+	Recorded, Incomplete int
 }
 
 // safe: every run valid and clean (nothing failed, no SIGKILL, the
@@ -109,6 +112,9 @@ type manifestFacts struct {
 	// runs' load length: what a re-run with a readiness probe needs.
 	ReadyPath string
 	Load      time.Duration
+	// Interrupted is true when the check was stopped before its end
+	// (Ctrl-C, SIGTERM, SIGHUP): what did not run is said so.
+	Interrupted bool
 }
 
 // manifestVerdict renders the verdict and returns it with its exit code:
@@ -122,6 +128,9 @@ func manifestVerdict(f manifestFacts) (string, int) {
 	}
 	if f.Rollout != "" {
 		fmt.Fprintf(&b, "  rollout: %s\n", f.Rollout)
+	}
+	if f.Interrupted {
+		b.WriteString("  interrupted: the check was stopped before its end (Ctrl-C, SIGTERM or SIGHUP); what it did not measure is said so below\n")
 	}
 	var stated *delayRuns
 	var safeAt, unsafeAt []string
@@ -141,6 +150,9 @@ func manifestVerdict(f manifestFacts) (string, int) {
 	b.WriteString("  answer:\n")
 	code := verdictClean
 	switch {
+	case (stated == nil || len(stated.Runs) == 0) && f.Interrupted:
+		fmt.Fprintf(&b, "    - at your propagation delay, %s: could not tell: the check was interrupted before it was measured\n", dur(f.Stated))
+		code = verdictUnclear
 	case stated == nil || len(stated.Runs) == 0:
 		fmt.Fprintf(&b, "    - at your propagation delay, %s: could not tell (no valid run; the report's \"Runs not counted\" says why)\n", dur(f.Stated))
 		code = verdictUnclear
@@ -169,7 +181,7 @@ func manifestVerdict(f manifestFacts) (string, int) {
 // delayText is one delay's line: safe, or what failed under which rule.
 func delayText(d delayRuns, f manifestFacts) string {
 	if len(d.Runs) == 0 {
-		return "no valid run"
+		return noRunText(d, f.Interrupted)
 	}
 	w := d.worst()
 	runs := fmt.Sprintf(" (worst of %d runs)", len(d.Runs))
@@ -297,6 +309,9 @@ func graceText(f manifestFacts) string {
 // sleep that measured safe at the stated delay ("" without a search).
 func searchText(f manifestFacts) string {
 	if len(f.Search) == 0 {
+		if f.Interrupted && len(searchSleeps(f)) > 0 {
+			return fmt.Sprintf("to make it safe at %s: not measured: the check was interrupted before its pre-stop search", dur(f.Stated))
+		}
 		return ""
 	}
 	var tried []string
@@ -308,8 +323,11 @@ func searchText(f manifestFacts) string {
 		if len(c.Runs) > 0 {
 			tried = append(tried, fmt.Sprintf("%s: %d failed", dur(c.Sleep), c.worst().Failed))
 		} else {
-			tried = append(tried, dur(c.Sleep)+": no valid run")
+			tried = append(tried, dur(c.Sleep)+": "+noRunText(c, f.Interrupted))
 		}
+	}
+	if f.Interrupted {
+		return fmt.Sprintf("to make it safe at %s: the pre-stop search was interrupted before a sleep measured safe (%s)", dur(f.Stated), strings.Join(tried, ", "))
 	}
 	return fmt.Sprintf("no preStop sleep tried measured safe at %s (%s): what fails is not the propagation alone; see the rules above", dur(f.Stated), strings.Join(tried, ", "))
 }
