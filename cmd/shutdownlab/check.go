@@ -130,7 +130,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 		// so, not blamed on the ready path.
 		acts[i].Interrupted = ctx.Err() != nil
 	}
-	fs := verdict(acts)
+	fs := append(verdict(acts), overlapFindings(acts, "")...)
 	vcode := verdictCode(fs)
 	if cands := candidates(want, o.signal, o.stopSignal); vcode == verdictDefect && len(cands) > 0 && err == nil && ctx.Err() == nil {
 		sr, scode, serr := runSearch(ctx, o, cands, sets, *out, stdout, stderr)
@@ -138,7 +138,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 			fmt.Fprintf(stderr, "shutdownlab: signal search: %v\n", serr)
 		}
 		code = max(code, scode)
-		fs = append(fs, searchFindings(sr)...)
+		fs = append(append(fs, searchFindings(sr)...), overlapFindings(sr.cands, "signal search, ")...)
 		o.searchDir = sr.dir
 	}
 	writeVerdict(stdout, dir, o, fs)
@@ -332,6 +332,9 @@ func checkActions(o checkOpts, vs []scenarios.Variant, res *report.Result) []act
 				if r.Meta.Incomplete {
 					a.Incomplete++
 				}
+				if o := r.Meta.OverlappedWith; len(o) > 0 {
+					a.Overlapped = append(a.Overlapped, overlapWords(r.Meta.Run, o))
+				}
 				if rm, err := fromReport(&r.Metrics); r.Valid && err == nil {
 					a.Runs = append(a.Runs, rm)
 				}
@@ -353,11 +356,13 @@ func verdictText(o checkOpts, fs []finding) string {
 	}
 	fmt.Fprintf(&b, "verdict for %s (STOPSIGNAL %s, grace period %d s, %s per action):\n", o.image, o.stopSignal, o.graceS, runs)
 	last := "-"
-	var fixes, advice, other []string
+	var fixes, advice, other, notes []string
 	for _, f := range fs {
 		switch {
 		case f.Kind == findOther:
 			other = append(other, f.Text)
+		case f.Kind == findOverlap:
+			notes = append(notes, f.Text)
 		case f.Action == "" && f.Kind == fixClean:
 			fmt.Fprintf(&b, "  %s\n", f.Text)
 		case f.Action == "" && f.Bad:
@@ -383,6 +388,7 @@ func verdictText(o checkOpts, fs []finding) string {
 	section("to make it clean", fixes)
 	section("advice", advice)
 	section("not about shutdown", other)
+	section("notes", notes)
 	if o.searchDir != "" {
 		fmt.Fprintf(&b, "  signal search measurements: %s\n", filepath.Join(o.searchDir, resultdir.MarkdownFile))
 	}

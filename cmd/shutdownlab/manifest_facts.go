@@ -1,8 +1,9 @@
 package main
 
 // The verdict's inputs, read from the variants as they ran and the runs
-// of their result: each delay's valid runs, how many ran at all, and
-// which were cut short by an interrupt.
+// of their result: each delay's valid runs, how many ran at all, which
+// were cut short by an interrupt, and which overlapped with another
+// session on the engine.
 
 import (
 	"fmt"
@@ -60,8 +61,9 @@ func hookKindOf(p *scenarios.PreStop) string {
 }
 
 // readRuns fills d from the runs of variant label in res: the pod metrics
-// of its valid runs (with their hook's record), how many ran at all, and
-// those an interrupt cut short.
+// of its valid runs (with their hook's record), how many ran at all,
+// those an interrupt cut short, and those that overlapped with another
+// shutdownlab session.
 func readRuns(d *delayRuns, res *report.Result, label string) {
 	for _, rv := range res.Variants {
 		if rv.Label != label {
@@ -71,6 +73,9 @@ func readRuns(d *delayRuns, res *report.Result, label string) {
 			d.Recorded++
 			if r.Meta.Incomplete {
 				d.Incomplete++
+			}
+			if o := r.Meta.OverlappedWith; len(o) > 0 {
+				d.Overlapped = append(d.Overlapped, overlapWords(r.Meta.Run, o))
 			}
 			pr, err := podRunOf(&r.Metrics)
 			if !r.Valid || err != nil || pod.Of(&r.Metrics) == nil {

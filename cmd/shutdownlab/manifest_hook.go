@@ -2,8 +2,8 @@ package main
 
 // What the verdict of `check --manifest` says of a preStop hook that
 // failed (the kubelet's FailedPreStopHook: it sends the stop signal at
-// once, so the hook held nothing back), and of runs an interrupt cut
-// short or never started.
+// once, so the hook held nothing back), of runs an interrupt cut short or
+// never started, and of runs another session's containers overlapped.
 
 import (
 	"fmt"
@@ -119,4 +119,22 @@ func noRunText(d delayRuns, interrupted bool) string {
 		return s
 	}
 	return "no valid run"
+}
+
+// overlapNotes name the runs, of the sweep and of the pre-stop search,
+// that overlapped with another shutdownlab session on the engine, as
+// report.md's notes do.
+func overlapNotes(f manifestFacts) []string {
+	var out []string
+	for _, d := range f.Delays {
+		for _, o := range d.Overlapped {
+			out = append(out, fmt.Sprintf("propagation %s: %s: its timings may be disturbed", dur(d.Delay), o))
+		}
+	}
+	for _, d := range f.Search {
+		for _, o := range d.Overlapped {
+			out = append(out, fmt.Sprintf("pre-stop search, sleep %s: %s: its timings may be disturbed", dur(d.Sleep), o))
+		}
+	}
+	return out
 }

@@ -156,9 +156,33 @@ func TestManifestVerdictInterrupted(t *testing.T) {
 	}
 }
 
+// TestManifestVerdictOverlap: runs that overlapped with another
+// shutdownlab session, in the sweep or the pre-stop search, are named in
+// the verdict as report.md names them.
+func TestManifestVerdictOverlap(t *testing.T) {
+	s := time.Second
+	d := at(2*s, pr(0, 0, 0, 0, false, 3400))
+	d.Overlapped = []string{"run 1 overlapped with another shutdownlab session (s-other)"}
+	f := facts(2*s, d)
+	f.Search = []delayRuns{{Delay: 2 * s, Sleep: 3 * s, Runs: []podRun{pr(0, 0, 0, 0, false, 3500)},
+		Overlapped: []string{"run 1 overlapped with another shutdownlab session (s-third)"}}}
+	text, _ := manifestVerdict(f)
+	for _, w := range []string{
+		"  note: propagation 2s: run 1 overlapped with another shutdownlab session (s-other): its timings may be disturbed",
+		"  note: pre-stop search, sleep 3s: run 1 overlapped with another shutdownlab session (s-third): its timings may be disturbed",
+	} {
+		if !strings.Contains(text, w) {
+			t.Errorf("verdict lacks %q:\n%s", w, text)
+		}
+	}
+	if text, _ := manifestVerdict(facts(2*s, at(2*s, pr(0, 0, 0, 0, false, 3400)))); strings.Contains(text, "overlapped") {
+		t.Errorf("a run without overlap: %s", text)
+	}
+}
+
 // TestReadRuns: a delay's facts come from its variant's runs: the valid
 // ones with their hook's record, all that ran, those an interrupt cut
-// short.
+// short, those another session overlapped.
 func TestReadRuns(t *testing.T) {
 	term := func(h *record.HookRun) *record.Action {
 		return (&record.Action{Kind: record.ActionTerminate}).With(&record.Termination{DeletedNs: 1, Hook: h})
@@ -180,6 +204,9 @@ func TestReadRuns(t *testing.T) {
 	readRuns(&d, res, "proxy.deregister_after=2s")
 	if len(d.Runs) != 1 || d.Recorded != 2 || d.Incomplete != 1 || !d.Runs[0].hookFailed() || d.Runs[0].Hook.Code != 126 {
 		t.Fatalf("delay %+v", d)
+	}
+	if want := "run 1 overlapped with another shutdownlab session (s-other)"; len(d.Overlapped) != 1 || d.Overlapped[0] != want {
+		t.Errorf("overlapped %q, want %q", d.Overlapped, want)
 	}
 	var none delayRuns
 	readRuns(&none, res, "proxy.deregister_after=5s")

@@ -40,7 +40,8 @@ func runManifestCheck(ctx context.Context, p *runPlan, o manifestOpts, f manifes
 		if serr != nil {
 			fmt.Fprintf(stderr, "shutdownlab: signal search: %v\n", serr)
 		}
-		code, signalFs, searchDirs = max(code, scode), podSignalFindings(sr, o.stopSignal()), append(searchDirs, sr.dir)
+		signalFs = append(podSignalFindings(sr, o.stopSignal()), overlapFindings(sr.cands, "signal search, ")...)
+		code, searchDirs = max(code, scode), append(searchDirs, sr.dir)
 	}
 	// An interrupt cancels ctx: the verdict says what it left unmeasured
 	// instead of guessing why a delay has no valid run.
@@ -166,12 +167,19 @@ func manifestHeader(o manifestOpts) string {
 }
 
 // manifestNotes are the verdict's last lines: the signal search's
-// findings, what the emulation did not run, and where the searches'
-// measurements are.
+// findings (and its runs another session overlapped), what the emulation
+// did not run, and where the searches' measurements are.
 func manifestNotes(o manifestOpts, signalFs []finding, dirs []string) string {
 	var b strings.Builder
 	for _, f := range signalFs {
-		fmt.Fprintf(&b, "    - %s\n", f.Text)
+		if f.Kind != findOverlap {
+			fmt.Fprintf(&b, "    - %s\n", f.Text)
+		}
+	}
+	for _, f := range signalFs {
+		if f.Kind == findOverlap {
+			fmt.Fprintf(&b, "  note: %s\n", f.Text)
+		}
 	}
 	p := o.pod
 	serving := fmt.Sprintf("%d pods behind the proxy (replicas %d", o.pods(), p.Replicas)

@@ -62,8 +62,11 @@ type delayRuns struct {
 	Sleep time.Duration
 	Runs  []podRun
 	// Recorded counts the runs that ran at all (valid or not), Incomplete
-	// those an interrupt cut short.
+	// those an interrupt cut short; Overlapped names the runs that
+	// overlapped with another shutdownlab session ("run 1 overlapped
+	// with another shutdownlab session (SESSION)").
 	Recorded, Incomplete int
+	Overlapped           []string
 }
 
 // safe: every run valid and clean (nothing failed, no SIGKILL, the
@@ -174,6 +177,9 @@ func manifestVerdict(f manifestFacts) (string, int) {
 	fmt.Fprintf(&b, "    - %s\n", graceText(f))
 	if s := searchText(f); s != "" {
 		fmt.Fprintf(&b, "    - %s\n", s)
+	}
+	for _, n := range overlapNotes(f) {
+		fmt.Fprintf(&b, "  note: %s\n", n)
 	}
 	return b.String(), code
 }

@@ -66,6 +66,9 @@ type actionRuns struct {
 	// the check was stopped before its end (Ctrl-C, SIGTERM, SIGHUP).
 	Recorded, Incomplete int
 	Interrupted          bool
+	// Overlapped names its runs that overlapped with another shutdownlab
+	// session ("run 1 overlapped with another shutdownlab session (ID)").
+	Overlapped []string
 }
 
 // notMeasured says that an interrupt is why a variant (an action, a
@@ -110,6 +113,9 @@ const (
 	// findOther is a trouble that is not about shutdown (failures before
 	// any signal); it is named apart and is no defect of the shutdown.
 	findOther = "other"
+	// findOverlap notes a run another session's containers overlapped
+	// (overlapFindings); no defect.
+	findOverlap = "overlap"
 )
 
 // finding is one line of the verdict.
