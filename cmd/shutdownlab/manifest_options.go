@@ -41,7 +41,7 @@ func (f *manifestFlags) options(ctx context.Context, stderr io.Writer) (manifest
 		return o, nil, err
 	}
 	if o.pod, err = readManifest(f.file, kube.Options{Workload: f.workload, Container: f.container, Env: env}); err != nil {
-		return o, nil, err
+		return o, nil, valueFromHint(err, f.sets)
 	}
 	for _, name := range slices.Sorted(maps.Keys(env)) {
 		f.sets = append(f.sets, "target.env."+name+"="+env[name])
@@ -92,9 +92,25 @@ func readManifest(file string, opts kube.Options) (kube.Pod, error) {
 	}
 	pod, err := kube.Read(file, data, opts)
 	if err != nil {
-		return kube.Pod{}, usagef("%v", err)
+		return kube.Pod{}, badInput(err)
 	}
 	return pod, nil
+}
+
+// valueFromHint adds to a refused valueFrom entry, when the user tried
+// --set target.env.NAME for it, why that cannot give it: --set edits the
+// scenario made from the manifest, once the manifest has been read.
+func valueFromHint(err error, sets []string) error {
+	var vf *kube.ValueFromError
+	if !errors.As(err, &vf) {
+		return err
+	}
+	for _, s := range sets {
+		if key, _, _ := strings.Cut(s, "="); key == "target.env."+vf.Name {
+			return usagef("%v (--set %s edits the scenario made from the manifest, after the manifest is read: it cannot give a valueFrom entry its value)", err, key)
+		}
+	}
+	return err
 }
 
 // envFlags reads --env NAME=VALUE values.

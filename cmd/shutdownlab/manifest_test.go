@@ -205,7 +205,11 @@ func TestManifestUsageErrors(t *testing.T) {
 		{[]string{"--manifest", ok, "--env", "NOVALUE"}, `--env: "NOVALUE"`},
 		{[]string{"--manifest", zero}, "terminationGracePeriodSeconds 0"},
 		{[]string{"--manifest", "../../internal/kube/testdata/deployment.yaml"}, "--container"},
-		{[]string{"--manifest", "../../internal/kube/testdata/deployment.yaml", "--container", "app"}, "DB_PASSWORD"},
+		{[]string{"--manifest", "../../internal/kube/testdata/deployment.yaml", "--container", "app"}, "env[1] (DB_PASSWORD) takes its value from valueFrom (a Secret, ConfigMap or field), which shutdownlab cannot read: give one with --env DB_PASSWORD=VALUE"},
+		// --set edits the generated scenario, after the manifest is read:
+		// the refusal names the flag that gives the value, and says why.
+		{[]string{"--manifest", "../../internal/kube/testdata/deployment.yaml", "--container", "app", "--set", "target.env.DB_PASSWORD=x"},
+			"give one with --env DB_PASSWORD=VALUE (--set target.env.DB_PASSWORD edits the scenario made from the manifest, after the manifest is read: it cannot give a valueFrom entry its value)"},
 		{[]string{"--manifest", "../../internal/kube/testdata/typo.yaml"}, "typo.yaml"},
 	} {
 		code, _, stderr := runMain(t, context.Background(), append([]string{"check"}, tt.args...)...)

@@ -27,9 +27,10 @@ type Options struct {
 	Workload string
 	// Container picks one container by name; "" takes the only one.
 	Container string
-	// Env are values the user gives (--set target.env.NAME=VALUE) for
-	// entries the manifest takes from elsewhere (valueFrom): an entry
-	// without one here is refused, naming the field.
+	// Env are values the user gives (check --manifest's --env
+	// NAME=VALUE) for entries the manifest takes from elsewhere
+	// (valueFrom): an entry without one here is refused, naming the field
+	// (ValueFromError).
 	Env map[string]string
 }
 
