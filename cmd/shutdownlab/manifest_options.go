@@ -79,16 +79,25 @@ func (f *manifestFlags) options(ctx context.Context, stderr io.Writer) (manifest
 }
 
 // readManifest reads and parses the manifest file (at most
-// kube.MaxManifestBytes).
+// kube.MaxManifestBytes). A larger one is refused naming its size when
+// the file has one (a regular file, refused unread), and the limit.
 func readManifest(file string, opts kube.Options) (kube.Pod, error) {
 	fh, err := os.Open(file)
 	if err != nil {
 		return kube.Pod{}, usagef("--manifest: %v", errors.Unwrap(err))
 	}
 	defer fh.Close()
+	if fi, err := fh.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > kube.MaxManifestBytes {
+		return kube.Pod{}, usagef("--manifest %s: %d bytes (%s), more than the %s a manifest may have; refused unread", file, fi.Size(), mebibytes(fi.Size()), kube.MaxManifestSize)
+	}
+	// Not a regular file (a pipe, /dev/stdin), or one growing: read one
+	// byte past the limit to tell, and never name a size it did not read.
 	data, err := io.ReadAll(io.LimitReader(fh, kube.MaxManifestBytes+1))
 	if err != nil {
 		return kube.Pod{}, usagef("--manifest %s: %v", file, err)
+	}
+	if len(data) > kube.MaxManifestBytes {
+		return kube.Pod{}, usagef("--manifest %s: more than the %s a manifest may have; refused", file, kube.MaxManifestSize)
 	}
 	pod, err := kube.Read(file, data, opts)
 	if err != nil {
@@ -111,6 +120,11 @@ func valueFromHint(err error, sets []string) error {
 		}
 	}
 	return err
+}
+
+// mebibytes is a size in MiB, to one decimal ("50 MiB", "4.5 MiB").
+func mebibytes(n int64) string {
+	return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/(1<<20)), ".0") + " MiB"
 }
 
 // envFlags reads --env NAME=VALUE values.
