@@ -97,6 +97,7 @@ type ValueFromError struct {
 	Field, Name string
 }
 
+// Error names the entry and the flag that gives its value.
 func (e *ValueFromError) Error() string {
 	return fmt.Sprintf("%s (%s) takes its value from valueFrom (a Secret, ConfigMap or field), which shutdownlab cannot read: give one with --env %s=VALUE",
 		e.Field, e.Name, e.Name)
