@@ -68,20 +68,3 @@ type NewPod struct {
 	// Error says why it never became ready or never joined.
 	Error string `json:"error,omitempty"`
 }
-
-// HookRun is one pre-stop hook's run.
-type HookRun struct {
-	// Kind is "sleep", "exec" or "http_get".
-	Kind string `json:"kind"`
-	// SleepMs is a sleep hook's planned sleep.
-	SleepMs float64 `json:"sleep_ms,omitempty"`
-	// EndNs is when the kubelet stopped waiting for it: its end, or the
-	// grace period's if it ran longer (TimedOut).
-	EndNs    int64 `json:"end_ns"`
-	TimedOut bool  `json:"timed_out,omitempty"`
-	// Code is an exec hook's exit code or an http_get hook's status.
-	Code int `json:"code,omitempty"`
-	// Error says why the hook failed (the kubelet sends the signal
-	// anyway, and records a FailedPreStopHook event).
-	Error string `json:"error,omitempty"`
-}

@@ -20,7 +20,7 @@ var Capability = report.Capability{Part: (*podmetrics.Metrics)(nil), Name: Need,
 	Has:    func(_ *report.Variant, r *report.Run) bool { return Of(&r.Metrics) != nil }, Rows: rows,
 	Headline: &report.Headline{Cols: headline, Text: headlineText},
 	Compute: func(in report.ComputeInput) (any, []string) {
-		return report.Computed(podmetrics.Compute(in.Meta, in.Requests), nil)
+		return report.Computed(podmetrics.Compute(in.Meta, in.Requests), podmetrics.Notes(in.Meta))
 	}}
 
 // Of returns the run's termination metrics; nil when its action was not
@@ -53,6 +53,8 @@ var rows = []report.MetricDef{
 		func(p *podmetrics.Metrics) report.Value { return report.IntValue(p.PodFailedProxyReload) }),
 	row("pod_killed", report.KindBool, "", report.CompareNone, "pod: the grace period ran out and SIGKILL ended the container (exit 137)",
 		func(p *podmetrics.Metrics) report.Value { return report.BoolValue(p.PodKilled) }),
+	row("pod_hook_failed", report.KindBool, "n/a (no hook)", report.CompareNone, "pod: the pre-stop hook failed (the kubelet's FailedPreStopHook: an exec that exited non-zero or could not start, an httpGet without an answer); the stop signal followed at once",
+		func(p *podmetrics.Metrics) report.Value { return report.BoolPtrValue(p.PodHookFailed) }),
 	row("pod_hook_ms", report.KindMs, "n/a (no hook)", report.CompareLatency, "pod: the pre-stop hook, deletion to its end",
 		func(p *podmetrics.Metrics) report.Value { return report.FloatPtrValue(p.PodHookMs) }),
 	row("pod_signal_to_exit_ms", report.KindMs, "NEVER", report.CompareLatency, "pod: stop signal to the container's exit (the app's drain)",
@@ -69,7 +71,7 @@ var rows = []report.MetricDef{
 // pod: the failed requests by the rule of the termination they fall
 // under, then how long the hook and the exit took.
 var headline = []string{"requests", "pod_failed", "pod_failed_new_pod", "pod_failed_propagation", "pod_failed_drain", "pod_failed_elsewhere", "pod_failed_after_kill",
-	"pod_failed_before_deletion", "pod_failed_proxy_reload", "pod_killed", "pod_hook_ms", "pod_signal_to_exit_ms",
+	"pod_failed_before_deletion", "pod_failed_proxy_reload", "pod_killed", "pod_hook_failed", "pod_hook_ms", "pod_signal_to_exit_ms",
 	"pod_deletion_to_exit_ms", "exit_code", "p99_ms"}
 
 // headlineText explains the pod headline under its table.

@@ -142,14 +142,20 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	sc, dir, res, junit := g.sc, g.dir, g.res, g.junit
 	o.asRun(p.vars[sc])
 	actions := checkActions(o, p.vars[sc], res)
-	fs := verdict(actions)
+	for i := range actions {
+		// An interrupt cancels ctx: an action it left unmeasured is said
+		// so, not blamed on the ready path.
+		actions[i].Interrupted = ctx.Err() != nil
+	}
+	fs := append(verdict(actions), overlapFindings(actions, "")...)
 	vcode := verdictCode(fs)
 	if vcode == verdictDefect && err == nil && ctx.Err() == nil {
 		var ex extras
 		var xcode int
 		ex, xcode = measureMore(ctx, &o, actions, want, sets, *out, stdout, stderr)
 		code = max(code, xcode)
-		fs = verdictWith(actions, ex)
+		fs = append(verdictWith(actions, ex), overlapFindings(actions, "")...)
+		fs = append(fs, ex.overlaps()...)
 	}
 	writeVerdict(stdout, dir, o, fs)
 	if junit != "" {
@@ -338,6 +344,13 @@ func checkActions(o checkOpts, vs []scenarios.Variant, res *report.Result) []act
 				continue
 			}
 			for _, r := range rv.Runs {
+				a.Recorded++
+				if r.Meta.Incomplete {
+					a.Incomplete++
+				}
+				if o := r.Meta.OverlappedWith; len(o) > 0 {
+					a.Overlapped = append(a.Overlapped, overlapWords(r.Meta.Run, o))
+				}
 				if rm, err := fromReport(&r.Metrics); r.Valid && err == nil {
 					a.Runs = append(a.Runs, rm)
 				}

@@ -20,8 +20,10 @@ built), command and args, literal env (a valueFrom entry needs --env
 NAME=VALUE), ports, readiness probe path. The workload's replicas (at
 least 2, at most 5) run as pods behind Caddy with 20 keep-alive clients
 sending GET PATH; one pod is deleted and terminated by
-the kubelet's rules: its preStop hook (sleep, exec, httpGet), then
-lifecycle.stopSignal (else the image's STOPSIGNAL), SIGKILL when
+the kubelet's rules: its preStop hook (sleep, exec, httpGet; a hook that
+fails, such as an exec of a command the image lacks, is the kubelet's
+FailedPreStopHook: the signal follows at once, and the verdict names it),
+then lifecycle.stopSignal (else the image's STOPSIGNAL), SIGKILL when
 terminationGracePeriodSeconds (counted from the deletion, the hook
 included) runs out. The proxy stops sending to the pod after each
 propagation delay of the sweep, one variant each. For a Deployment's
@@ -43,7 +45,11 @@ and, when the pod was SIGKILLed, check's signal search on the image (none
 with --signals none). What the emulation does not run (other containers,
 volumes, probes other than httpGet, ...) is named.
 
-Exit 0: safe at your delay; 1: unsafe there, or an expectation failed
+Runs another shutdownlab session overlapped are noted; after Ctrl-C the
+verdict says what the interrupt left unmeasured.
+
+Exit 0: safe at your delay; 1: unsafe there (a failed preStop hook
+included), or an expectation failed
 (--report-only: 0 for unsafe); 2: it could not tell (no valid run) or the
 harness failed; 64: bad usage or input. --junit writes one test case per
 delay and one for the verdict.

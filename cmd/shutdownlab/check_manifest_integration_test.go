@@ -2,14 +2,17 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/shutdownlab/shutdownlab/internal/docker/dockertest"
 	"github.com/shutdownlab/shutdownlab/internal/images"
+	"github.com/shutdownlab/shutdownlab/record"
 )
 
 // TestCheckManifestExamples runs `check --manifest` (Docker) on each
@@ -88,4 +91,200 @@ func TestCheckManifestExamples(t *testing.T) {
 			}
 		})
 	}
+}
+
+// interruptOn is a writer (the command's stderr) that sends an interrupt
+// to sigs the first time what it was written contains on, 1 s later: a
+// Ctrl-C while that is going on.
+type interruptOn struct {
+	mu   sync.Mutex
+	b    strings.Builder
+	on   string
+	sigs chan<- os.Signal
+	sent bool
+}
+
+func (w *interruptOn) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.b.Write(p)
+	if !w.sent && strings.Contains(w.b.String(), w.on) {
+		w.sent = true
+		go func() { time.Sleep(time.Second); w.sigs <- os.Interrupt }()
+	}
+	return len(p), nil
+}
+
+func (w *interruptOn) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
+}
+
+// TestCheckManifestInterrupted (Docker): a Ctrl-C during the first
+// delay's run, handled as main handles it (interrupts), leaves a verdict
+// that says the check was interrupted: the first delay was cut short, the
+// second never ran, the judged one could not be told; nothing blames the
+// ready path or the port. Exit 2.
+func TestCheckManifestInterrupted(t *testing.T) {
+	eng := dockertest.RequireDocker(t)
+	t.Chdir("../..")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	target, _, err := images.BuildProject(ctx, eng, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rctx, interrupt := context.WithCancel(ctx)
+	defer interrupt()
+	sigs := make(chan os.Signal, 2)
+	var said strings.Builder
+	go interrupts(sigs, interrupt, &said, func() { t.Error("a second interrupt was sent") })
+	stderr := &interruptOn{on: ": starting (load", sigs: sigs}
+	var stdout strings.Builder
+	out := t.TempDir()
+	code := Main(rctx, []string{"check", "--manifest", "examples/kubernetes/manifests/no-prestop.yaml", "--image", target, "--out", out,
+		"--propagation", "0s,2s", "--path", "/slow?ms=20"}, &stdout, stderr)
+	t.Logf("exit %d\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
+	if code != exitInvalid {
+		t.Errorf("exit %d, want %d", code, exitInvalid)
+	}
+	files, _ := filepath.Glob(filepath.Join(out, "*-check-manifest-*", "verdict.txt"))
+	if len(files) != 1 {
+		t.Fatalf("verdict.txt: %q, want one", files)
+	}
+	b, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"interrupted: the check was stopped before its end",
+		"propagation 0s: not measured: the check was interrupted during its run",
+		"propagation 2s: not measured: the check was interrupted before it ran",
+		"at your propagation delay, 2s: could not tell: the check was interrupted before it was measured"} {
+		if !strings.Contains(string(b), w) {
+			t.Errorf("verdict lacks %q:\n%s", w, b)
+		}
+	}
+	if strings.Contains(string(b), "--ready-path") {
+		t.Errorf("verdict blames the ready path:\n%s", b)
+	}
+}
+
+// execMissingManifest is a Deployment whose preStop hook execs `sleep 3`
+// in an image without a sleep binary (the project's Go target is FROM
+// scratch).
+const execMissingManifest = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: prestop-exec-missing
+spec:
+  replicas: 3
+  strategy:
+    rollingUpdate: {maxSurge: 1, maxUnavailable: 0}
+  selector:
+    matchLabels: {app: prestop-exec-missing}
+  template:
+    metadata:
+      labels: {app: prestop-exec-missing}
+    spec:
+      terminationGracePeriodSeconds: 30
+      containers:
+      - name: web
+        image: shutdownlab/target
+        ports:
+        - {name: http, containerPort: 8080}
+        env:
+        - {name: MODE, value: full}
+        - {name: DRAIN_MS, value: "20000"}
+        readinessProbe:
+          httpGet: {path: /readyz, port: http}
+          periodSeconds: 1
+          failureThreshold: 1
+        lifecycle:
+          preStop:
+            exec: {command: ["sleep", "3"]}
+`
+
+// TestCheckManifestFailedHook (Docker): a preStop exec whose command the
+// image does not have fails as it would under the kubelet: the run
+// records it (exit code, the runtime's output) and the stop signal
+// follows the failed exec at once; the verdict (stdout, verdict.txt)
+// names the failed hook as the kubelet's FailedPreStopHook, its advice
+// names the native sleep, report.md notes it, and the check exits 1.
+func TestCheckManifestFailedHook(t *testing.T) {
+	eng := dockertest.RequireDocker(t)
+	t.Chdir("../..")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	target, _, err := images.BuildProject(ctx, eng, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	manifest := filepath.Join(t.TempDir(), "prestop-exec-missing.yaml")
+	if err := os.WriteFile(manifest, []byte(execMissingManifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	code, stdout, stderr := runMain(t, ctx, "check", "--manifest", manifest, "--image", target, "--out", out,
+		"--propagation", "2s", "--path", "/slow?ms=20", "--signals", "none")
+	t.Logf("exit %d\n%s\nstderr:\n%s", code, stdout, stderr)
+	if code != exitFailed {
+		t.Errorf("exit %d, want %d (a defect)", code, exitFailed)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(out, "*-check-manifest-deployment-prestop-exec-missing"))
+	if len(dirs) != 1 {
+		t.Fatalf("result directory of the sweep: %q, want one", dirs)
+	}
+	failed := `preStop exec ["sleep", "3"] failed (exit 126: command not found in the image; output: "`
+	kubelet := "the kubelet records FailedPreStopHook and sends the stop signal at once"
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(dirs[0], name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	verdictTxt := read("verdict.txt")
+	for _, w := range []string{"  hook: " + failed, kubelet + " (in the run)", "at your propagation delay, 2s: UNSAFE",
+		"a native lifecycle.preStop.sleep (Kubernetes 1.30+) needs no shell or sleep binary in the image",
+		"this exec only sleeps: lifecycle.preStop.sleep.seconds: 3 does the same"} {
+		if !strings.Contains(verdictTxt, w) {
+			t.Errorf("verdict.txt lacks %q", w)
+		}
+		if !strings.Contains(stdout, w) {
+			t.Errorf("stdout lacks %q", w)
+		}
+	}
+	if !strings.Contains(stderr, "replica-0: "+failed) {
+		t.Errorf("the progress output does not name the failed hook")
+	}
+	if md := read("report.md"); !strings.Contains(md, failed) || !strings.Contains(md, kubelet) {
+		t.Errorf("report.md does not note the failed hook")
+	}
+	events, _ := filepath.Glob(filepath.Join(dirs[0], "run-001", "events.json"))
+	if len(events) == 0 { // one directory per variant, when there are several
+		events, _ = filepath.Glob(filepath.Join(dirs[0], "*", "run-001", "events.json"))
+	}
+	if len(events) != 1 {
+		t.Fatalf("events.json: %q", events)
+	}
+	b, err := os.ReadFile(events[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m record.Meta
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	te := m.Action.Termination()
+	h := te.Hook
+	if h == nil || !h.Failed() || h.Code != 126 || !strings.Contains(h.Output, "executable file not found") {
+		t.Fatalf("hook record %+v", h)
+	}
+	// The kubelet sends the stop signal the moment the failed hook
+	// returned: nothing of the harness's may come between them.
+	if gap := time.Duration(m.Action.SentNs - h.EndNs); gap < 0 || gap > 100*time.Millisecond {
+		t.Errorf("the stop signal went %s after the failed hook ended, want at once", gap)
+	}
+	t.Logf("the failed exec took %s; the signal followed %s later", time.Duration(h.EndNs-te.DeletedNs), time.Duration(m.Action.SentNs-h.EndNs))
 }

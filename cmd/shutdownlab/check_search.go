@@ -138,6 +138,7 @@ func runShort(ctx context.Context, o checkOpts, file string, src []byte, sets []
 		o.runs = 1
 		for _, a := range checkActions(o, p.vars[sc], res) {
 			a.Action, a.WindowS = a.Signal, searchWatch(o.graceS)
+			a.Interrupted = ctx.Err() != nil
 			acts = append(acts, a)
 		}
 	}
@@ -186,7 +187,7 @@ func searchLines(sr searchResult) []finding {
 // It counts every failure of the run, by phase and by class.
 func candidateText(a actionRuns, watch int) (string, bool) {
 	if len(a.Runs) == 0 {
-		return a.Signal + ": no valid run (the search's report says why)", false
+		return a.Signal + ": " + actionNoRuns(a, "the search's report says why"), false
 	}
 	clean := stopsCleanly(a)
 	r := a.Runs[0]

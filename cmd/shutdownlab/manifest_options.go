@@ -41,7 +41,7 @@ func (f *manifestFlags) options(ctx context.Context, stderr io.Writer) (manifest
 		return o, nil, err
 	}
 	if o.pod, err = readManifest(f.file, kube.Options{Workload: f.workload, Container: f.container, Env: env}); err != nil {
-		return o, nil, err
+		return o, nil, valueFromHint(err, f.sets)
 	}
 	for _, name := range slices.Sorted(maps.Keys(env)) {
 		f.sets = append(f.sets, "target.env."+name+"="+env[name])
@@ -79,22 +79,52 @@ func (f *manifestFlags) options(ctx context.Context, stderr io.Writer) (manifest
 }
 
 // readManifest reads and parses the manifest file (at most
-// kube.MaxManifestBytes).
+// kube.MaxManifestBytes). A larger one is refused naming its size when
+// the file has one (a regular file, refused unread), and the limit.
 func readManifest(file string, opts kube.Options) (kube.Pod, error) {
 	fh, err := os.Open(file)
 	if err != nil {
 		return kube.Pod{}, usagef("--manifest: %v", errors.Unwrap(err))
 	}
 	defer fh.Close()
+	if fi, err := fh.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > kube.MaxManifestBytes {
+		return kube.Pod{}, usagef("--manifest %s: %d bytes (%s), more than the %s a manifest may have; refused unread", file, fi.Size(), mebibytes(fi.Size()), kube.MaxManifestSize)
+	}
+	// Not a regular file (a pipe, /dev/stdin), or one growing: read one
+	// byte past the limit to tell, and never name a size it did not read.
 	data, err := io.ReadAll(io.LimitReader(fh, kube.MaxManifestBytes+1))
 	if err != nil {
 		return kube.Pod{}, usagef("--manifest %s: %v", file, err)
 	}
+	if len(data) > kube.MaxManifestBytes {
+		return kube.Pod{}, usagef("--manifest %s: more than the %s a manifest may have; refused", file, kube.MaxManifestSize)
+	}
 	pod, err := kube.Read(file, data, opts)
 	if err != nil {
-		return kube.Pod{}, usagef("%v", err)
+		return kube.Pod{}, badInput(err)
 	}
 	return pod, nil
+}
+
+// valueFromHint adds to a refused valueFrom entry, when the user tried
+// --set target.env.NAME for it, why that cannot give it: --set edits the
+// scenario made from the manifest, once the manifest has been read.
+func valueFromHint(err error, sets []string) error {
+	var vf *kube.ValueFromError
+	if !errors.As(err, &vf) {
+		return err
+	}
+	for _, s := range sets {
+		if key, _, _ := strings.Cut(s, "="); key == "target.env."+vf.Name {
+			return usagef("%v (--set %s edits the scenario made from the manifest, after the manifest is read: it cannot give a valueFrom entry its value)", err, key)
+		}
+	}
+	return err
+}
+
+// mebibytes is a size in MiB, to one decimal ("50 MiB", "4.5 MiB").
+func mebibytes(n int64) string {
+	return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/(1<<20)), ".0") + " MiB"
 }
 
 // envFlags reads --env NAME=VALUE values.

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/shutdownlab/shutdownlab/capabilities/pod"
 	"github.com/shutdownlab/shutdownlab/gate"
 	"github.com/shutdownlab/shutdownlab/internal/kube"
 	"github.com/shutdownlab/shutdownlab/internal/resultdir"
@@ -41,8 +40,12 @@ func runManifestCheck(ctx context.Context, p *runPlan, o manifestOpts, f manifes
 		if serr != nil {
 			fmt.Fprintf(stderr, "shutdownlab: signal search: %v\n", serr)
 		}
-		code, signalFs, searchDirs = max(code, scode), podSignalFindings(sr, o.stopSignal()), append(searchDirs, sr.dir)
+		signalFs = append(podSignalFindings(sr, o.stopSignal()), overlapFindings(sr.cands, "signal search, ")...)
+		code, searchDirs = max(code, scode), append(searchDirs, sr.dir)
 	}
+	// An interrupt cancels ctx: the verdict says what it left unmeasured
+	// instead of guessing why a delay has no valid run.
+	facts.Interrupted = ctx.Err() != nil
 	body, vcode := manifestVerdict(facts)
 	text := manifestHeader(o) + body + manifestNotes(o, signalFs, searchDirs)
 	fmt.Fprint(stdout, "\n"+text)
@@ -61,50 +64,6 @@ func runManifestCheck(ctx context.Context, p *runPlan, o manifestOpts, f manifes
 		vcode = verdictClean
 	}
 	return max(code, vcode), err
-}
-
-// factsOf reads the verdict's inputs from the variants as they ran (--set
-// included) and their valid runs in res.
-func factsOf(vs []scenarios.Variant, res *report.Result, stated time.Duration) manifestFacts {
-	f := manifestFacts{Stated: stated, Sleep: -1}
-	for i, v := range vs {
-		t := v.Spec.Action.Terminate()
-		if i == 0 && t != nil {
-			f.Grace, f.StopSignal = t.Grace.D(), t.StopSignal
-			if t.PreStop != nil && t.PreStop.Sleep != nil {
-				f.Sleep = t.PreStop.Sleep.D()
-			}
-			if np := t.NewPod; np != nil {
-				f.Rollout, f.Readiness = rolloutWords(np), readinessWords(np.Readiness)
-			}
-			f.Load = v.Spec.Load.Duration.D()
-			f.Termination = fmt.Sprintf("%s, then %s, SIGKILL %s after the deletion if still running; one of %d pods behind the proxy, %s per delay",
-				hookWordsOf(t.PreStop), t.StopSignal, dur(t.Grace.D()), v.Spec.Replicas, runsWords(v.Spec.Runs))
-		}
-		d := delayRuns{Delay: v.Spec.Proxy.DeregisterAfter.D()}
-		if t != nil && t.PreStop != nil && t.PreStop.Sleep != nil {
-			d.Sleep = t.PreStop.Sleep.D()
-		}
-		d.Runs = validPodRuns(res, v.Label)
-		f.Delays = append(f.Delays, d)
-	}
-	return f
-}
-
-// validPodRuns are the pod metrics of the valid runs of variant label.
-func validPodRuns(res *report.Result, label string) []podRun {
-	var out []podRun
-	for _, rv := range res.Variants {
-		if rv.Label != label {
-			continue
-		}
-		for _, r := range rv.Runs {
-			if pr, err := podRunOf(&r.Metrics); r.Valid && err == nil && pod.Of(&r.Metrics) != nil {
-				out = append(out, pr)
-			}
-		}
-	}
-	return out
 }
 
 // hookWordsOf names a scenario's pre-stop hook as hookWords does.
@@ -208,12 +167,19 @@ func manifestHeader(o manifestOpts) string {
 }
 
 // manifestNotes are the verdict's last lines: the signal search's
-// findings, what the emulation did not run, and where the searches'
-// measurements are.
+// findings (and its runs another session overlapped), what the emulation
+// did not run, and where the searches' measurements are.
 func manifestNotes(o manifestOpts, signalFs []finding, dirs []string) string {
 	var b strings.Builder
 	for _, f := range signalFs {
-		fmt.Fprintf(&b, "    - %s\n", f.line())
+		if f.Kind != findOverlap {
+			fmt.Fprintf(&b, "    - %s\n", f.line())
+		}
+	}
+	for _, f := range signalFs {
+		if f.Kind == findOverlap {
+			fmt.Fprintf(&b, "  note: %s\n", f.Text)
+		}
 	}
 	p := o.pod
 	serving := fmt.Sprintf("%d pods behind the proxy (replicas %d", o.pods(), p.Replicas)

@@ -169,7 +169,7 @@ func hookWords(h *kube.Hook) string {
 	case h == nil:
 		return "no preStop hook"
 	case h.Kind == kube.HookExec:
-		return "preStop exec " + strconv.Quote(strings.Join(h.Command, " "))
+		return "preStop exec " + yamlList(h.Command)
 	case h.Kind == kube.HookHTTPGet:
 		return fmt.Sprintf("preStop httpGet %s on port %d", h.Path, h.Port)
 	}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -205,7 +206,11 @@ func TestManifestUsageErrors(t *testing.T) {
 		{[]string{"--manifest", ok, "--env", "NOVALUE"}, `--env: "NOVALUE"`},
 		{[]string{"--manifest", zero}, "terminationGracePeriodSeconds 0"},
 		{[]string{"--manifest", "../../internal/kube/testdata/deployment.yaml"}, "--container"},
-		{[]string{"--manifest", "../../internal/kube/testdata/deployment.yaml", "--container", "app"}, "DB_PASSWORD"},
+		{[]string{"--manifest", "../../internal/kube/testdata/deployment.yaml", "--container", "app"}, "env[1] (DB_PASSWORD) takes its value from valueFrom (a Secret, ConfigMap or field), which shutdownlab cannot read: give one with --env DB_PASSWORD=VALUE"},
+		// --set edits the generated scenario, after the manifest is read:
+		// the refusal names the flag that gives the value, and says why.
+		{[]string{"--manifest", "../../internal/kube/testdata/deployment.yaml", "--container", "app", "--set", "target.env.DB_PASSWORD=x"},
+			"give one with --env DB_PASSWORD=VALUE (--set target.env.DB_PASSWORD edits the scenario made from the manifest, after the manifest is read: it cannot give a valueFrom entry its value)"},
 		{[]string{"--manifest", "../../internal/kube/testdata/typo.yaml"}, "typo.yaml"},
 	} {
 		code, _, stderr := runMain(t, context.Background(), append([]string{"check"}, tt.args...)...)
@@ -273,5 +278,47 @@ func TestLoadLength(t *testing.T) {
 		if got := o.loadLength(); got != tt.want {
 			t.Errorf("%s: %s, want %s", tt.name, got, tt.want)
 		}
+	}
+}
+
+// TestReadManifestTooLarge: a manifest over 4 MiB is refused with its own
+// size when it has one (a regular file: refused unread, exit 64), else
+// with the limit alone (a pipe: never the limit + 1 it read), and the
+// limit in MiB, never in bytes read.
+func TestReadManifestTooLarge(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.yaml")
+	fh, err := os.Create(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fh.Truncate(50 << 20); err != nil { // sparse: 50 MiB of zeros
+		t.Fatal(err)
+	}
+	fh.Close()
+	code, _, stderr := runMain(t, context.Background(), "check", "--manifest", big)
+	want := "--manifest " + big + ": 52428800 bytes (50 MiB), more than the 4 MiB a manifest may have; refused unread"
+	if code != exitUsage || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d, stderr %q; want 64 and %q", code, stderr, want)
+	}
+	fifo := filepath.Join(dir, "pipe.yaml")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no fifo:", err)
+	}
+	go func() {
+		w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err != nil {
+			return
+		}
+		defer w.Close()
+		w.Write(make([]byte, 5<<20)) // ends with an EPIPE once the reader stops
+	}()
+	_, err = readManifest(fifo, kube.Options{})
+	if err == nil || err.Error() != "--manifest "+fifo+": more than the 4 MiB a manifest may have; refused" {
+		t.Errorf("a pipe: %v", err)
+	}
+	if _, err := kube.Read("x.yaml", make([]byte, kube.MaxManifestBytes+1), kube.Options{}); err == nil ||
+		err.Error() != "x.yaml: 4194305 bytes, more than the 4 MiB a manifest may have" {
+		t.Errorf("kube.Read of the limit + 1: %v", err)
 	}
 }

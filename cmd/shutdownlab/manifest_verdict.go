@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report"
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
@@ -33,7 +34,15 @@ type podRun struct {
 	SignalToExitMs   *float64 `json:"pod_signal_to_exit_ms"`
 	DeletionToExitMs *float64 `json:"pod_deletion_to_exit_ms"`
 	ExitCode         *int     `json:"exit_code"`
+	HookFailed       *bool    `json:"pod_hook_failed"`
+	// Hook is the run's pre-stop hook as the runner recorded it (nil
+	// without one): how it failed, when it did.
+	Hook *record.HookRun `json:"-"`
 }
+
+// hookFailed reports whether the run's pre-stop hook failed (the
+// kubelet's FailedPreStopHook).
+func (r podRun) hookFailed() bool { return r.HookFailed != nil && *r.HookFailed }
 
 // podRunOf copies the pod metrics of m by their JSON names.
 func podRunOf(m *report.Metrics) (podRun, error) {
@@ -52,13 +61,19 @@ type delayRuns struct {
 	// Sleep is the search's candidate preStop sleep (0 outside it).
 	Sleep time.Duration
 	Runs  []podRun
+	// Recorded counts the runs that ran at all (valid or not), Incomplete
+	// those an interrupt cut short; Overlapped names the runs that
+	// overlapped with another shutdownlab session ("run 1 overlapped
+	// with another shutdownlab session (SESSION)").
+	Recorded, Incomplete int
+	Overlapped           []string
 }
 
-// safe: every run valid and clean (nothing failed, no SIGKILL); false
-// without a valid run.
+// safe: every run valid and clean (nothing failed, no SIGKILL, the
+// preStop hook did not fail); false without a valid run.
 func (d delayRuns) safe() bool {
 	for _, r := range d.Runs {
-		if r.Failed > 0 || r.Killed {
+		if r.Failed > 0 || r.Killed || r.hookFailed() {
 			return false
 		}
 	}
@@ -83,10 +98,14 @@ type manifestFacts struct {
 	Termination string
 	StopSignal  string
 	Grace       time.Duration
-	// Sleep is the manifest's preStop sleep (-1: no sleep hook).
-	Sleep  time.Duration
-	Stated time.Duration
-	Delays []delayRuns
+	// Sleep is the manifest's preStop sleep (-1: no sleep hook); HookKind
+	// its hook's kind (kube.HookSleep, ...; "": none), HookCommand an exec
+	// hook's command.
+	Sleep       time.Duration
+	HookKind    string
+	HookCommand []string
+	Stated      time.Duration
+	Delays      []delayRuns
 	// Search are the pre-stop search's candidates at Stated (nil: none).
 	Search []delayRuns
 	// Rollout says in words how the new pod of the rolling update joins
@@ -96,6 +115,9 @@ type manifestFacts struct {
 	// runs' load length: what a re-run with a readiness probe needs.
 	ReadyPath string
 	Load      time.Duration
+	// Interrupted is true when the check was stopped before its end
+	// (Ctrl-C, SIGTERM, SIGHUP): what did not run is said so.
+	Interrupted bool
 }
 
 // manifestVerdict renders the verdict and returns it with its exit code:
@@ -104,8 +126,14 @@ type manifestFacts struct {
 func manifestVerdict(f manifestFacts) (string, int) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "  termination: %s\n", f.Termination)
+	if s := hookFailureLine(f); s != "" {
+		fmt.Fprintf(&b, "  %s\n", s)
+	}
 	if f.Rollout != "" {
 		fmt.Fprintf(&b, "  rollout: %s\n", f.Rollout)
+	}
+	if f.Interrupted {
+		b.WriteString("  interrupted: the check was stopped before its end (Ctrl-C, SIGTERM or SIGHUP); what it did not measure is said so below\n")
 	}
 	var stated *delayRuns
 	var safeAt, unsafeAt []string
@@ -125,6 +153,9 @@ func manifestVerdict(f manifestFacts) (string, int) {
 	b.WriteString("  answer:\n")
 	code := verdictClean
 	switch {
+	case (stated == nil || len(stated.Runs) == 0) && f.Interrupted:
+		fmt.Fprintf(&b, "    - at your propagation delay, %s: could not tell: the check was interrupted before it was measured\n", dur(f.Stated))
+		code = verdictUnclear
 	case stated == nil || len(stated.Runs) == 0:
 		fmt.Fprintf(&b, "    - at your propagation delay, %s: could not tell (no valid run; the report's \"Runs not counted\" says why)\n", dur(f.Stated))
 		code = verdictUnclear
@@ -135,6 +166,11 @@ func manifestVerdict(f manifestFacts) (string, int) {
 		code = verdictDefect
 	}
 	fmt.Fprintf(&b, "    - measured safe at: %s; unsafe at: %s\n", listOr(safeAt, "none"), listOr(unsafeAt, "none"))
+	if s := hookAdvice(f); s != "" {
+		fmt.Fprintf(&b, "    - %s\n", s)
+		// A failed hook is a defect whatever the requests did.
+		code = max(code, verdictDefect)
+	}
 	if s := readinessText(f, stated); s != "" {
 		fmt.Fprintf(&b, "    - %s\n", s)
 	}
@@ -142,13 +178,16 @@ func manifestVerdict(f manifestFacts) (string, int) {
 	if s := searchText(f); s != "" {
 		fmt.Fprintf(&b, "    - %s\n", s)
 	}
+	for _, n := range overlapNotes(f) {
+		fmt.Fprintf(&b, "  note: %s\n", n)
+	}
 	return b.String(), code
 }
 
 // delayText is one delay's line: safe, or what failed under which rule.
 func delayText(d delayRuns, f manifestFacts) string {
 	if len(d.Runs) == 0 {
-		return "no valid run"
+		return noRunText(d, f.Interrupted)
 	}
 	w := d.worst()
 	runs := fmt.Sprintf(" (worst of %d runs)", len(d.Runs))
@@ -174,7 +213,7 @@ func delayText(d delayRuns, f manifestFacts) string {
 		why = append(why, fmt.Sprintf("%d sent by the proxy to the new pod before its app served them (%s)", w.NewPod, joinWords(f.Readiness)))
 	}
 	if w.Propagation > 0 {
-		why = append(why, fmt.Sprintf("%d sent while the endpoint was still registered (the pod stopped serving before the proxy stopped sending to it: %s)", w.Propagation, sleepWords(f.Sleep)))
+		why = append(why, fmt.Sprintf("%d sent while the endpoint was still registered (the pod stopped serving before the proxy stopped sending to it: %s)", w.Propagation, holdWords(f, d)))
 	}
 	if w.Drain > 0 {
 		why = append(why, fmt.Sprintf("%d in flight at %s (work the app held and dropped when told to stop)", w.Drain, f.StopSignal))
@@ -187,6 +226,9 @@ func delayText(d delayRuns, f manifestFacts) string {
 	}
 	if w.Killed {
 		why = append(why, fmt.Sprintf("SIGKILLed: terminationGracePeriodSeconds %d ended before it exited", int(f.Grace/time.Second)))
+	}
+	if d.anyHookFailed() && w.Propagation == 0 {
+		why = append(why, "the preStop hook failed (FailedPreStopHook; see above)")
 	}
 	if w.Failed == 0 {
 		return fmt.Sprintf("UNSAFE: no request failed%s, but %s; %s", runs, strings.Join(why, "; "), tail)
@@ -218,12 +260,20 @@ func readinessText(f manifestFacts, stated *delayRuns) string {
 	return "new pods: the readinessProbe " + f.Readiness + " passed before the app served: probe a path that answers 2xx only once the app serves, or raise initialDelaySeconds (not measured in this run)"
 }
 
-// sleepWords explains a propagation failure by the manifest's preStop.
-func sleepWords(sleep time.Duration) string {
-	if sleep < 0 {
-		return "no preStop sleep holds the stop signal back"
+// holdWords explains a propagation failure by the preStop hook that was
+// to hold the stop signal back: a failed one held nothing.
+func holdWords(f manifestFacts, d delayRuns) string {
+	switch {
+	case d.anyHookFailed():
+		return "its preStop hook failed, so nothing held the stop signal back"
+	case d.Sleep > 0:
+		return "its preStop sleep " + dur(d.Sleep) + " ended first"
+	case f.Sleep >= 0:
+		return "its preStop sleep " + dur(f.Sleep) + " ended first"
+	case f.HookKind != "":
+		return "its preStop hook ended first"
 	}
-	return "its preStop sleep " + dur(sleep) + " ended first"
+	return "no preStop sleep holds the stop signal back"
 }
 
 // exitWords says how the run's pod ended.
@@ -265,19 +315,25 @@ func graceText(f manifestFacts) string {
 // sleep that measured safe at the stated delay ("" without a search).
 func searchText(f manifestFacts) string {
 	if len(f.Search) == 0 {
+		if f.Interrupted && len(searchSleeps(f)) > 0 {
+			return fmt.Sprintf("to make it safe at %s: not measured: the check was interrupted before its pre-stop search", dur(f.Stated))
+		}
 		return ""
 	}
 	var tried []string
 	for _, c := range f.Search {
 		if c.safe() {
-			return fmt.Sprintf("to make it safe at %s: preStop sleep %s measured safe (the smallest whole-second sleep tried; lifecycle.preStop.sleep.seconds: %d)%s",
-				dur(f.Stated), dur(c.Sleep), int(c.Sleep/time.Second), triedBefore(tried))
+			return fmt.Sprintf("to make it safe at %s: preStop sleep %s measured safe (the smallest whole-second sleep tried; lifecycle.preStop.sleep.seconds: %d)%s%s",
+				dur(f.Stated), dur(c.Sleep), int(c.Sleep/time.Second), triedBefore(tried), nativeSleepWords(f))
 		}
 		if len(c.Runs) > 0 {
 			tried = append(tried, fmt.Sprintf("%s: %d failed", dur(c.Sleep), c.worst().Failed))
 		} else {
-			tried = append(tried, dur(c.Sleep)+": no valid run")
+			tried = append(tried, dur(c.Sleep)+": "+noRunText(c, f.Interrupted))
 		}
+	}
+	if f.Interrupted {
+		return fmt.Sprintf("to make it safe at %s: the pre-stop search was interrupted before a sleep measured safe (%s)", dur(f.Stated), strings.Join(tried, ", "))
 	}
 	return fmt.Sprintf("no preStop sleep tried measured safe at %s (%s): what fails is not the propagation alone; see the rules above", dur(f.Stated), strings.Join(tried, ", "))
 }

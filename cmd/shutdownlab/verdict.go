@@ -67,6 +67,36 @@ type actionRuns struct {
 	WindowS int
 	// Runs are the valid runs' metrics.
 	Runs []runMetrics
+	// Recorded counts the action's runs that ran at all (valid or not),
+	// Incomplete those an interrupt cut short; Interrupted is true when
+	// the check was stopped before its end (Ctrl-C, SIGTERM, SIGHUP).
+	Recorded, Incomplete int
+	Interrupted          bool
+	// Overlapped names its runs that overlapped with another shutdownlab
+	// session ("run 1 overlapped with another shutdownlab session (ID)").
+	Overlapped []string
+}
+
+// notMeasured says that an interrupt is why a variant (an action, a
+// delay) of recorded runs, incomplete of them cut short, has no valid
+// run; "" when it is not.
+func notMeasured(recorded, incomplete int, interrupted bool) string {
+	switch {
+	case incomplete > 0:
+		return "not measured: the check was interrupted during its run (kept in the report as incomplete, not counted)"
+	case interrupted && recorded == 0:
+		return "not measured: the check was interrupted before it ran"
+	}
+	return ""
+}
+
+// actionNoRuns says why an action has no valid run: an interrupt, or
+// else what the report says.
+func actionNoRuns(a actionRuns, report string) string {
+	if s := notMeasured(a.Recorded, a.Incomplete, a.Interrupted); s != "" {
+		return s
+	}
+	return "no valid run: " + report
 }
 
 // Finding kinds.
@@ -91,6 +121,9 @@ const (
 	// findOther is a trouble that is not about shutdown (failures before
 	// any signal); it is named apart and is no defect of the shutdown.
 	findOther = "other"
+	// findOverlap notes a run another session's containers overlapped
+	// (overlapFindings); no defect.
+	findOverlap = "overlap"
 )
 
 // finding is one line of the verdict.
@@ -139,7 +172,7 @@ func verdictWith(actions []actionRuns, ex extras) []finding {
 	var out, sigs []finding
 	for _, a := range actions {
 		if len(a.Runs) == 0 {
-			out = append(out, finding{Action: a.Action, Kind: findNoRuns, Bad: true, Text: "no valid run: nothing to judge (the report's \"Runs not counted\" says why; an image that never got ready needs the right --ready-path or --port)"})
+			out = append(out, finding{Action: a.Action, Kind: findNoRuns, Bad: true, Text: actionNoRuns(a, "nothing to judge (the report's \"Runs not counted\" says why; an image that never got ready needs the right --ready-path or --port)")})
 			continue
 		}
 		as := signatures(a)

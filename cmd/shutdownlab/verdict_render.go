@@ -35,11 +35,13 @@ func verdictText(o checkOpts, fs []finding) string {
 	fmt.Fprintf(&b, "verdict for %s (STOPSIGNAL %s, grace period %d s, %s per action):\n", o.image, o.stopSignal, o.graceS, runsText(max(o.runs, 1)))
 	fmt.Fprintf(&b, "  in short: %s\n", headline(fs))
 	last := "-"
-	var fixes, advice, other []string
+	var fixes, advice, other, notes []string
 	for _, f := range fs {
 		switch {
 		case f.Kind == findOther:
 			other = append(other, f.line())
+		case f.Kind == findOverlap:
+			notes = append(notes, f.line())
 		case f.Action == "" && f.Kind == fixClean:
 			fmt.Fprintf(&b, "  %s\n", f.line())
 		case f.Action == "" && f.Bad:
@@ -65,6 +67,7 @@ func verdictText(o checkOpts, fs []finding) string {
 	section("to make it clean", fixes)
 	section("advice", advice)
 	section("not about shutdown", other)
+	section("notes", notes)
 	for _, d := range []struct{ what, dir string }{{"capacity variant", o.capacityDir}, {"signal search", o.searchDir}} {
 		if d.dir != "" {
 			fmt.Fprintf(&b, "  %s measurements: %s\n", d.what, filepath.Join(d.dir, resultdir.MarkdownFile))

@@ -78,15 +78,29 @@ func readEnv(p *Pod, c *corev1.Container, path string, given map[string]string) 
 		}
 		v, ok := given[e.Name]
 		if !ok {
-			return fmt.Errorf("%s.env[%d] (%s) takes its value from valueFrom (a Secret, ConfigMap or field), which shutdownlab cannot read: give one with --set target.env.%s=VALUE",
-				path, j, e.Name, e.Name)
+			return &ValueFromError{Field: fmt.Sprintf("%s.env[%d]", path, j), Name: e.Name}
 		}
 		p.Env = append(p.Env, EnvVar{e.Name, v})
 	}
 	for j := range c.EnvFrom {
-		p.Unsupported = append(p.Unsupported, fmt.Sprintf("%s.envFrom[%d]: not read (a ConfigMap or Secret); give what the app needs with --set target.env.NAME=VALUE", path, j))
+		p.Unsupported = append(p.Unsupported, fmt.Sprintf("%s.envFrom[%d]: not read (a ConfigMap or Secret); give what the app needs with --env NAME=VALUE", path, j))
 	}
 	return nil
+}
+
+// ValueFromError refuses an env entry that takes its value from
+// elsewhere (valueFrom: a Secret, a ConfigMap, a field) when the user
+// gave it none (Options.Env, check --manifest's --env NAME=VALUE).
+type ValueFromError struct {
+	// Field is the entry's path ("spec.template.spec.containers[0].env[1]")
+	// and Name its variable.
+	Field, Name string
+}
+
+// Error names the entry and the flag that gives its value.
+func (e *ValueFromError) Error() string {
+	return fmt.Sprintf("%s (%s) takes its value from valueFrom (a Secret, ConfigMap or field), which shutdownlab cannot read: give one with --env %s=VALUE",
+		e.Field, e.Name, e.Name)
 }
 
 // readLifecycle takes the pre-stop hook and the stop signal.

@@ -16,8 +16,12 @@ import (
 )
 
 // MaxManifestBytes bounds a manifest file: far above any workload's, far
-// below what could exhaust memory in the decoder.
-const MaxManifestBytes = 4 << 20
+// below what could exhaust memory in the decoder. MaxManifestSize says it
+// in words.
+const (
+	MaxManifestBytes = 4 << 20
+	MaxManifestSize  = "4 MiB"
+)
 
 // Options choose what Read takes from a manifest.
 type Options struct {
@@ -27,9 +31,10 @@ type Options struct {
 	Workload string
 	// Container picks one container by name; "" takes the only one.
 	Container string
-	// Env are values the user gives (--set target.env.NAME=VALUE) for
-	// entries the manifest takes from elsewhere (valueFrom): an entry
-	// without one here is refused, naming the field.
+	// Env are values the user gives (check --manifest's --env
+	// NAME=VALUE) for entries the manifest takes from elsewhere
+	// (valueFrom): an entry without one here is refused, naming the field
+	// (ValueFromError).
 	Env map[string]string
 }
 
@@ -49,7 +54,7 @@ type workload struct {
 // file, the document, the field and the value.
 func Read(file string, data []byte, opts Options) (Pod, error) {
 	if len(data) > MaxManifestBytes {
-		return Pod{}, fmt.Errorf("%s: %d bytes, more than the %d a manifest may have", file, len(data), MaxManifestBytes)
+		return Pod{}, fmt.Errorf("%s: %d bytes, more than the %s a manifest may have", file, len(data), MaxManifestSize)
 	}
 	ws, others, err := workloads(file, data)
 	if err != nil {

@@ -96,7 +96,7 @@ func TestReadErrors(t *testing.T) {
 		want       []string
 	}{
 		{"valueFrom without a value", "deployment.yaml", Options{Container: "app"},
-			[]string{"testdata/deployment.yaml", "spec.template.spec.containers[0].env[1] (DB_PASSWORD)", "--set target.env.DB_PASSWORD=VALUE"}},
+			[]string{"testdata/deployment.yaml", "spec.template.spec.containers[0].env[1] (DB_PASSWORD)", "give one with --env DB_PASSWORD=VALUE"}},
 		{"two containers, none chosen", "deployment.yaml", Options{},
 			[]string{"holds 2 containers (app, proxy)", "--container"}},
 		{"no such container", "deployment.yaml", Options{Container: "db"},

@@ -60,6 +60,10 @@ func (x *run) terminate(ctx context.Context, c *docker.Container, rec *record.Ac
 	grace := t.Grace.D()
 	te := &record.Termination{GraceS: int(grace / time.Second)}
 	rec.SetPart(te)
+	// Resolved before the deletion: the kubelet sends the signal the
+	// moment the hook returns, whether it ran or failed, so nothing of the
+	// harness's own may come between them.
+	te.Signal = x.stopSignal(ctx, t.StopSignal)
 	t0 := time.Now()
 	te.DeletedNs = t0.UnixNano()
 	x.startDeregister(ctx, te.DeletedNs)
@@ -69,11 +73,13 @@ func (x *run) terminate(ctx context.Context, c *docker.Container, rec *record.Ac
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		if te.Hook.Failed() {
+			x.r.opts.Progress.Logf("%s: %s: the kubelet records FailedPreStopHook and sends the stop signal at once", c.Name, te.Hook.Failure())
+		}
 		took = time.Unix(0, te.Hook.EndNs).Sub(t0)
 	}
 	sched := kube.Schedule(grace, te.Hook != nil, took)
 	te.Extended, te.KillAtNs = sched.Extended, t0.Add(sched.Kill).UnixNano()
-	te.Signal = x.stopSignal(ctx, t.StopSignal)
 	rec.Signal = te.Signal
 	rec.SentNs = time.Now().UnixNano()
 	err := x.r.eng.Kill(ctx, c.ID, te.Signal)
@@ -134,7 +140,9 @@ func (x *run) stopSignal(ctx context.Context, set string) string {
 
 // runHook runs the pre-stop hook h in replica c, waiting at most grace
 // from t0; a hook still running then is left to itself (the kubelet sends
-// the signal anyway).
+// the signal anyway). A hook that fails (executePreStopHook: the handler
+// returned an error) ends when it returned: the kubelet records
+// FailedPreStopHook and goes on to the stop signal at once.
 func (x *run) runHook(ctx context.Context, c *docker.Container, h *scenarios.PreStop, grace time.Duration, t0 time.Time) *record.HookRun {
 	deadline := t0.Add(grace)
 	hctx, cancel := context.WithDeadline(ctx, deadline)
@@ -146,10 +154,10 @@ func (x *run) runHook(ctx context.Context, c *docker.Container, h *scenarios.Pre
 		run.Kind, run.SleepMs = "sleep", ms(h.Sleep.D())
 		err = sleepUntil(hctx, t0.Add(h.Sleep.D()))
 	case h.Exec != nil:
-		run.Kind = "exec"
-		run.Code, err = x.execHook(hctx, c.ID, h.Exec, grace)
+		run.Kind, run.Command = "exec", h.Exec
+		run.Code, run.Output, err = x.execHook(hctx, c.ID, h.Exec, grace)
 	case h.HTTPGet != nil:
-		run.Kind = "http_get"
+		run.Kind, run.Path, run.Port = "http_get", h.HTTPGet.Path, h.HTTPGet.Port
 		run.Code, err = x.httpHook(hctx, c.ID, h.HTTPGet)
 	}
 	run.EndNs = time.Now().UnixNano()
@@ -162,27 +170,37 @@ func (x *run) runHook(ctx context.Context, c *docker.Container, h *scenarios.Pre
 	return run
 }
 
-// execHook runs an exec hook's command in the container.
-func (x *run) execHook(ctx context.Context, id string, cmd []string, grace time.Duration) (int, error) {
+// execHook runs an exec hook's command in the container and returns its
+// exit code and output (record.HookOutput). As the kubelet's exec
+// (ExecSync: a non-zero exit is an error), a command that exits non-zero
+// or cannot be started fails the hook.
+func (x *run) execHook(ctx context.Context, id string, cmd []string, grace time.Duration) (int, string, error) {
 	ex, ok := x.r.eng.(execer)
 	if !ok {
-		return 0, errors.New("this engine cannot exec in a container")
+		return 0, "", errors.New("this engine cannot exec in a container")
 	}
-	code, _, stderr, err := ex.Exec(ctx, id, cmd, grace)
+	code, stdout, stderr, err := ex.Exec(ctx, id, cmd, grace)
+	out := record.HookOutput(stdout, stderr)
 	if err == nil && code != 0 {
-		err = fmt.Errorf("exit code %d: %s", code, lastLine(stderr))
+		err = fmt.Errorf("exit code %d", code)
 	}
-	return code, err
+	return code, out, err
 }
 
 // httpHook GETs an http_get hook's path from the replica's address on
-// the run's network (the harness's own container).
+// the run's network (the harness's own container). As the kubelet's
+// runHTTPHandler, only a request that got no answer fails the hook: the
+// status is recorded, not judged.
 func (x *run) httpHook(ctx context.Context, id string, h *scenarios.HTTPGetHook) (int, error) {
 	port := h.Port
 	if port == 0 {
 		port = x.port()
 	}
-	return x.getFromNetwork(ctx, id, port, h.Path)
+	code, err := x.getFromNetwork(ctx, id, port, h.Path)
+	if errors.Is(err, errNotReady) {
+		err = nil
+	}
+	return code, err
 }
 
 // getFromNetwork GETs path on port of container id from its address on

@@ -2,10 +2,13 @@ package runner
 
 import (
 	"context"
+	"net"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/shutdownlab/shutdownlab/internal/docker"
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
@@ -99,6 +102,116 @@ func TestTerminate(t *testing.T) {
 			}
 			if tt.check != nil {
 				tt.check(t, te)
+			}
+		})
+	}
+}
+
+// hookEngine is the fake engine with an exec that takes took and answers
+// code and output, as Docker's exec of a command the image does not have
+// does (exit 126, the runtime's message on stdout).
+type hookEngine struct {
+	*fakeEngine
+	took   time.Duration
+	code   int
+	stdout string
+}
+
+func (h *hookEngine) Exec(ctx context.Context, _ string, _ []string, _ time.Duration) (int, []byte, []byte, error) {
+	select {
+	case <-time.After(h.took):
+	case <-ctx.Done():
+		return 0, nil, nil, ctx.Err()
+	}
+	return h.code, []byte(h.stdout), nil, nil
+}
+
+// TestTerminateFailedExecHook: an exec hook whose command the image does
+// not have fails as the kubelet's does (executePreStopHook: the handler's
+// error is a FailedPreStopHook event, and killContainer goes on): the
+// stop signal follows the moment the exec returned, not later; the
+// failure is recorded with its exit code and output, and said on the
+// progress output. A hook that exits 0 is no failure.
+func TestTerminateFailedExecHook(t *testing.T) {
+	const notFound = `OCI runtime exec failed: exec failed: unable to start container process: exec: "sleep": executable file not found in $PATH: unknown`
+	for _, tt := range []struct {
+		name   string
+		code   int
+		failed bool
+	}{
+		{"command not found: exit 126", 126, true},
+		{"the hook ran", 0, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFakeEngine(map[string]fakeScript{"replica-0": happyReplica(), "agent": fakeAgent(3, 3, 0)})
+			out := ""
+			if tt.failed {
+				out = notFound + "\r\n"
+			}
+			r := newFakeRunner(t, f)
+			r.eng = &hookEngine{fakeEngine: f, took: 200 * time.Millisecond, code: tt.code, stdout: out}
+			p := &logProgress{Progress: Discard}
+			r.opts.Progress = p
+			te := scenarios.Terminate{Grace: scenarios.Duration(30 * time.Second), PreStop: &scenarios.PreStop{Exec: []string{"sleep", "3"}}}
+			m := r.runOnce(context.Background(), terminateVariant(t, te, time.Second), 1, t.TempDir())
+			if !m.Valid {
+				t.Fatalf("invalid: %s", m.InvalidReason)
+			}
+			a := m.Action
+			h := a.Termination().Hook
+			if h == nil || h.Failed() != tt.failed || h.Code != tt.code || !slices.Equal(h.Command, []string{"sleep", "3"}) {
+				t.Fatalf("hook %+v: want failed %v, code %d, the command recorded", h, tt.failed, tt.code)
+			}
+			if took := time.Duration(h.EndNs - a.Termination().DeletedNs); took < 200*time.Millisecond || took > 400*time.Millisecond {
+				t.Errorf("the hook ended %s after the deletion, want its exec's 200 ms", took)
+			}
+			if gap := time.Duration(a.SentNs - h.EndNs); gap < 0 || gap > 50*time.Millisecond {
+				t.Errorf("the stop signal went %s after the hook ended, want at once", gap)
+			}
+			logged := p.text()
+			if !tt.failed {
+				if h.Output != "" || strings.Contains(logged, "FailedPreStopHook") {
+					t.Errorf("a hook that ran: output %q, logged %q", h.Output, logged)
+				}
+				return
+			}
+			if h.Output != notFound {
+				t.Errorf("output %q, want the runtime's message", h.Output)
+			}
+			want := `replica-0: preStop exec ["sleep", "3"] failed (exit 126: command not found in the image; output: "OCI runtime exec failed`
+			if !strings.Contains(logged, want) || !strings.Contains(logged, "the kubelet records FailedPreStopHook and sends the stop signal at once") {
+				t.Errorf("progress %q, want %q", logged, want)
+			}
+		})
+	}
+}
+
+// TestHTTPHookFailure follows the kubelet's runHTTPHandler: an httpGet
+// hook fails only when its request gets no answer; a 500 is recorded, not
+// a failure (the kubelet does not look at the status).
+func TestHTTPHookFailure(t *testing.T) {
+	port500, _ := statusServer(t, 0, 500)
+	closed, _ := net.Listen("tcp", "127.0.0.1:0")
+	closedPort := closed.Addr().(*net.TCPAddr).Port
+	closed.Close()
+	for _, tt := range []struct {
+		name   string
+		port   int
+		code   int
+		failed bool
+	}{
+		{"answered 500: ran", port500, 500, false},
+		{"no answer: failed", closedPort, 0, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			x := &run{r: &Runner{eng: loopbackEngine{}}, network: "net"}
+			h := &scenarios.PreStop{HTTPGet: &scenarios.HTTPGetHook{Path: "/drain", Port: tt.port}}
+			got := x.runHook(context.Background(), &docker.Container{ID: "old"}, h, 5*time.Second, time.Now())
+			if got.Failed() != tt.failed || got.Code != tt.code || got.Path != "/drain" || got.Port != tt.port {
+				t.Errorf("hook %+v: want failed %v, status %d", got, tt.failed, tt.code)
+			}
+			if tt.failed && !strings.HasPrefix(got.Failure(), "preStop httpGet /drain on port ") {
+				t.Errorf("failure %q", got.Failure())
 			}
 		})
 	}

@@ -65,6 +65,11 @@ type Metrics struct {
 	// and the container ended by it (exit code 137, or it never exited):
 	// an app that exited by itself as the SIGKILL went out was not killed.
 	PodKilled bool `json:"pod_killed"`
+	// PodHookFailed is true when the pre-stop hook failed as the kubelet
+	// counts a failure (a FailedPreStopHook event: an exec that exited
+	// non-zero or could not start, an httpGet that got no answer); the
+	// stop signal then followed at once. Null without a hook.
+	PodHookFailed *bool `json:"pod_hook_failed"`
 	// PodHookMs is the pre-stop hook's time, from the deletion until the
 	// kubelet stopped waiting for it; null without a hook.
 	PodHookMs *float64 `json:"pod_hook_ms"`
@@ -133,8 +138,12 @@ func Compute(meta record.Meta, reqs []record.Request) *Metrics {
 			m.PodNewJoinedMs = msP(np.RegisteredNs - np.StartedNs)
 		}
 	}
-	if h := t.Hook; h != nil && h.EndNs > 0 {
-		m.PodHookMs = msP(h.EndNs - t.DeletedNs)
+	if h := t.Hook; h != nil {
+		failed := h.Failed()
+		m.PodHookFailed = &failed
+		if h.EndNs > 0 {
+			m.PodHookMs = msP(h.EndNs - t.DeletedNs)
+		}
 	}
 	if acted >= 0 && meta.Replicas[acted].ExitedNs > 0 {
 		exited := meta.Replicas[acted].ExitedNs
@@ -144,6 +153,26 @@ func Compute(meta record.Meta, reqs []record.Request) *Metrics {
 		}
 	}
 	return m
+}
+
+// Notes are what report.md says of a termination run beyond its
+// metrics: a pre-stop hook that failed, how, and what the kubelet does
+// then.
+func Notes(meta record.Meta) []string {
+	a := meta.Action
+	if a == nil || a.Termination() == nil {
+		return nil
+	}
+	if h := a.Termination().Hook; h.Failed() {
+		return []string{HookFailureText(h)}
+	}
+	return nil
+}
+
+// HookFailureText is a failed hook in a verdict's words: how it failed,
+// and what the kubelet does then.
+func HookFailureText(h *record.HookRun) string {
+	return h.Failure() + ": the kubelet records FailedPreStopHook and sends the stop signal at once"
 }
 
 // rule is the termination rule a failed request falls under.

@@ -1,6 +1,7 @@
 package podmetrics
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/shutdownlab/shutdownlab/record"
@@ -178,5 +179,36 @@ func TestCompute(t *testing.T) {
 	ebs.Action.Termination().ExitedBeforeSignal = true
 	if m := Compute(ebs, nil); m.PodSignalToExitMs != nil || m.PodDeletionToExitMs == nil {
 		t.Errorf("exited before the signal: signal to exit %v (want null), deletion to exit %v (want a value)", m.PodSignalToExitMs, m.PodDeletionToExitMs)
+	}
+}
+
+// TestHookFailed: pod_hook_failed is null without a hook, false for a
+// hook that ran, true for one the kubelet counts as failed, which a note
+// names with how it failed and what the kubelet does then.
+func TestHookFailed(t *testing.T) {
+	failedExec := &record.HookRun{Kind: "exec", Command: []string{"sleep", "3"}, EndNs: deleted + 80_000_000, Code: 126,
+		Output: `OCI runtime exec failed: exec failed: unable to start container process: exec: "sleep": executable file not found in $PATH: unknown`, Error: "exit code 126"}
+	for _, tt := range []struct {
+		name string
+		hook *record.HookRun
+		want *bool
+		note string
+	}{
+		{"no hook", nil, nil, ""},
+		{"a sleep that ran", &record.HookRun{Kind: "sleep", SleepMs: 3000, EndNs: signal}, new(bool), ""},
+		{"an exec the image cannot run", failedExec, func() *bool { b := true; return &b }(),
+			`preStop exec ["sleep", "3"] failed (exit 126: command not found in the image; output: "OCI runtime exec failed`},
+	} {
+		m := meta("caddy", 0, nil)
+		m.Action.Termination().Hook = tt.hook
+		got := Compute(m, nil).PodHookFailed
+		if (got == nil) != (tt.want == nil) || got != nil && *got != *tt.want {
+			t.Errorf("%s: pod_hook_failed %v, want %v", tt.name, got, tt.want)
+		}
+		notes := Notes(m)
+		if tt.note == "" && len(notes) > 0 || tt.note != "" && (len(notes) != 1 || !strings.HasPrefix(notes[0], tt.note) ||
+			!strings.HasSuffix(notes[0], "the kubelet records FailedPreStopHook and sends the stop signal at once")) {
+			t.Errorf("%s: notes %q, want %q", tt.name, notes, tt.note)
+		}
 	}
 }
