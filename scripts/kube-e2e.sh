@@ -94,8 +94,10 @@ fi
 CIP=$(k -n "$NS" get service echo -o 'jsonpath={.spec.clusterIP}')
 slice_ips() { k -n "$NS" get endpointslices -l kubernetes.io/service-name=echo \
   -o 'jsonpath={range .items[*].endpoints[?(@.conditions.ready==true)]}{.addresses[0]}{"\n"}{end}' | sort | tr '\n' ' '; }
+# the IPs of the running pods that are not being deleted
 pod_ips() { k -n "$NS" get pods -l app=echo --field-selector=status.phase=Running \
-  -o 'jsonpath={range .items[?(@.metadata.deletionTimestamp==null)]}{.status.podIP}{"\n"}{end}' | sort | tr '\n' ' '; }
+  -o 'jsonpath={range .items[*]}{.status.podIP}{" "}{.metadata.deletionTimestamp}{"\n"}{end}' |
+  awk 'NF == 1 { print $1 }' | sort | tr '\n' ' '; }
 wait_slices() { # wait until the ready endpoints are the running pods' IPs
   for _ in $(seq 60); do
     [ -n "$(pod_ips)" ] && [ "$(slice_ips)" = "$(pod_ips)" ] && [ "$(wc -w <<<"$(slice_ips)")" -eq 2 ] && return 0

@@ -217,7 +217,15 @@ pid_of() { cat "$PIDS/$1.pid" 2>/dev/null || true; }
 alive() {
   local pid
   pid=$(pid_of "$1")
-  [ -n "$pid" ] && [ -d "/proc/$pid" ] && grep -qa -- "$(cmd_mark "$1")" "/proc/$pid/cmdline" 2>/dev/null
+  [ -n "$pid" ] && running_pid "$pid" && grep -qa -- "$(cmd_mark "$1")" "/proc/$pid/cmdline" 2>/dev/null
+}
+
+# A pid that exists and is not a zombie (the kit's processes are children
+# of init once up has returned, and init may reap them late).
+running_pid() {
+  local st
+  st=$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null) || return 1
+  [ -n "$st" ] && [ "$st" != Z ]
 }
 
 # What a component's command line contains: checked before a pid is
@@ -267,11 +275,11 @@ stop_one() {
   t0=$(date +%s%3N)
   if alive "$name"; then
     kill -TERM "$pid" 2>/dev/null || true
-    for ((i = 0; i < secs * 5; i++)); do
-      [ -d "/proc/$pid" ] || break
-      sleep 0.2
+    for ((i = 0; i < secs * 10; i++)); do
+      running_pid "$pid" || break
+      sleep 0.1
     done
-    if [ -d "/proc/$pid" ]; then
+    if running_pid "$pid"; then
       log "$name did not stop in ${secs}s; killing it"
       kill -KILL "$pid" 2>/dev/null || true
       sleep 0.5
@@ -823,8 +831,12 @@ down() {
   if [ -f "$STATE/dirs.absent" ]; then
     # /var/log/containers holds the kubelet's links into the state dir.
     find /var/log/containers -maxdepth 1 -type l -lname "$STATE/*" -delete 2>/dev/null || true
+    # Empty directories only (e.g. libcni's result cache /var/lib/cni/results,
+    # which containerd 1.6 cannot move): a file left there is reported.
     while read -r p; do
-      [ -d "$p" ] && { rmdir "$p" 2>/dev/null || log "warning: $p is not empty; left in place"; }
+      [ -d "$p" ] || continue
+      find "$p" -depth -type d -empty -delete 2>/dev/null || true
+      [ -e "$p" ] && log "warning: $p is not empty; left in place"
     done < <(sort -r "$STATE/dirs.absent")
   fi
 
