@@ -45,7 +45,7 @@ snapshot() {
   # The kit's processes: its binary, its containerd (and shims, which name
   # its socket), its registry, and whatever runs in the kubelet's cgroups.
   for p in /proc/[0-9]*; do
-    cmd=$(tr '\0' ' ' <"$p/cmdline" 2>/dev/null) || continue
+    cmd=$(tr '\0' ' ' 2>/dev/null <"$p/cmdline") || continue
     if grep -qE "$STATE|$CACHE/kube|docker-registry" <<<"$cmd"; then
       printf '%s\n' "$cmd"
     elif grep -q kubepods "$p/cgroup" 2>/dev/null; then

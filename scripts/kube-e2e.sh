@@ -130,6 +130,16 @@ for _ in $(seq 60); do
 done
 if grep -q 'done: 0 of 5 failed' <<<"$hp"; then ok "hairpin: 5/5 requests through $HIP came back to the pod itself"; else bad "hairpin: $hp"; fi
 
+echo "== a pod's routes: its subnet and the Service range, no default route"
+# Read from the host in the hairpin pod's network namespace: nothing is sent.
+hpid=$(ctr --address "$SOCK" -n k8s.io tasks ls 2>/dev/null | awk 'NR > 1 && $3 == "RUNNING" { print $2; exit }')
+routes=$(nsenter -t "$hpid" -n ip -4 route show 2>&1 || true)
+if [ -n "$hpid" ] && ! grep -q '^default' <<<"$routes" && grep -q "$(k get svc -n default kubernetes -o 'jsonpath={.spec.clusterIP}' | cut -d. -f1-2)" <<<"$routes"; then
+  ok "pod routes: $(tr '\n' ';' <<<"$routes")"
+else
+  bad "pod routes (pid $hpid): $routes"
+fi
+
 echo "== logs through the API (apiserver -> kubelet :10250)"
 first=$(k -n "$NS" get pods -l app=echo -o 'jsonpath={.items[0].metadata.name}')
 if lg=$(k -n "$NS" logs "$first" 2>&1) && grep -q 'serving on' <<<"$lg"; then

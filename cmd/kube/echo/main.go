@@ -97,7 +97,8 @@ func serve(addr string) int {
 }
 
 func get(url string, n int, gap time.Duration) int {
-	client := &http.Client{Timeout: 3 * time.Second}
+	// A new connection per request, so a Service spreads them over its pods.
+	client := &http.Client{Timeout: 3 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
 	failed := 0
 	for i := 0; i < n; i++ {
 		if i > 0 {
