@@ -305,6 +305,10 @@ kit_shims() {
 
 preflight() {
   local p
+  [[ "$NET" =~ ^[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}$ ]] || die "SHUTDOWNLAB_KUBE_NET=$NET: want three octets, e.g. 10.88.0"
+  [[ "$SERVICE_CIDR" =~ ^[0-9]{1,3}(\.[0-9]{1,3}){3}/(1[2-9]|2[0-4])$ ]] ||
+    die "SHUTDOWNLAB_KUBE_SERVICE_CIDR=$SERVICE_CIDR: want an IPv4 network from /12 to /24, e.g. 10.96.0.0/16"
+  [[ "$REGISTRY_PORT" =~ ^[0-9]+$ ]] || die "SHUTDOWNLAB_KUBE_REGISTRY_PORT=$REGISTRY_PORT: want a port number"
   ip link show "$BRIDGE" >/dev/null 2>&1 && die "interface $BRIDGE exists already (another kit? run: $0 down)"
   for p in "$POD_CIDR" "$SERVICE_CIDR"; do
     if ip -4 route show to match "${p%/*}" | grep -qv '^default' ||
