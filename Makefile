@@ -12,7 +12,7 @@ RUNS      ?= 3
 # run's agent unable to resolve its replica.
 TESTFLAGS ?= -count=1 -timeout 45m -p 1
 
-.PHONY: help build images run reproduce test test-unit gate bench clean vet prereqs
+.PHONY: help build images run reproduce test test-unit gate bench clean vet prereqs kube-up kube-down kube-e2e
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -58,3 +58,12 @@ vet: ## go vet + gofmt check
 clean: ## remove leftover shutdownlab containers/networks and local build output
 	$(GO) run ./cmd/shutdownlab clean
 	rm -rf bin
+
+kube-up: ## start the single-node Kubernetes kit (root; builds v1.34.4 once, ~15 min cold); last line: export KUBECONFIG=...
+	@bash scripts/kube.sh up
+
+kube-down: ## stop the Kubernetes kit and remove all it left (processes, mounts, iptables, bridge, cgroups); keeps the binaries
+	@bash scripts/kube.sh down
+
+kube-e2e: ## check a running kit end to end (registry image, Deployment, Service, rollout, logs, namespace deletion)
+	bash scripts/kube-e2e.sh
