@@ -98,8 +98,8 @@ func TestCheckNginxFastShutdown(t *testing.T) {
 // re-exec fixture with RESTART_DELAY_MS: the listener stays open across
 // the exec, new connections wait in its backlog and are answered only
 // once the restart is over, seconds later) is diagnosed "the stop signal
-// restarts the server" whatever the reload's length — two delays of 2 s
-// and more, at two action phases half a request apart — and is never
+// restarts the server" whatever the reload's length — delays of 2 s and
+// 3.5 s, each at two action phases half a request apart — and is never
 // advised a grace period: it never exits, whatever the grace period.
 func TestCheckSlowReload(t *testing.T) {
 	eng := dockertest.RequireDocker(t)
@@ -110,7 +110,7 @@ func TestCheckSlowReload(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tc := range []struct{ delay, at string }{{"2000", "2s"}, {"3500", "2150ms"}} {
+	for _, tc := range []struct{ delay, at string }{{"2000", "2s"}, {"2000", "2150ms"}, {"3500", "2s"}, {"3500", "2150ms"}} {
 		t.Run("delay="+tc.delay+"ms,at="+tc.at, func(t *testing.T) {
 			code, _, verdict := checkFixture(t, ctx, ref, "--path", "/slow?ms=300", "--grace", "4s", "--env", "RESTART_DELAY_MS="+tc.delay,
 				"--signals", "SIGINT", "--set", "load.duration=4s", "--set", "action.at="+tc.at)
