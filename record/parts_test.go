@@ -110,7 +110,7 @@ func TestRegisterPartRefuses(t *testing.T) {
 			reg()
 		}()
 	}
-	if len(metaParts.parts) != 6 {
-		t.Errorf("%d parts of Meta after the refusals, want 6", len(metaParts.parts))
+	if len(metaParts.parts) != 7 {
+		t.Errorf("%d parts of Meta after the refusals, want 7", len(metaParts.parts))
 	}
 }
