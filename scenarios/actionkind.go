@@ -25,8 +25,8 @@ var actionKinds = []actionKindDef{
 	{kind: ActionSignal, platforms: []Platform{PlatformDirect}},
 	{kind: ActionStop, platforms: []Platform{PlatformDirect}},
 	{kind: ActionRoll, platforms: []Platform{PlatformDirect}},
-	{kind: ActionRollout, platforms: []Platform{PlatformSwarm}, needs: "it updates a Swarm service"},
-	{kind: ActionTerminate, platforms: []Platform{PlatformDirect}},
+	{kind: ActionRollout, platforms: []Platform{PlatformSwarm, PlatformKubernetes}, needs: "it rolls a Swarm service or a Kubernetes Deployment"},
+	{kind: ActionTerminate, platforms: []Platform{PlatformDirect, PlatformKubernetes}},
 	{kind: ActionNone},
 }
 
@@ -57,6 +57,8 @@ var platformDefs = []platformDef{
 	{name: PlatformDirect},
 	{name: PlatformSwarm, refusal: "Swarm stops its tasks itself", block: "swarm",
 		newBlock: func() PlatformBlock { return new(Swarm) }, normalize: normalizeSwarm, validate: validateSwarm},
+	{name: PlatformKubernetes, refusal: "the kubelet stops its pods itself", block: "kubernetes",
+		newBlock: func() PlatformBlock { return new(Kubernetes) }, normalize: normalizeKubernetes, validate: validateKubernetes},
 }
 
 // platformOf returns the definition of platform p ("" is direct).

@@ -21,8 +21,8 @@ func TestActionKindPlatforms(t *testing.T) {
 		{ActionNone, PlatformDirect, ""},
 		{ActionNone, PlatformSwarm, ""},
 		{ActionRollout, PlatformSwarm, ""},
-		{ActionRollout, PlatformDirect, "rollout needs platform swarm (it updates a Swarm service)"},
-		{ActionRollout, "", "rollout needs platform swarm (it updates a Swarm service)"},
+		{ActionRollout, PlatformDirect, "rollout needs platform swarm or kubernetes (it rolls a Swarm service or a Kubernetes Deployment)"},
+		{ActionRollout, "", "rollout needs platform swarm or kubernetes (it rolls a Swarm service or a Kubernetes Deployment)"},
 		{ActionSignal, PlatformSwarm, "platform swarm takes rollout or none (Swarm stops its tasks itself)"},
 		{ActionStop, PlatformSwarm, "platform swarm takes rollout or none (Swarm stops its tasks itself)"},
 		{ActionRoll, PlatformSwarm, "platform swarm takes rollout or none (Swarm stops its tasks itself)"},
@@ -96,7 +96,7 @@ func TestPlatformTable(t *testing.T) {
 	}
 	var got []string
 	validatePlatform(&Spec{Platform: "k8s"}, func(path, value, msg string) { got = append(got, path+"="+value+": "+msg) })
-	if want := "platform=k8s: want direct or swarm"; len(got) != 1 || got[0] != want {
+	if want := "platform=k8s: want direct or swarm or kubernetes"; len(got) != 1 || got[0] != want {
 		t.Errorf("unknown platform: %q, want [%q]", got, want)
 	}
 }

@@ -22,6 +22,8 @@ const (
 	PlatformSwarm Platform = "swarm"
 )
 
+// (PlatformKubernetes and its block are in kubernetes.go.)
+
 // ActionRollout rolls every replica of a Swarm service (docker service
 // update) under Action.Rollout. Platform swarm only.
 const ActionRollout ActionKind = "rollout"
@@ -256,7 +258,7 @@ func validateRollout(s *Spec, fail failFunc) {
 	switch h.Probe {
 	case ProbeNone:
 	case ProbeReadiness, ProbeLiveness:
-		if s.Target.Image != "" || s.Target.Runtime != RuntimeGo {
+		if (s.Target.Image != "" || s.Target.Runtime != RuntimeGo) && s.Platform != PlatformKubernetes {
 			fail("action.rollout.healthcheck.probe", h.Probe, "needs the built-in Go target (its `health` subcommand is the check); use none")
 		}
 	default:

@@ -95,7 +95,7 @@ func validateTerminate(s *Spec, fail failFunc) {
 	if p := t.PreStop; p != nil {
 		validatePreStop(p, s.Target.Protocol.Port, fail)
 	}
-	if n := t.NewPod; n != nil {
+	if n := t.NewPod; n != nil && s.Platform != PlatformKubernetes {
 		validateNewPod(s, n, fail)
 	}
 	if min := t.Grace.D() + 2*time.Second; s.Observe.Window.D() < min {

@@ -24,7 +24,7 @@ func TestValidationErrors(t *testing.T) {
 	}{
 		// unknown fields, each with its line; known fields are listed
 		{"unknown top-level field", "name: t\nbogus: 1\n", []string{
-			"t.yaml:2: bogus: unknown field (want one of: name, description, reproduces, runs, target, replicas, load, action, observe, topology, proxy, baseline, platform, swarm, expect, limits, variants)",
+			"t.yaml:2: bogus: unknown field (want one of: name, description, reproduces, runs, target, replicas, load, action, observe, topology, proxy, baseline, platform, swarm, kubernetes, expect, limits, variants)",
 		}},
 		{"unknown nested field", "name: t\nload:\n  clients: 5\n  bogus: 3\n", []string{
 			"t.yaml:4: load.bogus: unknown field (want one of: shape, clients, rate, duration, max_requests, timeout, fail_pause, stagger, mix, job, kind, hostile, jobs, probe, ws)",

@@ -140,7 +140,7 @@ func TestExpandErrors(t *testing.T) {
 		{"not key=value", []string{"runs"}, `--set: "runs": want key=value, e.g. load.duration=2s`},
 		// an unknown key, named with the known ones
 		{"unknown key", []string{"load.durtion=2s"}, `--set: load.durtion: "2s": unknown field "durtion" in load (want one of: shape, clients, rate, duration, max_requests, timeout, fail_pause, stagger, mix, job, kind, hostile, jobs, probe, ws)`},
-		{"unknown top-level key", []string{"colour=red"}, `--set: colour: "red": unknown field "colour" at the top level (want one of: name, description, reproduces, runs, target, replicas, load, action, observe, topology, proxy, baseline, platform, swarm, expect, limits)`},
+		{"unknown top-level key", []string{"colour=red"}, `--set: colour: "red": unknown field "colour" at the top level (want one of: name, description, reproduces, runs, target, replicas, load, action, observe, topology, proxy, baseline, platform, swarm, kubernetes, expect, limits)`},
 		// lists and mappings cannot be set
 		{"set a mapping", []string{"load=x"}, `--set: load: "x": not a single value (lists and mappings cannot be set or varied)`},
 		{"set a list", []string{"load.mix=x"}, `--set: load.mix: "x": not a single value (lists and mappings cannot be set or varied)`},

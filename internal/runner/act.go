@@ -140,11 +140,10 @@ func (x *run) fire(ctx context.Context, kind scenarios.ActionKind) error {
 }
 
 // awaitAgent waits for the load agent to finish its load and exit 0.
-func (x *run) awaitAgent(ctx context.Context, loadStart time.Time) error {
-	eng := x.r.eng
+func (x *run) awaitAgent(ctx context.Context, ap agentProc, loadStart time.Time) error {
 	bound := x.load.bound(x.spec) + agentExitSlack
 	deadline := loadStart.Add(bound)
-	exited, st, err := eng.WaitExit(ctx, x.agent.ID, max(time.Until(deadline), time.Second))
+	exited, st, err := ap.waitExit(ctx, max(time.Until(deadline), time.Second))
 	if err != nil {
 		return err
 	}
@@ -166,16 +165,15 @@ func (x *run) awaitAgent(ctx context.Context, loadStart time.Time) error {
 
 // stopAgent asks the agent to stop (SIGTERM: it stops starting requests,
 // waits for in-flight ones, prints its summary), then kills it if needed.
-func (x *run) stopAgent(ctx context.Context) {
-	if x.agent == nil {
+func (x *run) stopAgent(ctx context.Context, ap agentProc) {
+	if ap == nil {
 		return
 	}
-	eng := x.r.eng
-	if err := eng.Kill(ctx, x.agent.ID, "SIGTERM"); err != nil {
+	if err := ap.signal(ctx, "SIGTERM"); err != nil {
 		return // already gone
 	}
-	if exited, _, err := eng.WaitExit(ctx, x.agent.ID, agentDrain+5*time.Second); err == nil && !exited {
-		_ = eng.Kill(ctx, x.agent.ID, "SIGKILL")
+	if exited, _, err := ap.waitExit(ctx, agentDrain+5*time.Second); err == nil && !exited {
+		_ = ap.signal(ctx, "SIGKILL")
 	}
 }
 

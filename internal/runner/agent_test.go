@@ -55,7 +55,7 @@ func TestAwaitAgent(t *testing.T) {
 			if tt.fail {
 				f.fail["WaitExit agent"] = errEngine
 			}
-			err := x.awaitAgent(context.Background(), time.Now())
+			err := x.awaitAgent(context.Background(), containerAgentOf(x), time.Now())
 			if got := errText(err); !strings.Contains(got, tt.want) || (tt.want == "") != (err == nil) {
 				t.Errorf("awaitAgent: %q, want %q", got, tt.want)
 			}
@@ -102,7 +102,7 @@ func TestStopAgent(t *testing.T) {
 			if tt.killFail {
 				f.fail["Kill agent"] = errEngine
 			}
-			x.stopAgent(context.Background())
+			x.stopAgent(context.Background(), containerAgentOf(x))
 			var got []string
 			for _, c := range f.Calls() {
 				if strings.Contains(c, " agent") && !strings.HasPrefix(c, "Run") {

@@ -82,7 +82,7 @@ func (f *agentFollow) wait(grace time.Duration) bool {
 // into agent.log, in the background, until the agent exits (bounded by the
 // load's length; see agentStream.follow). Output errors never block the
 // stream: they are kept in x.stream (OutputErr).
-func (x *run) followAgent(ctx context.Context) (*agentFollow, error) {
+func (x *run) followAgent(ctx context.Context, ap agentProc) (*agentFollow, error) {
 	recordsPath := filepath.Join(x.dir, recordsFile)
 	rec, err := os.Create(recordsPath)
 	if err != nil {
@@ -107,12 +107,8 @@ func (x *run) followAgent(ctx context.Context) (*agentFollow, error) {
 			x.r.opts.Progress.Logf("records: %v", err)
 		}
 	}
-	id := x.agent.ID
-	logs := func(ctx context.Context, stdout, stderr io.Writer) error {
-		return x.r.eng.Logs(ctx, id, true, stdout, stderr)
-	}
 	bound := x.startBound() + x.load.bound(x.spec) + 2*agentExitSlack
-	return x.stream.follow(ctx, bound, logs, rec, recordsFile, logf, agentLogFile, closeAll), nil
+	return x.stream.follow(ctx, bound, ap.logs, rec, recordsFile, logf, agentLogFile, closeAll), nil
 }
 
 // endFollow waits (bounded) for the agent's output stream to end, cutting

@@ -41,6 +41,8 @@ type platform interface {
 	cleanupSlack() time.Duration
 	// finish records what only this platform observed into meta.
 	finish(meta *record.Meta)
+	// agent is the load agent startAll started (nil: none).
+	agent() agentProc
 }
 
 // platforms make a run's platform, keyed by scenarios.Platform, each
@@ -80,6 +82,7 @@ func (p dockerPlatform) collect(ctx context.Context) error          { return p.x
 func (p dockerPlatform) teardown(ctx context.Context) error         { return p.x.teardown(ctx) }
 func (p dockerPlatform) cleanupSlack() time.Duration                { return 0 }
 func (p dockerPlatform) finish(*record.Meta)                        {}
+func (p dockerPlatform) agent() agentProc                           { return containerAgentOf(p.x) }
 
 // afterLoad ends the resource sampling and, for a run that got through,
 // runs the load's own after-work (the jobs ledger), which bounds and

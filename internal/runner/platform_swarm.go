@@ -96,6 +96,9 @@ func (s *swarmPlatform) afterLoad(_ context.Context, err error) error {
 	return err
 }
 
+// agent is the load agent's container.
+func (s *swarmPlatform) agent() agentProc { return containerAgentOf(s.run) }
+
 // cleanupSlack lets the service's tasks drain within their grace period
 // before the cleanup bound.
 func (s *swarmPlatform) cleanupSlack() time.Duration { return s.grace() }

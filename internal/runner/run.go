@@ -192,7 +192,11 @@ func (x *run) execute(ctx context.Context, p platform, t0 time.Time) (retErr err
 		return err
 	}
 	// Stream the agent's records to disk while it runs.
-	fol, err := x.followAgent(ctx)
+	ap := p.agent()
+	if ap == nil {
+		return fmt.Errorf("%s: set-up started no agent", x.load.name())
+	}
+	fol, err := x.followAgent(ctx, ap)
 	if err != nil {
 		return err
 	}
@@ -213,13 +217,13 @@ func (x *run) execute(ctx context.Context, p platform, t0 time.Time) (retErr err
 		// last records and summary still arrive, then wait for the stream.
 		if retErr != nil {
 			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), agentStopBound)
-			x.stopAgent(sctx)
+			x.stopAgent(sctx, ap)
 			cancel()
 		}
 		x.endFollow()
 	}()
 
-	sw := &startWait{eng: x.r.eng, replicas: x.replicas, agent: x.agent, loadName: x.load.name(),
+	sw := &startWait{eng: x.r.eng, replicas: x.replicas, agent: ap, loadName: x.load.name(),
 		timeout: x.startBound(), stream: x.stream, streamEnded: fol.done, progress: x.r.opts.Progress}
 	if err := sw.wait(rctx); err != nil {
 		return err
@@ -234,7 +238,7 @@ func (x *run) execute(ctx context.Context, p platform, t0 time.Time) (retErr err
 	if err := p.act(rctx, loadStart); err != nil {
 		return err
 	}
-	return x.awaitAgent(rctx, loadStart)
+	return x.awaitAgent(rctx, ap, loadStart)
 }
 
 func (x *run) replicaName(i int) string { return fmt.Sprintf("%s-replica-%d", x.name, i) }

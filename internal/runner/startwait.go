@@ -29,7 +29,7 @@ type containerWatcher interface {
 type startWait struct {
 	eng      containerWatcher
 	replicas []*docker.Container // replica i is replicaAlias(i)
-	agent    *docker.Container
+	agent    agentProc
 	loadName string
 	timeout  time.Duration
 	stream   *agentStream
@@ -62,7 +62,12 @@ func (w *startWait) wait(ctx context.Context) error {
 		go watch(i, c)
 	}
 	if w.agent != nil {
-		go watch(-1, w.agent)
+		go func() {
+			exited, st, err := w.agent.waitExit(wctx, w.timeout)
+			if err == nil && exited {
+				exits <- exitSeen{-1, st}
+			}
+		}()
 	}
 	t := time.NewTimer(w.timeout)
 	defer t.Stop()

@@ -34,6 +34,20 @@ func (f *fakeWatcher) WaitExit(ctx context.Context, id string, window time.Durat
 	}
 }
 
+// watchedAgent is an agent the fake watcher watches, as an agentProc.
+type watchedAgent struct {
+	w  *fakeWatcher
+	id string
+}
+
+func (a watchedAgent) logs(ctx context.Context, stdout, stderr io.Writer) error {
+	return a.w.Logs(ctx, a.id, true, stdout, stderr)
+}
+func (a watchedAgent) waitExit(ctx context.Context, window time.Duration) (bool, docker.State, error) {
+	return a.w.WaitExit(ctx, a.id, window)
+}
+func (a watchedAgent) signal(context.Context, string) error { return nil }
+
 func (f *fakeWatcher) Logs(_ context.Context, id string, _ bool, stdout, _ io.Writer) error {
 	_, err := io.WriteString(stdout, f.logs[id])
 	return err
@@ -80,7 +94,8 @@ func TestStartWait(t *testing.T) {
 	}
 	crashLog.WriteString("fatal: config missing\n")
 	replicas := []*docker.Container{{ID: "r0", Name: "x-replica-0"}, {ID: "r1", Name: "x-replica-1"}}
-	agent := &docker.Container{ID: "agent", Name: "x-agent"}
+	agentID := "agent"
+
 	const long = 10 * time.Minute // no case may wait for the bound, except "bound"
 	tests := []struct {
 		name    string
@@ -122,8 +137,9 @@ func TestStartWait(t *testing.T) {
 			ended := make(chan struct{})
 			close(ended)
 			p := &logProgress{Progress: Discard}
-			w := &startWait{eng: &fakeWatcher{exits: tt.exits, logs: map[string]string{"r0": crashLog.String(), "r1": crashLog.String()}},
-				replicas: replicas, agent: agent, loadName: "load agent", timeout: tt.timeout,
+			fw := &fakeWatcher{exits: tt.exits, logs: map[string]string{"r0": crashLog.String(), "r1": crashLog.String()}}
+			w := &startWait{eng: fw,
+				replicas: replicas, agent: watchedAgent{fw, agentID}, loadName: "load agent", timeout: tt.timeout,
 				stream: s, streamEnded: ended, progress: p}
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
