@@ -36,7 +36,9 @@ func (a containerAgent) waitExit(ctx context.Context, window time.Duration) (boo
 	return a.eng.WaitExit(ctx, a.id, window)
 }
 
-func (a containerAgent) signal(ctx context.Context, sig string) error { return a.eng.Kill(ctx, a.id, sig) }
+func (a containerAgent) signal(ctx context.Context, sig string) error {
+	return a.eng.Kill(ctx, a.id, sig)
+}
 
 // containerAgentOf is run x's agent container as an agentProc (nil before
 // it was created).

@@ -220,4 +220,3 @@ func kubeLabelValue(s string) string {
 	}
 	return strings.Trim(out, "._-")
 }
-
