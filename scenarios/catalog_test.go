@@ -51,6 +51,7 @@ func TestCatalog(t *testing.T) {
 		"job-pool-order":     {"POOL_CLOSE=last POOL_CLOSE=first", "J4"},
 		"job-second-signal":  {"REPEAT_SIGNAL=ignore REPEAT_SIGNAL=restart", "J5"},
 		"swarm-watchdog":     {"probe=readiness probe=liveness", ""},
+		"rollout-inflight":   {"mode=none mode=full", ""},
 		"swarm-rollout":      {"topology=caddy,mode=none,order=start-first topology=caddy,mode=none,order=stop-first topology=caddy,mode=full,order=start-first topology=caddy,mode=full,order=stop-first topology=direct,mode=none,order=start-first topology=direct,mode=none,order=stop-first topology=direct,mode=full,order=start-first topology=direct,mode=full,order=stop-first", ""},
 		"k8s-race":           {"deregister_after=0s,PRESTOP_MS=0 deregister_after=0s,PRESTOP_MS=1000 deregister_after=0s,PRESTOP_MS=2500 deregister_after=500ms,PRESTOP_MS=0 deregister_after=500ms,PRESTOP_MS=1000 deregister_after=500ms,PRESTOP_MS=2500 deregister_after=1000ms,PRESTOP_MS=0 deregister_after=1000ms,PRESTOP_MS=1000 deregister_after=1000ms,PRESTOP_MS=2500 deregister_after=2000ms,PRESTOP_MS=0 deregister_after=2000ms,PRESTOP_MS=1000 deregister_after=2000ms,PRESTOP_MS=2500", ""},
 	}

@@ -24,9 +24,18 @@ type Kubernetes struct {
 	// replicas and the action's block). check --manifest --context sets
 	// it.
 	Manifest string `yaml:"manifest" json:"manifest,omitempty"`
-	// Image replaces the image of the manifest's first container (the tag
-	// CI just built); empty: the manifest's own.
+	// Image replaces the image of the manifest's measured container (the
+	// tag CI just built); empty: the manifest's own.
 	Image string `yaml:"image" json:"image,omitempty"`
+	// Workload and Container choose, in a manifest holding several, the
+	// workload ("web" or "Deployment/web") and the measured container.
+	Workload  string `yaml:"workload" json:"workload,omitempty"`
+	Container string `yaml:"container" json:"container,omitempty"`
+	// PreStopSleep, when set, replaces the measured container's preStop
+	// hook with a native sleep of this length (whole seconds): check
+	// --manifest --context's pre-stop search measures the manifest with
+	// each length it tries.
+	PreStopSleep *Duration `yaml:"pre_stop_sleep" json:"pre_stop_sleep,omitempty"`
 	// ReadyPeriod is the period of the readiness probe made from the
 	// scenario (default 1s); a manifest's own probes are kept as written.
 	ReadyPeriod Duration `yaml:"ready_period" json:"ready_period"`
@@ -99,6 +108,13 @@ func validateKubernetes(s *Spec, fail failFunc) {
 	checkSpan(fail, "kubernetes.ready_period", k.ReadyPeriod, time.Second, time.Minute)
 	if k.Image != "" && k.Manifest == "" {
 		fail("kubernetes.image", k.Image, "needs kubernetes.manifest (without one the image is target.image)")
+	}
+	if p := k.PreStopSleep; p != nil {
+		if k.Manifest == "" {
+			fail("kubernetes.pre_stop_sleep", p.String(), "needs kubernetes.manifest (without one the hook is action.terminate.pre_stop)")
+		}
+		checkSeconds(fail, "kubernetes.pre_stop_sleep", *p)
+		checkSpan(fail, "kubernetes.pre_stop_sleep", *p, 0, 10*time.Minute)
 	}
 	if strings.ContainsAny(k.Image, " \t\r\n") {
 		fail("kubernetes.image", Shorten(k.Image), "not an image reference")

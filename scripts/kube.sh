@@ -679,6 +679,7 @@ up() {
   build
   if running; then
     log "the kit already runs (state $STATE); nothing to start"
+    echo "export SHUTDOWNLAB_REGISTRY=$REGISTRY/shutdownlab"
     echo "export KUBECONFIG=$KUBECONFIG_ADMIN"
     return 0
   fi
@@ -758,6 +759,7 @@ up() {
   for c in "${COMPONENTS[@]}"; do alive "$c" || { tail_log "$c"; die "$c is not running"; }; done
   log "ready in $(( $(date +%s) - t0 ))s: node $NODE_NAME Ready, API https://$NODE_IP:$APISERVER_PORT, registry $REGISTRY"
   log "state $STATE (logs in $LOGS); stop with: make kube-down"
+  echo "export SHUTDOWNLAB_REGISTRY=$REGISTRY/shutdownlab"
   echo "export KUBECONFIG=$KUBECONFIG_ADMIN"
 }
 
@@ -886,6 +888,6 @@ case "${1:-}" in
   down) down ;;
   build) build ;;
   status) status ;;
-  env) running || die "the kit is not running"; echo "export KUBECONFIG=$KUBECONFIG_ADMIN" ;;
+  env) running || die "the kit is not running"; echo "export SHUTDOWNLAB_REGISTRY=$REGISTRY/shutdownlab"; echo "export KUBECONFIG=$KUBECONFIG_ADMIN" ;;
   *) echo "usage: $0 up|down|build|status|env" >&2; exit 2 ;;
 esac

@@ -10,7 +10,19 @@ import (
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
-const manifestUsage = `Usage: shutdownlab check --manifest FILE [--workload NAME] [--container NAME] [--image REF] [--propagation 0s,1s,2s,5s] [--delay DUR] [--path /] [--ready-path PATH] [--port N] [--runs N] [--env NAME=VALUE]... [--set key=value]... [--expect EXPR]... [--signals SIG,...|none] [--junit FILE] [--report-only] [--out DIR]
+const manifestUsage = `Usage: shutdownlab check --manifest FILE [--workload NAME] [--container NAME] [--image REF] [--propagation 0s,1s,2s,5s] [--delay DUR] [--path /] [--ready-path PATH] [--port N] [--runs N] [--env NAME=VALUE]... [--set key=value]... [--expect EXPR]... [--signals SIG,...|none] [--junit FILE] [--report-only] [--out DIR] [--context CTX] [--kubeconfig FILE] [--registry HOST[:PORT][/PREFIX]]
+
+With --context (or --kubeconfig) it runs on that real cluster instead: the
+workload applied as a Deployment in a scratch namespace of the run's own
+(deleted at the end), a ClusterIP Service over it and the load agent as a
+pod dialing it; then a real rollout (kubectl rollout restart: every pod,
+by the Deployment controller and the kubelet) under load. The verdict says
+safe or not, the propagation the EndpointSlices showed, the grace period
+the measured exits need, and, when the rollout failed requests without a
+SIGKILL, the smallest preStop sleep that measured safe on the cluster.
+--registry (default $SHUTDOWNLAB_REGISTRY) is where the local image is
+pushed for the nodes to pull. Without --context it is the emulation on
+Docker described below, and says so on its first line.
 
 "Will this Deployment roll without errors?" Reads a Kubernetes manifest (a
 Deployment, StatefulSet or Pod; several documents allowed) with the
@@ -86,7 +98,13 @@ type manifestFlags struct {
 	signals, out                     string
 	reportOnly                       bool
 	sets, envs                       setFlags
+	// cluster is --kubeconfig, --context and --registry: with a context
+	// (or a kubeconfig), the check runs on that cluster.
+	cluster clusterFlags
 }
+
+// onCluster: the check runs on a real cluster, not the emulation.
+func (f *manifestFlags) onCluster() bool { return f.cluster.context != "" || f.cluster.kubeconfig != "" }
 
 // cmdCheckManifest runs the manifest check: the pod's termination swept
 // over the propagation delay, its verdict, and the searches it calls for.
@@ -108,12 +126,17 @@ func cmdCheckManifest(ctx context.Context, args []string, stdout, stderr io.Writ
 	c.fs.BoolVar(&f.reportOnly, "report-only", false, "exit 0 when unsafe (the report is still written)")
 	c.fs.Var(&f.sets, "set", "override a field of the generated scenario (repeatable)")
 	c.fs.Var(&f.envs, "env", "NAME=VALUE for a valueFrom entry the manifest cannot give, or an override (repeatable; reported)")
+	f.cluster.register(c.fs)
 	p := &runPlan{vars: map[*scenarios.Scenario][]scenarios.Variant{}, exps: map[*scenarios.Scenario][]*gate.Expectation{}}
 	p.exp.register(c.fs)
 	pos, err := c.parse(args, stdout)
 	if err != nil {
 		return exitUsage, err
 	}
+	if err := f.cluster.check(); err != nil {
+		return exitUsage, err
+	}
+	p.cluster = f.cluster
 	if len(pos) > 0 {
 		return exitUsage, usagef("check --manifest takes no IMAGE argument (got %q): the image is the manifest's, or --image", pos[0])
 	}
@@ -123,6 +146,9 @@ func cmdCheckManifest(ctx context.Context, args []string, stdout, stderr io.Writ
 	}
 	if err := p.exp.parse(); err != nil {
 		return exitUsage, err
+	}
+	if f.onCluster() {
+		return runManifestOnCluster(ctx, p, o, f, stdout, stderr)
 	}
 	return runManifestCheck(ctx, p, o, f, want, stdout, stderr)
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/shutdownlab/shutdownlab/internal/swarm"
 )
 
-const cleanUsage = `Usage: shutdownlab clean [--all [--yes]]
+const cleanUsage = `Usage: shutdownlab clean [--all [--yes]] [--context CTX] [--kubeconfig FILE]
 
 Removes orphaned containers, networks and volumes labelled shutdownlab=1:
 those whose owner process (recorded in their labels: host, pid, start time)
@@ -26,6 +26,9 @@ asks for confirmation on a terminal and needs --yes otherwise.
 Swarm services (platform swarm) of gone owners are removed first, and a
 swarm shutdownlab initialised is left once no live session holds a lease
 on it. Images are kept.
+With --context or --kubeconfig it also removes, on that cluster, the
+namespaces platform kubernetes runs left (labelled shutdownlab=1) whose
+owner is gone; without either it touches no cluster.
 `
 
 // stdin is where clean --all reads its confirmation; stdinIsTerminal tells
@@ -39,6 +42,9 @@ func cmdClean(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	c := newCommand("clean", cleanUsage)
 	all := c.fs.Bool("all", false, "remove every object labelled shutdownlab=1, live runs' included (asks first)")
 	yes := c.fs.Bool("yes", false, "with --all: do not ask (required when stdin is not a terminal)")
+	var cl clusterFlags
+	c.fs.StringVar(&cl.kubeconfig, "kubeconfig", "", "also clean this cluster's shutdownlab namespaces (kubeconfig; never written)")
+	c.fs.StringVar(&cl.context, "context", "", "also clean this kubeconfig context's shutdownlab namespaces")
 	pos, err := c.parse(args, stdout)
 	if err != nil {
 		return err
@@ -71,7 +77,11 @@ func cmdClean(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	rep, err := eng.CleanOrphans(ctx, docker.CleanOptions{All: *all})
 	fmt.Fprintln(stdout, rep)
-	return errors.Join(serr, err)
+	var kerr error
+	if cl.context != "" || cl.kubeconfig != "" {
+		kerr = cleanNamespaces(ctx, eng, cl, *all, stdout)
+	}
+	return errors.Join(serr, err, kerr)
 }
 
 // confirmAll lists what --all would remove and asks y/N on the terminal.

@@ -59,6 +59,12 @@ func (f *manifestFlags) options(ctx context.Context, stderr io.Writer) (manifest
 		o.image = f.image
 	}
 	info, err := inspectImage(ctx, o.image)
+	if err != nil && f.onCluster() && strings.Contains(err.Error(), "is not present on this Docker engine") {
+		// On a cluster the nodes pull the image; its STOPSIGNAL is not
+		// known here.
+		fmt.Fprintf(stderr, "note: image %s is not on this Docker engine: the cluster pulls it as named; its STOPSIGNAL is not read here\n", o.image)
+		err = nil
+	}
 	if err != nil {
 		return o, nil, err
 	}

@@ -163,7 +163,7 @@ func podEnvSets(pod kube.Pod) []string {
 // manifestHeader is the verdict's first line.
 func manifestHeader(o manifestOpts) string {
 	p := o.pod
-	return fmt.Sprintf("verdict for %s %s (%s), container %s, image %s:\n", p.Kind, p.Name, p.File, p.Container, o.image)
+	return fmt.Sprintf("verdict for %s %s (%s), container %s, image %s, emulated on Docker (no --context: a real cluster measures it with check --manifest FILE --context CTX):\n", p.Kind, p.Name, p.File, p.Container, o.image)
 }
 
 // manifestNotes are the verdict's last lines: the signal search's

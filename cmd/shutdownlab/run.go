@@ -16,13 +16,17 @@ import (
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
-const runUsage = `Usage: shutdownlab run SCENARIO... [--runs N] [--out DIR] [--set key=value]... [--image NAME] [--expect EXPR]... [--junit FILE]
+const runUsage = `Usage: shutdownlab run SCENARIO... [--runs N] [--out DIR] [--set key=value]... [--image NAME] [--expect EXPR]... [--junit FILE] [--kubeconfig FILE] [--context CTX] [--registry HOST[:PORT][/PREFIX]]
 
 SCENARIO is a catalog name (see 'shutdownlab list') or a path to a .yaml file.
 Each scenario's runs are written to DIR/<timestamp>-<scenario>/ with report.md and CSVs.
 Everything is checked before anything starts (scenario files, --set values,
 expectations and the metrics they name, --baseline-variant, --image, and
 that --out and --junit can be written); a refusal exits 64 and writes nothing.
+A scenario with platform: kubernetes (or --set platform=kubernetes) runs on
+the cluster of --kubeconfig/--context (default: the usual kubeconfig rules),
+in a namespace of its own that it deletes at the end; --registry (default
+$SHUTDOWNLAB_REGISTRY) is where it pushes the images its pods run.
 Exit 0: all runs valid and every expectation held; 1: an expectation failed;
 2: a run was invalid or the harness failed; 64: bad usage or input.
 `
@@ -42,6 +46,8 @@ type runPlan struct {
 	exp  expectFlags
 	sets []string
 	out  string
+	// cluster selects the cluster of platform kubernetes.
+	cluster clusterFlags
 	// onReport, when set, is called with each scenario's result directory
 	// and report after its table (check prints its verdict there).
 	onReport func(dir string, res *report.Result, stdout io.Writer)
@@ -58,7 +64,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 // execute runs every scenario of a checked plan (run's, or check's), writes
 // the reports and judges the expectations; it returns the exit code.
 func (p *runPlan) execute(ctx context.Context, stdout, stderr io.Writer) (int, error) {
-	r, err := runner.New(ctx, runner.Options{Out: p.out, Sets: p.sets, Progress: runner.NewProgress(stderr)})
+	r, err := runner.New(ctx, runner.Options{Out: p.out, Sets: p.sets, Progress: runner.NewProgress(stderr),
+		Kube: p.cluster.kube(), Registry: p.cluster.registry})
 	if err != nil {
 		return exitInvalid, err
 	}
@@ -130,8 +137,12 @@ func planRun(ctx context.Context, args []string, stdout, stderr io.Writer) (*run
 	var sets setFlags
 	c.fs.Var(&sets, "set", "override a scenario field by dotted path, e.g. --set load.duration=4s (repeatable; value at most 64 KiB)")
 	image := c.fs.String("image", "", "run this local image instead of the built-in target (= --set target.image=NAME; never pulled)")
+	p.cluster.register(c.fs)
 	names, err := c.parse(args, stdout)
 	if err != nil {
+		return nil, err
+	}
+	if err := p.cluster.check(); err != nil {
 		return nil, err
 	}
 	if len(names) == 0 {

@@ -91,6 +91,13 @@ func (e *Engine) cleanOrphans(ctx context.Context, opts CleanOptions, p procs) (
 	return rep, errors.Join(errs...)
 }
 
+// Decide says whether an object of another kind carrying these labels
+// (a Kubernetes namespace of platform kubernetes) is to be removed, and
+// why, by the same rule as CleanOrphans' (all: --all).
+func (e *Engine) Decide(labels map[string]string, all bool) (bool, string) {
+	return e.decide(labels, all, localProcs)
+}
+
 // decide says whether an object with these labels is removed, and why.
 func (e *Engine) decide(labels map[string]string, all bool, p procs) (bool, string) {
 	switch {

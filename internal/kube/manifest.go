@@ -47,6 +47,12 @@ type workload struct {
 	spec corev1.PodSpec
 	// fill sets the replica count and strategy on p.
 	fill func(p *Pod) error
+	// template, replicas, strategy and minReady are the workload as a
+	// Deployment would run it (Template).
+	template corev1.PodTemplateSpec
+	replicas int32
+	strategy appsv1.DeploymentStrategy
+	minReady int32
 }
 
 // Read reads the workload of file's manifest data (YAML, several
@@ -123,21 +129,25 @@ func decode(tm metav1.TypeMeta, b []byte, doc int) (w workload, ok bool, err err
 			return w, false, err
 		}
 		return workload{kind: tm.Kind, name: d.Name, doc: doc, base: "spec.template.spec", spec: d.Spec.Template.Spec,
-			fill: func(p *Pod) error { return deploymentStrategy(p, &d) }}, true, nil
+			fill:     func(p *Pod) error { return deploymentStrategy(p, &d) },
+			template: d.Spec.Template, replicas: int32(replicas(d.Spec.Replicas)), strategy: d.Spec.Strategy, minReady: d.Spec.MinReadySeconds}, true, nil
 	case "StatefulSet":
 		var s appsv1.StatefulSet
 		if err := yaml.UnmarshalStrict(b, &s); err != nil {
 			return w, false, err
 		}
 		return workload{kind: tm.Kind, name: s.Name, doc: doc, base: "spec.template.spec", spec: s.Spec.Template.Spec,
-			fill: func(p *Pod) error { return statefulSetStrategy(p, &s) }}, true, nil
+			fill:     func(p *Pod) error { return statefulSetStrategy(p, &s) },
+			template: s.Spec.Template, replicas: int32(replicas(s.Spec.Replicas)), minReady: s.Spec.MinReadySeconds}, true, nil
 	case "Pod":
 		var pod corev1.Pod
 		if err := yaml.UnmarshalStrict(b, &pod); err != nil {
 			return w, false, err
 		}
 		return workload{kind: tm.Kind, name: pod.Name, doc: doc, base: "spec", spec: pod.Spec,
-			fill: func(p *Pod) error { p.Replicas = 1; return nil }}, true, nil
+			fill:     func(p *Pod) error { p.Replicas = 1; return nil },
+			template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: pod.Labels, Annotations: pod.Annotations}, Spec: pod.Spec},
+			replicas: 1}, true, nil
 	}
 	return w, false, nil
 }

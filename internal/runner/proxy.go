@@ -27,6 +27,9 @@ const caddyReadyLine = "serving initial configuration"
 
 // agentTarget is the address the load agent sends its requests to.
 func (x *run) agentTarget() string {
+	if x.spec.Platform == scenarios.PlatformKubernetes {
+		return kubeAgentTarget(x.port()) // the Service
+	}
 	if x.spec.Topology == scenarios.TopologyCaddy {
 		return fmt.Sprintf("%s:%d", proxyAlias, proxy.Port)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/shutdownlab/shutdownlab/internal/docker"
 	"github.com/shutdownlab/shutdownlab/internal/images"
+	"github.com/shutdownlab/shutdownlab/internal/kubeapi"
 	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/scenarios"
@@ -30,6 +31,14 @@ type Options struct {
 	ModuleDir string
 	// Now is the clock used for directory names (default time.Now).
 	Now func() time.Time
+	// Kube selects the cluster of platform kubernetes (--kubeconfig,
+	// --context; zero: the usual kubeconfig rules and its current
+	// context). It is read only when a scenario runs there.
+	Kube kubeapi.Config
+	// Registry is where platform kubernetes pushes the local images its
+	// pods run (--registry HOST[:PORT][/PREFIX]); "": the pods name the
+	// local references, for images the nodes have or can pull.
+	Registry string
 }
 
 // Runner runs scenarios against one Docker engine. Create it with New and
