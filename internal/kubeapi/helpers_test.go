@@ -158,3 +158,10 @@ func warning(name, podName, reason, msg string, lastSec int64) *corev1.Event {
 		Type:           corev1.EventTypeWarning, Reason: reason, Message: msg, Count: 1, LastTimestamp: tm(lastSec),
 	}
 }
+
+// contextWithCancelAfter is a context its caller's test cancels after d.
+func contextWithCancelAfter(d time.Duration) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	t := time.AfterFunc(d, cancel)
+	return ctx, func() { t.Stop(); cancel() }
+}
