@@ -33,8 +33,9 @@ type lister struct {
 
 // Re-establishing a watch: at most streamRetries consecutive failures (a
 // watch call refused, or a watch that closed at once without an event),
-// waiting streamBackoff, doubled each time up to streamBackoffMax.
-const (
+// waiting streamBackoff, doubled each time up to streamBackoffMax
+// (variables for tests).
+var (
 	streamRetries    = 5
 	streamBackoff    = 200 * time.Millisecond
 	streamBackoffMax = 2 * time.Second
