@@ -99,7 +99,8 @@ func TestFollowLogsFailures(t *testing.T) {
 	c, cs := newFake(t, pod("agent", running(1001)))
 	cs.PrependReactor("get", "pods", func(a k8stesting.Action) (bool, k8sruntime.Object, error) {
 		if a.GetSubresource() == "log" {
-			go cs.CoreV1().Pods(testNS).Delete(ctx, "agent", metav1.DeleteOptions{})
+			// Gone as the stream is served (the tracker: the fake's own lock is held here).
+			return false, nil, cs.Tracker().Delete(corev1.SchemeGroupVersion.WithResource("pods"), testNS, "agent")
 		}
 		return false, nil, nil
 	})

@@ -11,7 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
+	k8slabels "k8s.io/apimachinery/pkg/labels"
 )
 
 // Namespace is one namespace as Namespaces lists it.
@@ -32,8 +32,8 @@ var systemNamespaces = map[string]bool{
 
 // CreateNamespace creates namespace name with labels. It is the only way
 // this package makes a namespace: the run's own.
-func (c *Client) CreateNamespace(ctx context.Context, name string, lbls map[string]string) error {
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: maps.Clone(lbls)}}
+func (c *Client) CreateNamespace(ctx context.Context, name string, labels map[string]string) error {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: maps.Clone(labels)}}
 	if _, err := c.cs.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("create namespace %s: %w", name, err)
 	}
@@ -133,7 +133,7 @@ func (c *Client) leftIn(ctx context.Context, name string, waited time.Duration) 
 // Namespaces lists the namespaces that match label selector selector
 // ("" all), by name.
 func (c *Client) Namespaces(ctx context.Context, selector string) ([]Namespace, error) {
-	if _, err := labels.Parse(selector); err != nil {
+	if _, err := k8slabels.Parse(selector); err != nil {
 		return nil, fmt.Errorf("list namespaces %q: %w", selector, err)
 	}
 	l, err := c.cs.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: selector})

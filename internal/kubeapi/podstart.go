@@ -3,6 +3,7 @@ package kubeapi
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -110,9 +111,10 @@ func joinNonEmpty(sep string, parts ...string) string {
 	return strings.Join(out, sep)
 }
 
-// withEvent fills e's message from the latest Warning event about its pod
-// (the kubelet's "Failed to pull image ..." says more than the state's
-// back-off). A failed lookup leaves the state's message.
+// withEvent fills e's message from the latest informative Warning event
+// about its pod (the kubelet's "Failed to pull image "x": ... not found"
+// says more than the container state's back-off). A failed lookup, or no
+// such event, leaves the state's message.
 func (c *Client) withEvent(ctx context.Context, ns string, e *PodStartError) *PodStartError {
 	l, err := c.cs.CoreV1().Events(ns).List(ctx, metav1.ListOptions{
 		FieldSelector: "involvedObject.kind=Pod,involvedObject.name=" + e.Pod,
@@ -120,10 +122,27 @@ func (c *Client) withEvent(ctx context.Context, ns string, e *PodStartError) *Po
 	if err != nil {
 		return e
 	}
-	if ev := latestWarning(l.Items, e.Pod); ev != nil {
-		e.Message = joinNonEmpty("; ", ev.Message, lastExit(e.Message))
+	if msg := eventMessage(l.Items, e.Pod, e.Message); msg != "" {
+		e.Message = msg
 	}
 	return e
+}
+
+// eventMessage is the message a PodStartError should carry, given the
+// events of the namespace and the state's own message: the latest
+// informative Warning event's (and a crash loop's last exit), else the
+// state's, else the latest Warning event's whatever it says. Pure.
+func eventMessage(evs []corev1.Event, pod, stateMsg string) string {
+	if ev := latestWarning(evs, pod, true); ev != nil {
+		return joinNonEmpty("; ", ev.Message, lastExit(stateMsg))
+	}
+	if stateMsg != "" {
+		return stateMsg
+	}
+	if ev := latestWarning(evs, pod, false); ev != nil {
+		return ev.Message
+	}
+	return ""
 }
 
 // lastExit keeps the "last exit code" part of a crash loop's message.
@@ -134,27 +153,29 @@ func lastExit(msg string) string {
 	return ""
 }
 
-// latestWarning picks the latest Warning event about pod, preferring one
-// that is not a mere back-off (BackOff repeats "Back-off pulling image"
-// while the cause is in the Failed event before it). Pure.
-func latestWarning(evs []corev1.Event, pod string) *corev1.Event {
-	var best, bestAny *corev1.Event
+// bareError matches the kubelet's events that only repeat the waiting
+// reason ("Error: ErrImagePull", "Error: ImagePullBackOff").
+var bareError = regexp.MustCompile(`^Error: [A-Za-z]+$`)
+
+// latestWarning picks the latest Warning event about pod; informative
+// leaves out the mere back-offs (BackOff: "Back-off pulling image")
+// and the bare "Error: REASON" events, whose cause is in the event
+// before them. Pure.
+func latestWarning(evs []corev1.Event, pod string, informative bool) *corev1.Event {
+	var best *corev1.Event
 	for i := range evs {
 		ev := &evs[i]
 		if ev.Type != corev1.EventTypeWarning || ev.InvolvedObject.Name != pod || (ev.InvolvedObject.Kind != "" && ev.InvolvedObject.Kind != "Pod") {
 			continue // the fake clientset ignores field selectors
 		}
-		if bestAny == nil || eventTimeNs(ev) >= eventTimeNs(bestAny) {
-			bestAny = ev
+		if informative && (ev.Reason == "BackOff" || bareError.MatchString(ev.Message)) {
+			continue
 		}
-		if ev.Reason != "BackOff" && (best == nil || eventTimeNs(ev) >= eventTimeNs(best)) {
+		if best == nil || eventTimeNs(ev) >= eventTimeNs(best) {
 			best = ev
 		}
 	}
-	if best != nil {
-		return best
-	}
-	return bestAny
+	return best
 }
 
 // eventTimeNs is an event's time of last occurrence: its series' last

@@ -123,26 +123,36 @@ func TestPodsFailure(t *testing.T) {
 	}
 }
 
-func TestLatestWarning(t *testing.T) {
+func TestEventMessage(t *testing.T) {
 	failedPull := warning("e1", "p", "Failed", `Failed to pull image "x": not found`, 1005)
-	backoff := warning("e2", "p", "BackOff", `Back-off pulling image "x"`, 1010)
-	other := warning("e3", "q", "Failed", "another pod", 1020)
-	normal := warning("e4", "p", "Pulling", "Pulling image", 1030)
+	bare := warning("e2", "p", "Failed", "Error: ErrImagePull", 1006)
+	backoff := warning("e3", "p", "BackOff", `Back-off pulling image "x"`, 1010)
+	bareBackoff := warning("e4", "p", "Failed", "Error: ImagePullBackOff", 1011)
+	other := warning("e5", "q", "Failed", "another pod", 1020)
+	normal := warning("e6", "p", "Pulling", "Pulling image", 1030)
 	normal.Type = corev1.EventTypeNormal
-	older := warning("e5", "p", "Failed", "older failure", 1001)
+	older := warning("e7", "p", "Failed", "older failure", 1001)
+	crashed := warning("e8", "p", "BackOff", "Back-off restarting failed container app", 1040)
 	tests := []struct {
-		name string
-		evs  []*corev1.Event
-		want string // message, "" none
+		name  string
+		evs   []*corev1.Event
+		state string // the container state's message
+		want  string
 	}{
-		// The failure is preferred to the back-off that repeats after it.
-		{"failure over back-off", []*corev1.Event{failedPull, backoff}, `Failed to pull image "x": not found`},
-		// The latest failure wins.
-		{"latest failure", []*corev1.Event{failedPull, older}, `Failed to pull image "x": not found`},
-		// With only a back-off, it is said.
-		{"back-off alone", []*corev1.Event{backoff}, `Back-off pulling image "x"`},
+		// The kubelet's sequence for a missing image: its cause wins over
+		// the back-off and the bare "Error: REASON" events after it.
+		{"pull failure", []*corev1.Event{failedPull, bare, backoff, bareBackoff}, "rpc error", `Failed to pull image "x": not found`},
+		// The latest informative event wins.
+		{"latest failure", []*corev1.Event{older, failedPull}, "", `Failed to pull image "x": not found`},
+		// Only back-offs: the state's message says more.
+		{"state over back-off", []*corev1.Event{backoff, bareBackoff}, `Back-off pulling image "x": ErrImagePull: not found`, `Back-off pulling image "x": ErrImagePull: not found`},
+		// Nothing else: the back-off it is.
+		{"back-off alone", []*corev1.Event{backoff}, "", `Back-off pulling image "x"`},
+		// A crash loop keeps its last exit beside an informative event.
+		{"crash loop", []*corev1.Event{crashed, older}, "back-off 10s; last exit code 2 (Error)", "older failure; last exit code 2 (Error)"},
 		// Other pods' events and Normal events are not about the failure.
-		{"others", []*corev1.Event{other, normal}, ""},
+		{"others", []*corev1.Event{other, normal}, "state", "state"},
+		{"nothing", nil, "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -150,11 +160,7 @@ func TestLatestWarning(t *testing.T) {
 			for _, e := range tt.evs {
 				evs = append(evs, *e)
 			}
-			got := ""
-			if ev := latestWarning(evs, "p"); ev != nil {
-				got = ev.Message
-			}
-			if got != tt.want {
+			if got := eventMessage(evs, "p", tt.state); got != tt.want {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}
 		})
