@@ -242,7 +242,16 @@ start_bg() {
   local name=$1
   shift
   log "starting $name"
-  setsid "$@" >"$LOGS/$name.log" 2>&1 </dev/null &
+  (
+    # Close every descriptor the caller handed down beyond stdio (a
+    # `flock FILE make kube-up` would otherwise leave its lock held by the
+    # kit's daemons for as long as they run).
+    for fd in /proc/$BASHPID/fd/*; do
+      fd=${fd##*/}
+      if [ "$fd" -gt 2 ] 2>/dev/null; then eval "exec $fd>&-" 2>/dev/null || true; fi
+    done
+    exec setsid "$@" >"$LOGS/$name.log" 2>&1 </dev/null
+  ) &
   echo $! >"$PIDS/$name.pid"
 }
 

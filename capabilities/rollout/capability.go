@@ -65,11 +65,12 @@ var headline = []string{"requests", "rollout_failed", "rollout_non2xx", "rollout
 	"old_exit_code", "old_stop_to_exit_ms", "old_served_after_signal", "task_restarts", "p99_ms"}
 
 // headlineText explains the rollout headline under its table.
-const headlineText = "\n`rollout_failed` counts failed requests started from the moment the service update " +
-	"was sent to the end of the load (`rollout_non2xx` those answered outside 2xx); `rollout_ms` runs from the " +
+const headlineText = "\n`rollout_failed` counts failed requests started from the moment the update (a Swarm " +
+	"service update, a Kubernetes rollout) was sent to the end of the load (`rollout_non2xx` those answered outside 2xx); `rollout_ms` runs from the " +
 	"update to the last old task's exit or new task's healthy start; `old_*` are the replaced tasks as the " +
 	"engine reported them (exit code, stop signal to exit, SIGKILLed at the grace period); " +
-	"`old_served_after_signal` requests routed to an old task after its stop signal; `task_restarts` tasks Swarm " +
-	"replaced beyond the rollout's own. The Rollout section below has each task. The per-replica metrics of the " +
+	"`old_served_after_signal` requests routed to an old task after its stop signal; `task_restarts` tasks the " +
+	"orchestrator replaced beyond the rollout's own. On Kubernetes a task is a pod and its stop signal the deletion the " +
+	"API showed. The Rollout section below has each task. The per-replica metrics of the " +
 	"other scenarios (`exit_code`, `dropped_inflight`, ...) have no single acted-on replica here and are null." +
 	"\n\n## All metrics\n\n"

@@ -1,5 +1,6 @@
-// Package rollout is a Swarm service's rollout as a capability (platform
-// swarm, action kind rollout): its catalog rows and headline
+// Package rollout is an orchestrator's rollout as a capability (a Swarm
+// service's, platform swarm; a Deployment's, platform kubernetes; action
+// kind rollout): its catalog rows and headline
 // (capability.go), and the Rollout section of report.md: per variant (its
 // first valid run) the update as sent, each task as the engine reported it
 // with the requests it served and failed, and the plot of the requests
@@ -43,6 +44,13 @@ func (s *Section) Markdown(b *strings.Builder, res *report.Result) {
 		return
 	}
 	b.WriteString("\n## Rollout\n\n")
+	if k := runs[0].Meta.Kubernetes(); k != nil {
+		b.WriteString(kubeIntro(k))
+		for _, rr := range runs {
+			writeKubeRun(b, rr)
+		}
+		return
+	}
 	b.WriteString("The service was updated (`docker service update`) while the load ran. Tasks are as the engine " +
 		"listed them; `signal` is the engine's kill event for the old task's container, `exit` its container's end " +
 		"(ms after the update was sent); `served ok`/`failed` are the requests whose upstream header named the " +

@@ -130,4 +130,3 @@ func restartsOnSignal(r runMetrics) bool {
 	return (c == findNever || c == findKilled) && val(r.ConnsOpenedAfterSignal) > 0 &&
 		val(r.DroppedInflight)+val(r.FailedInDeliveryWindow) > 0 && val(r.IdleCloseBeforeSignal) == 0
 }
-
