@@ -104,7 +104,9 @@ type manifestFlags struct {
 }
 
 // onCluster: the check runs on a real cluster, not the emulation.
-func (f *manifestFlags) onCluster() bool { return f.cluster.context != "" || f.cluster.kubeconfig != "" }
+func (f *manifestFlags) onCluster() bool {
+	return f.cluster.context != "" || f.cluster.kubeconfig != ""
+}
 
 // cmdCheckManifest runs the manifest check: the pod's termination swept
 // over the propagation delay, its verdict, and the searches it calls for.

@@ -112,7 +112,7 @@ func runManifestOnCluster(ctx context.Context, p *runPlan, o manifestOpts, f man
 // clusterFacts are what the rollout runs on the cluster measured.
 type clusterFacts struct {
 	runs, failed, killed int
-	byClass               map[string]int
+	byClass              map[string]int
 	// exitMs are the old pods' deletion-to-exit times; codes their exit
 	// codes.
 	exitMs []float64
