@@ -27,16 +27,16 @@ import (
 )
 
 // TestCluster runs the package against a real API server: the kit's
-// (docs/kube-kit.md). It runs only when SHUTDOWNLAB_KUBEAPI_KUBECONFIG
-// names a kubeconfig; it pushes its image to the kit's registry
-// (SHUTDOWNLAB_KUBE_REGISTRY, default 127.0.0.1:5000) and works in a
-// namespace of its own, deleted at its end.
+// (docs/kube-kit.md). It runs only when SHUTDOWNLAB_TEST_KUBECONFIG
+// names a kubeconfig (make test-kube sets it); it pushes its image to the
+// registry host of SHUTDOWNLAB_REGISTRY (default 127.0.0.1:5000, the
+// kit's) and works in a namespace of its own, deleted at its end.
 func TestCluster(t *testing.T) {
-	kubeconfig := os.Getenv("SHUTDOWNLAB_KUBEAPI_KUBECONFIG")
+	kubeconfig := os.Getenv("SHUTDOWNLAB_TEST_KUBECONFIG")
 	if kubeconfig == "" {
-		t.Skip("SHUTDOWNLAB_KUBEAPI_KUBECONFIG not set: no cluster to test against")
+		t.Skip("SHUTDOWNLAB_TEST_KUBECONFIG not set: no cluster to test against (make test-kube)")
 	}
-	registry := os.Getenv("SHUTDOWNLAB_KUBE_REGISTRY")
+	registry, _, _ := strings.Cut(os.Getenv("SHUTDOWNLAB_REGISTRY"), "/")
 	if registry == "" {
 		registry = "127.0.0.1:5000"
 	}
