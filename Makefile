@@ -12,7 +12,7 @@ RUNS      ?= 3
 # run's agent unable to resolve its replica.
 TESTFLAGS ?= -count=1 -timeout 45m -p 1
 
-.PHONY: help build images run reproduce test test-unit gate bench clean vet prereqs kube-up kube-down kube-e2e
+.PHONY: help build images run reproduce test test-unit gate bench clean vet prereqs kube-up kube-down kube-e2e test-kube
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -67,3 +67,14 @@ kube-down: ## stop the Kubernetes kit and remove all it left (processes, mounts,
 
 kube-e2e: ## check a running kit end to end (registry image, Deployment, Service, rollout, logs, namespace deletion)
 	bash scripts/kube-e2e.sh
+
+# The cluster tests: TestCluster (package kubeapi), TestKube* (runner),
+# TestCheckManifestKube and TestCleanKube (cmd). Each skips without
+# SHUTDOWNLAB_TEST_KUBECONFIG, so make test never touches a cluster.
+KUBETESTS ?= ^(TestCluster|TestKubeRolloutInflight|TestKubeInterrupted|TestCheckManifestKube|TestCleanKube)$$
+
+test-kube: ## the tests that run on a real cluster: the kit's (make kube-up first), or that of SHUTDOWNLAB_TEST_KUBECONFIG and SHUTDOWNLAB_REGISTRY
+	@if [ -z "$$SHUTDOWNLAB_TEST_KUBECONFIG" ]; then \
+	  kenv=$$(bash scripts/kube.sh env) || exit 1; eval "$$kenv"; export SHUTDOWNLAB_TEST_KUBECONFIG="$$KUBECONFIG"; fi; \
+	  echo "test-kube: cluster $$SHUTDOWNLAB_TEST_KUBECONFIG, registry $${SHUTDOWNLAB_REGISTRY:-127.0.0.1:5000/shutdownlab}"; \
+	  $(GO) test $(TESTFLAGS) -v -run '$(KUBETESTS)' ./internal/kubeapi/ ./internal/runner/ ./cmd/shutdownlab/
