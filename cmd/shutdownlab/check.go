@@ -194,7 +194,7 @@ func (o *checkOpts) checkFlags(pos []string, grace time.Duration, signal string)
 		return usagef("--ready-path: %q: must start with \"/\" and hold no query or spaces", scenarios.Shorten(o.readyPath))
 	}
 	if signal != "" {
-		if _, ok := sendableSignal(signal); !ok {
+		if _, ok := scenarios.SendableSignal(signal); !ok {
 			return usagef("--signal: %q: want one of %s", scenarios.Shorten(signal), strings.Join(scenarios.Signals, ", "))
 		}
 	}
@@ -226,18 +226,13 @@ func (o *checkOpts) fromImage(info docker.ImageInfo, signal string, stderr io.Wr
 			o.port = info.TCPPorts[0]
 		}
 	}
-	o.stopSignal = "SIGTERM"
-	if info.StopSignal != "" {
-		o.stopSignal = info.StopSignal
-		if s, ok := sendableSignal(info.StopSignal); ok {
-			o.stopSignal = s
-		}
-	}
-	switch s, ok := sendableSignal(o.stopSignal); {
+	stop, ok := scenarios.ImageStopSignal(info.StopSignal)
+	o.stopSignal = stop
+	switch {
 	case signal != "":
-		o.signal, _ = sendableSignal(signal)
+		o.signal, _ = scenarios.SendableSignal(signal)
 	case ok:
-		o.signal = s
+		o.signal = stop
 	default:
 		o.signal = "SIGTERM"
 		fmt.Fprintf(stderr, "note: STOPSIGNAL %s is not one the signal variant can send (%s): it sends SIGTERM; docker stop still sends %s\n",
@@ -245,24 +240,6 @@ func (o *checkOpts) fromImage(info docker.ImageInfo, signal string, stderr io.Wr
 	}
 	fmt.Fprintf(stderr, "check %s: port %d, ready path %s, GET %s; signal %s, docker stop with STOPSIGNAL %s and a %d s grace period\n",
 		o.image, o.port, o.readyPath, o.path, o.signal, o.stopSignal, o.graceS)
-}
-
-// signalNumbers maps the numbers Linux gives the sendable signals.
-var signalNumbers = map[string]string{"1": "SIGHUP", "2": "SIGINT", "3": "SIGQUIT", "9": "SIGKILL", "10": "SIGUSR1", "12": "SIGUSR2", "15": "SIGTERM", "28": "SIGWINCH"}
-
-// sendableSignal normalises a signal name or number ("quit", "SIGQUIT",
-// "3") to one a signal action may send.
-func sendableSignal(s string) (string, bool) {
-	if n, ok := signalNumbers[strings.TrimSpace(s)]; ok {
-		return n, true
-	}
-	name := "SIG" + strings.TrimPrefix(strings.ToUpper(strings.TrimSpace(s)), "SIG")
-	for _, known := range scenarios.Signals {
-		if name == known {
-			return name, true
-		}
-	}
-	return s, false
 }
 
 // checkScenario is the scenario check runs, as YAML (saved with the

@@ -47,7 +47,7 @@ func parseSignals(s string) ([]string, error) {
 	}
 	var out []string
 	for _, part := range strings.Split(s, ",") {
-		sig, ok := sendableSignal(part)
+		sig, ok := scenarios.SendableSignal(part)
 		if !ok || sig == "SIGKILL" {
 			return nil, usagef("--signals: %q: want a comma-separated list of %s (not SIGKILL), or none", part, strings.Join(scenarios.Signals, ", "))
 		}

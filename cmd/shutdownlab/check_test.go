@@ -90,21 +90,6 @@ func TestCheckScenario(t *testing.T) {
 	}
 }
 
-func TestSendableSignal(t *testing.T) {
-	tests := []struct {
-		in, want string
-		ok       bool
-	}{
-		{"SIGQUIT", "SIGQUIT", true}, {"quit", "SIGQUIT", true}, {"3", "SIGQUIT", true},
-		{"15", "SIGTERM", true}, {"SIGWINCH", "SIGWINCH", true}, {"28", "SIGWINCH", true}, {"SIGPWR", "SIGPWR", false}, {"37", "37", false},
-	}
-	for _, tc := range tests {
-		if got, ok := sendableSignal(tc.in); got != tc.want || ok != tc.ok {
-			t.Errorf("sendableSignal(%q) = %q, %v; want %q, %v", tc.in, got, ok, tc.want, tc.ok)
-		}
-	}
-}
-
 // TestVerdictText: findings are grouped under their action; the remedies
 // come last under "to make it clean".
 func TestVerdictText(t *testing.T) {

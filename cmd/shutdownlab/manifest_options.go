@@ -68,8 +68,9 @@ func (f *manifestFlags) options(ctx context.Context, stderr io.Writer) (manifest
 	if err != nil {
 		return o, nil, err
 	}
+	// The emulation sends only the signals a scenario may name.
 	o.imageStopSignal = "SIGTERM"
-	if s, ok := sendableSignal(info.StopSignal); ok && info.StopSignal != "" {
+	if s, ok := scenarios.ImageStopSignal(info.StopSignal); ok {
 		o.imageStopSignal = s
 	}
 	o.port, o.readyPath = manifestPort(f.port, o.pod, info.TCPPorts), f.ready

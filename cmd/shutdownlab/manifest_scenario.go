@@ -74,7 +74,7 @@ func (o manifestOpts) hook() *kube.Hook {
 // stopSignal is the signal the kubelet sends after the hook.
 func (o manifestOpts) stopSignal() string {
 	if o.pod.StopSignal != "" {
-		if s, ok := sendableSignal(o.pod.StopSignal); ok {
+		if s, ok := scenarios.SendableSignal(o.pod.StopSignal); ok {
 			return s
 		}
 		return o.pod.StopSignal
