@@ -6,9 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"strconv"
-	"strings"
-	"time"
 
 	"github.com/shutdownlab/shutdownlab/gate"
 	"github.com/shutdownlab/shutdownlab/internal/resultdir"
@@ -24,7 +21,7 @@ func resultSetup(dir string, res *report.Result, side string) (gate.Setup, []str
 	s := gate.RecordedSetup(res)
 	specs, note := resultSpecs(dir)
 	for label, spec := range specs {
-		s.Merge(specSetup(label, spec))
+		s.Merge(gate.SpecSetup(label, spec))
 	}
 	if note != "" {
 		return s, []string{side + ": " + note}
@@ -64,51 +61,4 @@ func resultSpecs(dir string) (map[string]scenarios.Spec, string) {
 		out[v.Label] = v.Spec
 	}
 	return out, fmt.Sprintf("%s (a result of a version before the runner wrote it): load parameters taken from %s; --set overrides of that run, if any, are unknown", noEffective, resultdir.ScenarioFile)
-}
-
-// specSetup is the gate.Setup fields of one variant's spec.
-func specSetup(label string, sp scenarios.Spec) gate.Setup {
-	s := gate.Setup{}
-	l := sp.Load
-	s.Set(label, "load.kind", string(l.Kind))
-	s.Set(label, "topology", string(sp.Topology))
-	s.Set(label, "replicas", strconv.Itoa(sp.Replicas))
-	if l.Kind == scenarios.LoadProbe && l.Probe() != nil {
-		s.Set(label, "load.probe", fmt.Sprintf("%s %d ms, max wait %v", l.Probe().Kind, l.Probe().RequestMs(), l.Probe().MaxWait))
-	} else {
-		s.Set(label, "load.shape", string(l.Shape))
-		s.Set(label, "load.clients", strconv.Itoa(l.Clients))
-		s.Set(label, "load.duration", l.Duration.String())
-		s.Set(label, "load.rate", strconv.FormatFloat(l.Rate, 'f', -1, 64))
-		s.Set(label, "load.max_requests", strconv.Itoa(l.MaxRequests))
-		var mix []string
-		for _, r := range l.Mix {
-			m := fmt.Sprintf("%s %s x%d", r.Method, r.Path, r.Weight)
-			if r.BodyBytes > 0 {
-				m += fmt.Sprintf(" body %d B", r.BodyBytes)
-			}
-			mix = append(mix, m)
-		}
-		s.Set(label, "load.mix", strings.Join(mix, ", "))
-	}
-	a := sp.Action
-	kind := string(a.Kind)
-	if a.Kind == scenarios.ActionRoll {
-		kind = "roll via " + string(a.Roll.Via)
-	}
-	s.Set(label, "action.kind", kind)
-	if a.Kind != scenarios.ActionNone {
-		s.Set(label, "action.at", report.FormatNumber(report.KindMs, float64(a.At.D().Milliseconds()))+" ms")
-	}
-	// As the runner records them for these kinds (a variant none of whose
-	// runs finished has only these).
-	if a.Kind == scenarios.ActionSignal || a.Kind == scenarios.ActionStop {
-		if a.Signal != "" {
-			s.Set(label, "action.signal", a.Signal)
-		}
-		if a.Kind == scenarios.ActionStop && a.Timeout != nil {
-			s.Set(label, "action.timeout", strconv.Itoa(int(a.Timeout.D()/time.Second))+"s")
-		}
-	}
-	return s
 }
