@@ -110,7 +110,9 @@ func generatedCases(t *testing.T) []generatedCase {
 	}
 	for _, file := range files {
 		out = append(out, generatedCase{name: "manifest-" + strings.TrimSuffix(filepath.Base(file), ".yaml"), sets: manifestSets,
-			sc: func(t *testing.T) *scenarios.Scenario { return parse(manifestFile, manifestScenario(manifestOptsOf(t, file, kube.Options{}))) }})
+			sc: func(t *testing.T) *scenarios.Scenario {
+				return parse(manifestFile, manifestScenario(manifestOptsOf(t, file, kube.Options{})))
+			}})
 	}
 	deployment := func(t *testing.T) manifestOpts {
 		o := manifestOptsOf(t, "../../internal/kube/testdata/deployment.yaml", kube.Options{Container: "app", Env: map[string]string{"DB_PASSWORD": "yes: no # \"x\""}})
