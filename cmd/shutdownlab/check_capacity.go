@@ -121,8 +121,11 @@ func runCapacity(ctx context.Context, o checkOpts, plan capacityPlan, sets []str
 	for c := plan.clients; len(cr.tries) < capacityMaxTries && ctx.Err() == nil; c = max(1, c/2) {
 		fmt.Fprintf(stderr, "check %s: capacity: %s again at %d clients (requests waited for the server at %d; it served about %.1f at once)\n",
 			o.image, plan.signal, c, plan.clients0, plan.concurrency)
-		src := shortScenario(o, fmt.Sprintf("capacity-c%d", c), "capacity variant", c, []string{plan.signal})
-		acts, dir, tcode, err := runShort(ctx, o, checkFile+" capacity variant", src, sets, out, stdout, stderr)
+		sc, err := shortScenario(o, fmt.Sprintf("capacity-c%d", c), "capacity variant", c, []string{plan.signal})
+		if err != nil {
+			return cr, max(code, exitInvalid), err
+		}
+		acts, dir, tcode, err := runShort(ctx, o, sc, sets, out, stdout, stderr)
 		code, cr.dir = max(code, tcode), dir
 		if err != nil || len(acts) == 0 {
 			return cr, code, err

@@ -52,9 +52,9 @@ func TestCheckUsageErrors(t *testing.T) {
 func TestCheckScenario(t *testing.T) {
 	o := checkOpts{image: "my/app:ci", readyPath: "/healthz", path: "/api?x=1", port: 3000,
 		signal: "SIGQUIT", stopSignal: "SIGQUIT", graceS: 7, runs: 2}
-	sc, err := scenarios.Parse(checkFile, checkScenario(o))
+	sc, err := checkScenario(o)
 	if err != nil {
-		t.Fatalf("%v\n%s", err, checkScenario(o))
+		t.Fatal(err)
 	}
 	vs, err := sc.Expand([]string{"load.duration=4s", "action.at=2s", "target.mode=none"})
 	if err != nil {

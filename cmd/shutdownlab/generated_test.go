@@ -84,10 +84,9 @@ func manifestOptsOf(t *testing.T, file string, opts kube.Options) manifestOpts {
 // --manifest's for each example manifest (and the test deployment with
 // each kind of hook, its pre-stop search, and on a cluster).
 func generatedCases(t *testing.T) []generatedCase {
-	parse := func(file string, src []byte) *scenarios.Scenario {
-		sc, err := scenarios.Parse(file, src)
+	must := func(sc *scenarios.Scenario, err error) *scenarios.Scenario {
 		if err != nil {
-			t.Fatalf("%v\n%s", err, src)
+			t.Fatal(err)
 		}
 		return sc
 	}
@@ -95,12 +94,12 @@ func generatedCases(t *testing.T) []generatedCase {
 	checkSets := [][]string{{"load.duration=4s", "action.at=2s", "target.init=true"}, {"action.kind=stop"}, {"target.env.A=1", "runs=1"}}
 	for name, o := range checkOptsCases() {
 		out = append(out,
-			generatedCase{name: "check-" + name, sc: func(*testing.T) *scenarios.Scenario { return parse(checkFile, checkScenario(o)) }, sets: checkSets},
+			generatedCase{name: "check-" + name, sc: func(*testing.T) *scenarios.Scenario { return must(checkScenario(o)) }, sets: checkSets},
 			generatedCase{name: "search-" + name, sc: func(*testing.T) *scenarios.Scenario {
-				return parse(checkFile, searchScenario(o, []string{"SIGQUIT", "SIGINT", "SIGWINCH"}))
+				return must(searchScenario(o, []string{"SIGQUIT", "SIGINT", "SIGWINCH"}))
 			}, sets: [][]string{{"target.init=true"}}},
 			generatedCase{name: "capacity-" + name, sc: func(*testing.T) *scenarios.Scenario {
-				return parse(checkFile, shortScenario(o, "capacity-c4", "capacity variant", 4, []string{"SIGTERM"}))
+				return must(shortScenario(o, "capacity-c4", "capacity variant", 4, []string{"SIGTERM"}))
 			}})
 	}
 	manifestSets := [][]string{{"load.duration=30s", "target.env.X=1"}, {"runs=2"}}
@@ -111,7 +110,7 @@ func generatedCases(t *testing.T) []generatedCase {
 	for _, file := range files {
 		out = append(out, generatedCase{name: "manifest-" + strings.TrimSuffix(filepath.Base(file), ".yaml"), sets: manifestSets,
 			sc: func(t *testing.T) *scenarios.Scenario {
-				return parse(manifestFile, manifestScenario(manifestOptsOf(t, file, kube.Options{})))
+				return must(manifestScenario(manifestOptsOf(t, file, kube.Options{})))
 			}})
 	}
 	deployment := func(t *testing.T) manifestOpts {
@@ -126,24 +125,20 @@ func generatedCases(t *testing.T) []generatedCase {
 		out = append(out, generatedCase{name: "deployment-" + name, sets: manifestSets, sc: func(t *testing.T) *scenarios.Scenario {
 			o := deployment(t)
 			o.preStop = h
-			return parse(manifestFile, manifestScenario(o))
+			return must(manifestScenario(o))
 		}})
 	}
 	out = append(out, generatedCase{name: "deployment-prestop-search", sets: manifestSets, sc: func(t *testing.T) *scenarios.Scenario {
 		o := deployment(t)
 		o.delays, o.sleeps = []time.Duration{o.stated}, []time.Duration{2 * time.Second, 3 * time.Second, 4 * time.Second}
 		o.preStop = &kube.Hook{Kind: kube.HookSleep, Sleep: 2 * time.Second}
-		return parse(manifestFile, manifestScenario(o))
+		return must(manifestScenario(o))
 	}})
 	for name, sleeps := range map[string][]time.Duration{"cluster": nil, "cluster-search": {time.Second, 2 * time.Second}} {
 		for fname, f := range map[string]manifestFlags{"": {file: "../../internal/kube/testdata/deployment.yaml", container: "app"},
 			"-image": {file: "../../internal/kube/testdata/deployment.yaml", workload: "Deployment/web", container: "app", image: "example/web:ci"}} {
 			out = append(out, generatedCase{name: "deployment-" + name + fname, sets: [][]string{{"runs=2"}}, sc: func(t *testing.T) *scenarios.Scenario {
-				src, err := clusterScenario(deployment(t), f, sleeps)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return parse(manifestFile, src)
+				return must(clusterScenario(deployment(t), f, sleeps))
 			}})
 		}
 	}

@@ -192,10 +192,4 @@ func manifestPort(flag int, pod kube.Pod, exposed []int) int {
 	return 8080
 }
 
-func durList(ds []time.Duration) string {
-	var out []string
-	for _, d := range ds {
-		out = append(out, dur(d))
-	}
-	return strings.Join(out, ", ")
-}
+func durList(ds []time.Duration) string { return strings.Join(durStrings(ds), ", ") }

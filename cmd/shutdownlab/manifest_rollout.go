@@ -9,7 +9,6 @@ package main
 import (
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/shutdownlab/shutdownlab/internal/kube"
@@ -87,16 +86,15 @@ func newPodJoinAfterDeletion(p kube.Pod, delay time.Duration) time.Duration {
 	return newPodReadyBound(p) + delay
 }
 
-// newPodYAML is the terminate block's new_pod line for the workload.
-func newPodYAML(p kube.Pod) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "    new_pod: {before_deletion: %v, min_ready: %s, timeout: %s", newPodBeforeDeletion(p), dur(p.MinReady), dur(newPodBound(p)+scenarios.DefaultNewPodTimeout))
+// newPodOf is the terminate block's new pod for the workload.
+func newPodOf(p kube.Pod) *scenarios.NewPod {
+	np := &scenarios.NewPod{BeforeDeletion: newPodBeforeDeletion(p), MinReady: scenarios.Duration(p.MinReady),
+		Timeout: scenarios.Duration(newPodBound(p) + scenarios.DefaultNewPodTimeout)}
 	if r := p.Readiness; r != nil {
-		fmt.Fprintf(&b, ", readiness: {path: %s, port: %d, initial_delay: %s, period: %s, timeout: %s, success_threshold: %d}",
-			strconv.Quote(r.Path), r.Port, dur(r.InitialDelay), dur(r.Period), dur(r.Timeout), r.SuccessThreshold)
+		np.Readiness = &scenarios.Readiness{Path: r.Path, Port: r.Port, InitialDelay: scenarios.Duration(r.InitialDelay),
+			Period: scenarios.Duration(r.Period), Timeout: scenarios.Duration(r.Timeout), SuccessThreshold: r.SuccessThreshold}
 	}
-	b.WriteString("}\n")
-	return b.String()
+	return np
 }
 
 // rolloutWords says how the scenario's new pod joined, for the verdict.

@@ -19,7 +19,11 @@ import (
 // runManifestCheck runs the sweep with the same plan, runner and report as
 // run, then the searches the verdict calls for, and prints the verdict.
 func runManifestCheck(ctx context.Context, p *runPlan, o manifestOpts, f manifestFlags, want []string, stdout, stderr io.Writer) (int, error) {
-	g, code, err := p.runGenerated(ctx, manifestFile, manifestScenario(o), f.sets, f.out, stdout, stderr)
+	gen, err := manifestScenario(o)
+	if err != nil {
+		return exitUsage, badInput(err)
+	}
+	g, code, err := p.runGenerated(ctx, gen, f.sets, f.out, stdout, stderr)
 	if g.res == nil {
 		return code, err
 	}
@@ -119,7 +123,7 @@ func searchSleeps(f manifestFacts) []time.Duration {
 func runPreStopSearch(ctx context.Context, o manifestOpts, sleeps []time.Duration, f manifestFlags, stdout, stderr io.Writer) ([]delayRuns, string, int) {
 	so := o
 	so.delays, so.sleeps, so.preStop = []time.Duration{o.stated}, sleeps, &kube.Hook{Kind: kube.HookSleep, Sleep: sleeps[0]}
-	sc, err := scenarios.Parse(manifestFile+" pre-stop search", manifestScenario(so))
+	sc, err := manifestScenario(so)
 	if err != nil {
 		fmt.Fprintf(stderr, "shutdownlab: pre-stop search: %v\n", err)
 		return nil, "", exitInvalid

@@ -110,9 +110,9 @@ func testPod(t *testing.T) kube.Pod {
 func TestManifestScenario(t *testing.T) {
 	o := manifestOpts{pod: testPod(t), image: "example/web:1.2", imageStopSignal: "SIGTERM", port: 8080, readyPath: "/readyz",
 		path: "/slow?ms=20", runs: 2, delays: []time.Duration{0, time.Second, 5 * time.Second}, stated: time.Second}
-	sc, err := scenarios.Parse(manifestFile, manifestScenario(o))
+	sc, err := manifestScenario(o)
 	if err != nil {
-		t.Fatalf("%v\n%s", err, manifestScenario(o))
+		t.Fatal(err)
 	}
 	vs, err := sc.Expand(nil)
 	if err != nil || len(vs) != 3 {
@@ -150,7 +150,7 @@ func TestManifestScenario(t *testing.T) {
 	so := o
 	so.delays, so.sleeps = []time.Duration{time.Second}, []time.Duration{2 * time.Second, 3 * time.Second}
 	so.preStop = &kube.Hook{Kind: kube.HookSleep, Sleep: 2 * time.Second}
-	sc, err = scenarios.Parse(manifestFile, manifestScenario(so))
+	sc, err = manifestScenario(so)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +240,7 @@ func TestExampleManifests(t *testing.T) {
 		}
 		o := manifestOpts{pod: pod, image: "shutdownlab/target:x", imageStopSignal: "SIGTERM", port: manifestPort(0, pod, nil),
 			readyPath: ready, path: "/slow?ms=20", runs: 1, delays: delays, stated: stated}
-		if _, err := scenarios.Parse(file, manifestScenario(o)); err != nil {
+		if _, err := manifestScenario(o); err != nil {
 			t.Errorf("%s: %v", file, err)
 		}
 		if len(pod.Unsupported) > 0 {

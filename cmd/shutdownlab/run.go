@@ -261,16 +261,11 @@ type generatedRun struct {
 	junit string
 }
 
-// runGenerated parses a generated scenario (file names it in errors),
-// adds it to p with sets and out, takes --junit for the caller's verdict
-// (--expect's verdicts go beside it) and executes it. Bad input exits
-// exitUsage before anything runs.
-func (p *runPlan) runGenerated(ctx context.Context, file string, src []byte, sets []string, out string, stdout, stderr io.Writer) (generatedRun, int, error) {
+// runGenerated adds a generated scenario to p with sets and out, takes
+// --junit for the caller's verdict (--expect's verdicts go beside it) and
+// executes it. Bad input exits exitUsage before anything runs.
+func (p *runPlan) runGenerated(ctx context.Context, sc *scenarios.Scenario, sets []string, out string, stdout, stderr io.Writer) (generatedRun, int, error) {
 	var g generatedRun
-	sc, err := scenarios.Parse(file, src)
-	if err != nil {
-		return g, exitUsage, badInput(err)
-	}
 	p.sets, p.out, g.sc = sets, out, sc
 	if err := p.addScenario(sc, stderr); err != nil {
 		return g, exitUsage, err
