@@ -3,7 +3,6 @@ package gate
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/shutdownlab/shutdownlab/record"
@@ -49,6 +48,8 @@ func (s Setup) Merge(o Setup) {
 // events.json, what the runner recorded of how it ran: the action kind,
 // signal, planned time and stop grace, the topology, the number of
 // replicas and the load kind. These are effective values (after --set).
+// SpecSetup reads the same fields from a spec; both set them through
+// setPlacement and setAction, so the two spell every value alike.
 func RecordedSetup(res *report.Result) Setup {
 	s := Setup{}
 	for i := range res.Variants {
@@ -58,21 +59,18 @@ func RecordedSetup(res *report.Result) Setup {
 			if m.Scenario == "" || len(m.Replicas) == 0 {
 				continue // no events.json, or a run that never started a replica
 			}
-			kind := m.LoadKind
+			kind, topo := m.LoadKind, m.Topology
 			if kind == "" {
 				kind = "agent"
 			}
-			s.Set(v.Label, "load.kind", kind)
-			topo := m.Topology
 			if topo == "" {
 				topo = "direct"
 			}
-			s.Set(v.Label, "topology", topo)
 			n := len(m.Replicas)
 			if m.Replacement != nil {
 				n--
 			}
-			s.Set(v.Label, "replicas", strconv.Itoa(n))
+			s.setPlacement(v.Label, kind, topo, n)
 			recordedAction(s, v.Label, m.Action, m.Baseline)
 			break
 		}
@@ -84,22 +82,12 @@ func RecordedSetup(res *report.Result) Setup {
 func recordedAction(s Setup, variant string, a *record.Action, baseline bool) {
 	if a == nil {
 		if baseline {
-			s.Set(variant, "action.kind", "none")
+			s.setAction(variant, actionSetup{kind: "none"})
 		}
 		return
 	}
-	kind := a.Kind
-	if a.Roll {
-		kind = "roll via " + a.Kind
-	}
-	s.Set(variant, "action.kind", kind)
-	s.Set(variant, "action.at", report.FormatNumber(report.KindMs, a.AfterMs)+" ms")
-	if a.Signal != "" {
-		s.Set(variant, "action.signal", a.Signal)
-	}
-	if a.StopTimeoutS != nil {
-		s.Set(variant, "action.timeout", strconv.Itoa(*a.StopTimeoutS)+"s")
-	}
+	at := a.AfterMs
+	s.setAction(variant, actionSetup{kind: a.Kind, roll: a.Roll, atMs: &at, signal: a.Signal, timeoutS: a.StopTimeoutS})
 }
 
 // Comparable returns why newRes cannot be compared with oldRes (nil when

@@ -2,18 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
-	"path/filepath"
-	"strconv"
+	"slices"
 	"strings"
 	"time"
 
-	"github.com/shutdownlab/shutdownlab/gate"
-	"github.com/shutdownlab/shutdownlab/internal/docker"
-	"github.com/shutdownlab/shutdownlab/internal/resultdir"
-	"github.com/shutdownlab/shutdownlab/report"
+	"github.com/shutdownlab/shutdownlab/check"
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
@@ -56,55 +50,21 @@ image together ("will this Deployment roll without errors?"): see
 shutdownlab check --manifest FILE -h.
 `
 
-// checkOpts are the choices a check scenario is made from.
-type checkOpts struct {
-	image      string
-	readyPath  string
-	path       string // request target, query included
-	port       int
-	signal     string // the signal variant's signal
-	stopSignal string // what docker stop sends (the image's STOPSIGNAL)
-	graceS     int
-	runs       int
-	// command and args replace the image's ENTRYPOINT and CMD (a
-	// manifest's; nil: the image's own).
-	command, args []string
-	// clients is how many keep-alive clients the load has (0: check's
-	// default, checkClients).
-	clients int
-	// searchDir is the signal search's result directory ("" without one).
-	searchDir string
-	// capacityDir is the capacity variant's result directory ("" without
-	// one).
-	capacityDir string
-}
-
-// checkClients is how many keep-alive clients check drives by default.
-const checkClients = 20
-
-// clientCount is o.clients, or checkClients when unset.
-func (o checkOpts) clientCount() int {
-	if o.clients > 0 {
-		return o.clients
-	}
-	return checkClients
-}
-
-// cmdCheck runs the built-in check scenario against a user's image with
-// the same plan, runner and report as run, then prints the verdict.
+// cmdCheck checks a user's image (package check) with the flags' choices.
 func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	c := newCommand("check", checkUsage)
-	readyPath := c.fs.String("ready-path", "/readyz", "GET path that answers 200 once the image is ready")
-	path := c.fs.String("path", "/", "request target the clients send GETs to (a query is allowed)")
-	port := c.fs.Int("port", 0, "port the image listens on (default: its only EXPOSEd TCP port, else 8080)")
-	signal := c.fs.String("signal", "", "signal of the signal variant (default: the image's STOPSIGNAL, else SIGTERM)")
-	runs := c.fs.Int("runs", 1, "repetitions per action, 1..100")
-	grace := c.fs.Duration("grace", 10*time.Second, "grace period: the container's stop timeout, whole seconds (docker stop -t)")
-	out := c.fs.String("out", "results/runs", "root directory for the result directory")
-	signals := c.fs.String("signals", "", "signals the search tries when the verdict finds a defect, comma-separated (default "+strings.Join(searchSignals, ",")+`; "none": no search)`)
+	o := check.Options{}
+	c.fs.StringVar(&o.ReadyPath, "ready-path", "/readyz", "GET path that answers 200 once the image is ready")
+	c.fs.StringVar(&o.Path, "path", "/", "request target the clients send GETs to (a query is allowed)")
+	c.fs.IntVar(&o.Port, "port", 0, "port the image listens on (default: its only EXPOSEd TCP port, else 8080)")
+	c.fs.StringVar(&o.Signal, "signal", "", "signal of the signal variant (default: the image's STOPSIGNAL, else SIGTERM)")
+	c.fs.IntVar(&o.Runs, "runs", 1, "repetitions per action, 1..100")
+	c.fs.DurationVar(&o.Grace, "grace", 10*time.Second, "grace period: the container's stop timeout, whole seconds (docker stop -t)")
+	c.fs.StringVar(&o.Out, "out", "results/runs", "root directory for the result directory")
+	signals := c.fs.String("signals", "", "signals the search tries when the verdict finds a defect, comma-separated (default "+strings.Join(check.SearchSignals, ",")+`; "none": no search)`)
 	reportOnly := c.fs.Bool("report-only", false, "exit 0 when the verdict names a defect (the report is still written; a run check could not judge still exits 2)")
-	p := &runPlan{vars: map[*scenarios.Scenario][]scenarios.Variant{}, exps: map[*scenarios.Scenario][]*gate.Expectation{}}
-	p.exp.register(c.fs)
+	var exp expectFlags
+	exp.register(c.fs)
 	var sets, envs setFlags
 	c.fs.Var(&sets, "set", "override a field of the generated scenario, e.g. --set load.duration=4s (repeatable)")
 	c.fs.Var(&envs, "env", "NAME=VALUE added to the image's own environment (= --set target.env.NAME=VALUE; repeatable; an override of the image's own value is reported)")
@@ -112,12 +72,10 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	if err != nil {
 		return exitUsage, err
 	}
-	o := checkOpts{readyPath: *readyPath, path: *path, port: *port, runs: *runs}
-	if err := o.checkFlags(pos, *grace, *signal); err != nil {
+	if err := checkFlags(&o, pos); err != nil {
 		return exitUsage, err
 	}
-	want, err := parseSignals(*signals)
-	if err != nil {
+	if o.Signals, err = parseSignals(*signals); err != nil {
 		return exitUsage, err
 	}
 	for _, e := range envs {
@@ -127,236 +85,65 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 		}
 		sets = append(sets, "target.env."+name+"="+value)
 	}
-	if err := p.exp.parse(); err != nil {
-		return exitUsage, err
-	}
-	info, err := inspectImage(ctx, o.image)
-	if err != nil {
-		return exitUsage, err
-	}
-	o.fromImage(info, *signal, stderr)
-	g, code, err := p.runGenerated(ctx, checkFile, checkScenario(o), sets, *out, stdout, stderr)
-	if g.res == nil {
-		return code, err
-	}
-	sc, dir, res, junit := g.sc, g.dir, g.res, g.junit
-	o.asRun(p.vars[sc])
-	actions := checkActions(o, p.vars[sc], res)
-	for i := range actions {
-		// An interrupt cancels ctx: an action it left unmeasured is said
-		// so, not blamed on the ready path.
-		actions[i].Interrupted = ctx.Err() != nil
-	}
-	fs := append(verdict(actions), overlapFindings(actions, "")...)
-	vcode := verdictCode(fs)
-	if vcode == verdictDefect && err == nil && ctx.Err() == nil {
-		var ex extras
-		var xcode int
-		ex, xcode = measureMore(ctx, &o, actions, want, sets, *out, stdout, stderr)
-		code = max(code, xcode)
-		fs = append(verdictWith(actions, ex), overlapFindings(actions, "")...)
-		fs = append(fs, ex.overlaps()...)
-	}
-	writeVerdict(stdout, dir, o, fs)
-	if junit != "" {
-		if jerr := writeVerdictJUnit(junit, o, fs); jerr != nil {
-			fmt.Fprintf(stderr, "shutdownlab: %v\n", jerr)
-			code = max(code, exitInvalid)
-		} else {
-			fmt.Fprintf(stdout, "wrote %s\n", junit)
-		}
-	}
-	if *reportOnly && vcode == verdictDefect {
-		vcode = verdictClean
-	}
-	return max(code, vcode), err
+	o.Sets, o.Expect = sets, exp.check()
+	res, err := check.Image(ctx, o, stdout, stderr)
+	return verdictExit(res, *reportOnly), err
 }
 
-// checkFile names the generated scenario in errors.
-const checkFile = "(shutdownlab check)"
+// verdictExit is a check's exit code: its runs' and expectations', or
+// its verdict's when worse (--report-only: a defect is not).
+func verdictExit(res check.Result, reportOnly bool) int {
+	if reportOnly && res.Verdict == check.VerdictDefect {
+		res.Verdict = check.VerdictClean
+	}
+	return max(res.Code, res.Verdict)
+}
 
 // checkFlags checks the positional image and the flag values.
-func (o *checkOpts) checkFlags(pos []string, grace time.Duration, signal string) error {
+func checkFlags(o *check.Options, pos []string) error {
 	switch {
 	case len(pos) != 1:
 		return usagef("check needs exactly one IMAGE (a local image name), got %d arguments", len(pos))
 	case strings.ContainsAny(pos[0], " \t\r\n") || pos[0] == "":
 		return usagef("check: %q is not an image reference", scenarios.Shorten(pos[0]))
-	case o.runs < 1 || o.runs > 100:
-		return usagef("--runs: %d is out of range 1..100", o.runs)
-	case grace < time.Second || grace > 10*time.Minute || grace%time.Second != 0:
-		return usagef("--grace: %s: want whole seconds in 1s..10m (Docker takes seconds)", grace)
-	case o.port < 0 || o.port > 65535:
-		return usagef("--port: %d is out of range 1..65535", o.port)
-	case !strings.HasPrefix(o.path, "/") || strings.ContainsAny(o.path, " \t\r\n"):
-		return usagef("--path: %q: must start with \"/\" and hold no spaces", scenarios.Shorten(o.path))
-	case !strings.HasPrefix(o.readyPath, "/") || strings.ContainsAny(o.readyPath, " \t\r\n?"):
-		return usagef("--ready-path: %q: must start with \"/\" and hold no query or spaces", scenarios.Shorten(o.readyPath))
+	case o.Runs < 1 || o.Runs > 100:
+		return usagef("--runs: %d is out of range 1..100", o.Runs)
+	case o.Grace < time.Second || o.Grace > 10*time.Minute || o.Grace%time.Second != 0:
+		return usagef("--grace: %s: want whole seconds in 1s..10m (Docker takes seconds)", o.Grace)
+	case o.Port < 0 || o.Port > 65535:
+		return usagef("--port: %d is out of range 1..65535", o.Port)
+	case !strings.HasPrefix(o.Path, "/") || strings.ContainsAny(o.Path, " \t\r\n"):
+		return usagef("--path: %q: must start with \"/\" and hold no spaces", scenarios.Shorten(o.Path))
+	case !strings.HasPrefix(o.ReadyPath, "/") || strings.ContainsAny(o.ReadyPath, " \t\r\n?"):
+		return usagef("--ready-path: %q: must start with \"/\" and hold no query or spaces", scenarios.Shorten(o.ReadyPath))
 	}
-	if signal != "" {
-		if _, ok := sendableSignal(signal); !ok {
-			return usagef("--signal: %q: want one of %s", scenarios.Shorten(signal), strings.Join(scenarios.Signals, ", "))
+	if o.Signal != "" {
+		if _, ok := scenarios.SendableSignal(o.Signal); !ok {
+			return usagef("--signal: %q: want one of %s", scenarios.Shorten(o.Signal), strings.Join(scenarios.Signals, ", "))
 		}
 	}
-	o.image, o.graceS = pos[0], int(grace/time.Second)
+	o.Image = pos[0]
 	return nil
 }
 
-// inspectImage reads the image's configuration; a missing image is bad
-// input (shutdownlab never pulls).
-func inspectImage(ctx context.Context, ref string) (docker.ImageInfo, error) {
-	eng, err := docker.New(ctx)
-	if err != nil {
-		return docker.ImageInfo{}, err
+// parseSignals reads --signals: a comma-separated list of signal names or
+// numbers, or "none" for no search; "" is the default list.
+func parseSignals(s string) ([]string, error) {
+	switch strings.TrimSpace(s) {
+	case "":
+		return check.SearchSignals, nil
+	case "none":
+		return nil, nil
 	}
-	defer eng.Close()
-	info, err := eng.ImageInfo(ctx, ref)
-	if errors.Is(err, docker.ErrImageNotFound) {
-		return info, usagef("check: image %s is not present on this Docker engine (%s); shutdownlab never pulls: build or load it first (docker build -t %s .)", ref, eng.Host(), ref)
-	}
-	return info, err
-}
-
-// fromImage fills what the flags left to the image: the port (its only
-// EXPOSEd TCP port), the stop signal, and the signal variant's signal.
-func (o *checkOpts) fromImage(info docker.ImageInfo, signal string, stderr io.Writer) {
-	if o.port == 0 {
-		o.port = 8080
-		if len(info.TCPPorts) == 1 {
-			o.port = info.TCPPorts[0]
+	var out []string
+	for _, part := range strings.Split(s, ",") {
+		sig, ok := scenarios.SendableSignal(part)
+		if !ok || sig == "SIGKILL" {
+			return nil, usagef("--signals: %q: want a comma-separated list of %s (not SIGKILL), or none", part, strings.Join(scenarios.Signals, ", "))
+		}
+		if !slices.Contains(out, sig) {
+			out = append(out, sig)
 		}
 	}
-	o.stopSignal = "SIGTERM"
-	if info.StopSignal != "" {
-		o.stopSignal = info.StopSignal
-		if s, ok := sendableSignal(info.StopSignal); ok {
-			o.stopSignal = s
-		}
-	}
-	switch s, ok := sendableSignal(o.stopSignal); {
-	case signal != "":
-		o.signal, _ = sendableSignal(signal)
-	case ok:
-		o.signal = s
-	default:
-		o.signal = "SIGTERM"
-		fmt.Fprintf(stderr, "note: STOPSIGNAL %s is not one the signal variant can send (%s): it sends SIGTERM; docker stop still sends %s\n",
-			info.StopSignal, strings.Join(scenarios.Signals, ", "), info.StopSignal)
-	}
-	fmt.Fprintf(stderr, "check %s: port %d, ready path %s, GET %s; signal %s, docker stop with STOPSIGNAL %s and a %d s grace period\n",
-		o.image, o.port, o.readyPath, o.path, o.signal, o.stopSignal, o.graceS)
-}
-
-// signalNumbers maps the numbers Linux gives the sendable signals.
-var signalNumbers = map[string]string{"1": "SIGHUP", "2": "SIGINT", "3": "SIGQUIT", "9": "SIGKILL", "10": "SIGUSR1", "12": "SIGUSR2", "15": "SIGTERM", "28": "SIGWINCH"}
-
-// sendableSignal normalises a signal name or number ("quit", "SIGQUIT",
-// "3") to one a signal action may send.
-func sendableSignal(s string) (string, bool) {
-	if n, ok := signalNumbers[strings.TrimSpace(s)]; ok {
-		return n, true
-	}
-	name := "SIG" + strings.TrimPrefix(strings.ToUpper(strings.TrimSpace(s)), "SIG")
-	for _, known := range scenarios.Signals {
-		if name == known {
-			return name, true
-		}
-	}
-	return s, false
-}
-
-// checkScenario is the scenario check runs, as YAML (saved with the
-// results as scenario.yaml): direct topology, 20 keep-alive clients on
-// the path (staggered by the load agent), the signal 3 s in, and a
-// variant axis over the action: the signal, or docker stop with the image's
-// own stop signal and the grace period as the container's stop timeout.
-func checkScenario(o checkOpts) []byte {
-	var b strings.Builder
-	fmt.Fprintf(&b, "# Generated by `shutdownlab check %s`.\n", o.image)
-	fmt.Fprintf(&b, "name: %s\n", checkName(o.image))
-	fmt.Fprintf(&b, "description: >\n  shutdownlab check: 20 keep-alive clients sending GET %s to image %s, then at 3 s\n  %s (docker kill -s) or docker stop (STOPSIGNAL %s, %d s grace period).\n",
-		o.path, o.image, o.signal, o.stopSignal, o.graceS)
-	fmt.Fprintf(&b, "runs: %d\n", o.runs)
-	b.WriteString(checkTarget(o))
-	fmt.Fprintf(&b, "load:\n  clients: %d\n  duration: 6s\n  mix:\n    - {method: GET, path: %s}\n", o.clientCount(), strconv.Quote(o.path))
-	fmt.Fprintf(&b, "action:\n  kind: signal\n  signal: %s\n  at: 3s\n", o.signal)
-	fmt.Fprintf(&b, "observe:\n  window: %ds\n", o.graceS+5)
-	b.WriteString("variants:\n  action.kind: [signal, stop]\n")
-	return []byte(b.String())
-}
-
-// checkTarget is the target block of check's scenarios (its own and the
-// signal search's): the image, the grace period as its stop timeout, and
-// what it speaks.
-func checkTarget(o checkOpts) string {
-	q := strconv.Quote
-	path, _, _ := strings.Cut(o.path, "?")
-	return fmt.Sprintf("target:\n  image: %s\n%s  stop_timeout: %ds\n  protocol: {port: %d, ready_path: %s, paths: [%s]}\n",
-		q(o.image), programYAML(o.command, o.args), o.graceS, o.port, q(o.readyPath), q(path))
-}
-
-// checkName is the scenario name for an image: "check-" and the image
-// reference with every character a name may not hold made '-'.
-func checkName(image string) string {
-	name := []byte("check-" + image)
-	for i, c := range name {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
-			name[i] = '-'
-		}
-	}
-	return string(name)
-}
-
-// asRun takes the runs and the grace period from the variants as they
-// ran (--set included).
-func (o *checkOpts) asRun(vs []scenarios.Variant) {
-	if len(vs) > 0 {
-		sp := vs[0].Spec
-		o.runs = sp.Runs
-		if sp.Target.StopTimeout != nil {
-			o.graceS = int(sp.Target.StopTimeout.D() / time.Second)
-		}
-	}
-}
-
-// writeVerdict writes the verdict to w and to verdict.txt in the result
-// directory.
-func writeVerdict(w io.Writer, dir string, o checkOpts, fs []finding) {
-	text := verdictText(o, fs)
-	fmt.Fprint(w, "\n"+text)
-	if err := resultdir.WriteFileAtomic(filepath.Join(dir, resultdir.VerdictFile), []byte(text)); err != nil {
-		fmt.Fprintf(w, "shutdownlab: %v\n", err)
-	}
-}
-
-// checkActions pairs each variant of the check with the metrics of its
-// valid runs in res.
-func checkActions(o checkOpts, vs []scenarios.Variant, res *report.Result) []actionRuns {
-	var out []actionRuns
-	for _, v := range vs {
-		a := actionRuns{Action: "signal " + v.Spec.Action.Signal, Signal: v.Spec.Action.Signal, GraceS: o.graceS,
-			WindowS: int(v.Spec.Observe.Window.D() / time.Second)}
-		if v.Spec.Action.Kind == scenarios.ActionStop {
-			a.Action, a.Stop, a.Signal = fmt.Sprintf("docker stop -t %d", o.graceS), true, o.stopSignal
-		}
-		for _, rv := range res.Variants {
-			if rv.Label != v.Label {
-				continue
-			}
-			for _, r := range rv.Runs {
-				a.Recorded++
-				if r.Meta.Incomplete {
-					a.Incomplete++
-				}
-				if o := r.Meta.OverlappedWith; len(o) > 0 {
-					a.Overlapped = append(a.Overlapped, overlapWords(r.Meta.Run, o))
-				}
-				if rm, err := fromReport(&r.Metrics); r.Valid && err == nil {
-					a.Runs = append(a.Runs, rm)
-				}
-			}
-		}
-		out = append(out, a)
-	}
-	return out
+	return out, nil
 }

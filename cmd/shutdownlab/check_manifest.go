@@ -4,10 +4,8 @@ import (
 	"context"
 	"io"
 	"strings"
-	"time"
 
-	"github.com/shutdownlab/shutdownlab/gate"
-	"github.com/shutdownlab/shutdownlab/scenarios"
+	"github.com/shutdownlab/shutdownlab/check"
 )
 
 const manifestUsage = `Usage: shutdownlab check --manifest FILE [--workload NAME] [--container NAME] [--image REF] [--propagation 0s,1s,2s,5s] [--delay DUR] [--path /] [--ready-path PATH] [--port N] [--runs N] [--env NAME=VALUE]... [--set key=value]... [--expect EXPR]... [--signals SIG,...|none] [--junit FILE] [--report-only] [--out DIR] [--context CTX] [--kubeconfig FILE] [--registry HOST[:PORT][/PREFIX]]
@@ -67,15 +65,6 @@ harness failed; 64: bad usage or input. --junit writes one test case per
 delay and one for the verdict.
 `
 
-// Defaults of a manifest check.
-var (
-	defaultPropagation = []time.Duration{0, time.Second, 2 * time.Second, 5 * time.Second}
-	defaultDelay       = 2 * time.Second
-)
-
-// manifestFile names the generated scenario in errors.
-const manifestFile = "(shutdownlab check --manifest)"
-
 // isManifestCheck reports whether check's arguments ask for a manifest.
 func isManifestCheck(args []string) bool {
 	for _, a := range args {
@@ -90,47 +79,40 @@ func isManifestCheck(args []string) bool {
 	return false
 }
 
-// manifestFlags are check --manifest's flag values.
+// manifestFlags are check --manifest's flag values that
+// check.ManifestOptions takes parsed.
 type manifestFlags struct {
-	file, workload, container, image string
-	propagation, delay, path, ready  string
-	port, runs                       int
-	signals, out                     string
-	reportOnly                       bool
-	sets, envs                       setFlags
+	propagation, delay, signals string
+	reportOnly                  bool
+	sets, envs                  setFlags
 	// cluster is --kubeconfig, --context and --registry: with a context
 	// (or a kubeconfig), the check runs on that cluster.
 	cluster clusterFlags
 }
 
-// onCluster: the check runs on a real cluster, not the emulation.
-func (f *manifestFlags) onCluster() bool {
-	return f.cluster.context != "" || f.cluster.kubeconfig != ""
-}
-
-// cmdCheckManifest runs the manifest check: the pod's termination swept
-// over the propagation delay, its verdict, and the searches it calls for.
+// cmdCheckManifest checks a manifest (package check) with the flags'
+// choices.
 func cmdCheckManifest(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	c := newCommand("check", manifestUsage)
-	f := manifestFlags{}
-	c.fs.StringVar(&f.file, "manifest", "", "the Kubernetes manifest (YAML) to check")
-	c.fs.StringVar(&f.workload, "workload", "", "the workload, NAME or KIND/NAME, when the file holds several")
-	c.fs.StringVar(&f.container, "container", "", "the container, when the pod has several")
-	c.fs.StringVar(&f.image, "image", "", "run this local image instead of the manifest's (e.g. the tag CI just built)")
+	o, f := check.ManifestOptions{}, manifestFlags{}
+	c.fs.StringVar(&o.File, "manifest", "", "the Kubernetes manifest (YAML) to check")
+	c.fs.StringVar(&o.Workload, "workload", "", "the workload, NAME or KIND/NAME, when the file holds several")
+	c.fs.StringVar(&o.Container, "container", "", "the container, when the pod has several")
+	c.fs.StringVar(&o.Image, "image", "", "run this local image instead of the manifest's (e.g. the tag CI just built)")
 	c.fs.StringVar(&f.propagation, "propagation", "", "endpoint propagation delays to sweep, comma-separated (default 0s,1s,2s,5s)")
 	c.fs.StringVar(&f.delay, "delay", "", "your cluster's propagation delay, which the verdict and exit code judge (default: the largest --propagation, else 2s)")
-	c.fs.StringVar(&f.path, "path", "/", "request target the clients send GETs to (a query is allowed)")
-	c.fs.StringVar(&f.ready, "ready-path", "", "GET path that answers 200 once ready (default: the readiness probe's, else /readyz)")
-	c.fs.IntVar(&f.port, "port", 0, "port the container serves on (default: the readiness probe's, else its first declared port, else the image's only EXPOSEd one, else 8080)")
-	c.fs.IntVar(&f.runs, "runs", 1, "repetitions per propagation delay, 1..100")
-	c.fs.StringVar(&f.signals, "signals", "", "signals check's search tries when the pod is SIGKILLed (default "+strings.Join(searchSignals, ",")+`; "none": no search)`)
-	c.fs.StringVar(&f.out, "out", "results/runs", "root directory for the result directories")
+	c.fs.StringVar(&o.Path, "path", "/", "request target the clients send GETs to (a query is allowed)")
+	c.fs.StringVar(&o.ReadyPath, "ready-path", "", "GET path that answers 200 once ready (default: the readiness probe's, else /readyz)")
+	c.fs.IntVar(&o.Port, "port", 0, "port the container serves on (default: the readiness probe's, else its first declared port, else the image's only EXPOSEd one, else 8080)")
+	c.fs.IntVar(&o.Runs, "runs", 1, "repetitions per propagation delay, 1..100")
+	c.fs.StringVar(&f.signals, "signals", "", "signals check's search tries when the pod is SIGKILLed (default "+strings.Join(check.SearchSignals, ",")+`; "none": no search)`)
+	c.fs.StringVar(&o.Out, "out", "results/runs", "root directory for the result directories")
 	c.fs.BoolVar(&f.reportOnly, "report-only", false, "exit 0 when unsafe (the report is still written)")
 	c.fs.Var(&f.sets, "set", "override a field of the generated scenario (repeatable)")
 	c.fs.Var(&f.envs, "env", "NAME=VALUE for a valueFrom entry the manifest cannot give, or an override (repeatable; reported)")
 	f.cluster.register(c.fs)
-	p := &runPlan{vars: map[*scenarios.Scenario][]scenarios.Variant{}, exps: map[*scenarios.Scenario][]*gate.Expectation{}}
-	p.exp.register(c.fs)
+	var exp expectFlags
+	exp.register(c.fs)
 	pos, err := c.parse(args, stdout)
 	if err != nil {
 		return exitUsage, err
@@ -138,19 +120,13 @@ func cmdCheckManifest(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err := f.cluster.check(); err != nil {
 		return exitUsage, err
 	}
-	p.cluster = f.cluster
 	if len(pos) > 0 {
 		return exitUsage, usagef("check --manifest takes no IMAGE argument (got %q): the image is the manifest's, or --image", pos[0])
 	}
-	o, want, err := f.options(ctx, stderr)
-	if err != nil {
+	if err := f.options(&o); err != nil {
 		return exitUsage, err
 	}
-	if err := p.exp.parse(); err != nil {
-		return exitUsage, err
-	}
-	if f.onCluster() {
-		return runManifestOnCluster(ctx, p, o, f, stdout, stderr)
-	}
-	return runManifestCheck(ctx, p, o, f, want, stdout, stderr)
+	o.Expect = exp.check()
+	res, err := check.Manifest(ctx, o, stdout, stderr)
+	return verdictExit(res, f.reportOnly), err
 }

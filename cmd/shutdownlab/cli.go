@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/shutdownlab/shutdownlab/gate"
+	"github.com/shutdownlab/shutdownlab/internal/runplan"
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
@@ -30,7 +31,7 @@ const (
 	// an unknown command or flag, a bad flag value, a scenario file or
 	// expectation that does not check, a path or image that does not
 	// exist or cannot be written. (EX_USAGE of sysexits.h.)
-	exitUsage = 64
+	exitUsage = runplan.ExitUsage
 	// exitInterrupted: a second interrupt (SIGINT, SIGTERM, SIGHUP) quit
 	// at once, without cleaning up (128 + SIGINT).
 	exitInterrupted = 130
@@ -48,31 +49,10 @@ const exitCodesText = `Exit codes:
 
 // usageError is bad command-line usage or bad input found before anything
 // started: exit 64, the message on stderr with a pointer to -h.
-type usageError struct {
-	msg string
-	err error // the wrapped error, if any
-}
-
-func (e *usageError) Error() string { return e.msg }
-func (e *usageError) Unwrap() error { return e.err }
+type usageError = runplan.UsageError
 
 // usagef returns a usage error with a formatted message.
-func usagef(format string, args ...any) error {
-	return &usageError{msg: fmt.Sprintf(format, args...)}
-}
-
-// badInput marks err (a scenario that does not load, an expectation that
-// does not check, ...) as a usage error; nil stays nil.
-func badInput(err error) error {
-	if err == nil {
-		return nil
-	}
-	var ue *usageError
-	if errors.As(err, &ue) {
-		return err
-	}
-	return &usageError{msg: err.Error(), err: err}
-}
+func usagef(format string, args ...any) error { return runplan.Usagef(format, args...) }
 
 // errHelp is returned by command.parse after printing the usage for -h.
 var errHelp = errors.New("help requested")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/shutdownlab/shutdownlab/internal/runplan"
 	"io"
 	"strings"
 
@@ -44,7 +45,7 @@ func cmdGate(args []string, stdout, stderr io.Writer) (int, error) {
 		return exitUsage, usagef("gate: --ratio %g must be >= 1, --abs %g and --min-ms %g >= 0", *ratio, *abs, *minMs)
 	}
 	for _, d := range []string{pos[0], *oldDir} {
-		if err := resultDirExists(d); err != nil {
+		if err := runplan.ResultDirExists(d); err != nil {
 			return exitUsage, err
 		}
 	}
@@ -58,8 +59,8 @@ func cmdGate(args []string, stdout, stderr io.Writer) (int, error) {
 	}
 	tol := gate.Tolerance{Abs: *abs, Ratio: *ratio, MinMs: *minMs}
 	info := gate.NewInfo(newRes, oldRes, tol)
-	newSetup, n1 := resultSetup(pos[0], newRes, "new")
-	oldSetup, n2 := resultSetup(*oldDir, oldRes, "baseline")
+	newSetup, n1 := runplan.ResultSetup(pos[0], newRes, "new")
+	oldSetup, n2 := runplan.ResultSetup(*oldDir, oldRes, "baseline")
 	info.Notes = append(append(append(info.Notes, n1...), n2...), gate.Unrecorded(newRes, oldRes, newSetup, oldSetup)...)
 	if reasons := gate.Comparable(newRes, oldRes, newSetup, oldSetup); len(reasons) > 0 {
 		if err := gate.WriteNotComparable(stdout, info, reasons); err != nil {

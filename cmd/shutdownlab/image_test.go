@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/shutdownlab/shutdownlab/internal/runplan"
 	"os"
 	"path/filepath"
 	"slices"
@@ -27,10 +28,10 @@ func (fakeImageEngine) Close() error { return nil }
 // for the rest of the test; it returns the images asked about.
 func useFakeImages(t *testing.T, present ...string) *[]string {
 	t.Helper()
-	old := newImageEngine
-	t.Cleanup(func() { newImageEngine = old })
+	old := runplan.NewImageEngine
+	t.Cleanup(func() { runplan.NewImageEngine = old })
 	asked := &[]string{}
-	newImageEngine = func(context.Context) (imageEngine, error) {
+	runplan.NewImageEngine = func(context.Context) (runplan.ImageEngine, error) {
 		return fakeImageEngine{present: present, asked: asked}, nil
 	}
 	return asked

@@ -2,9 +2,8 @@ package main
 
 import (
 	"fmt"
+	"github.com/shutdownlab/shutdownlab/internal/runplan"
 	"io"
-	"maps"
-	"slices"
 
 	"github.com/shutdownlab/shutdownlab/gate"
 	"github.com/shutdownlab/shutdownlab/internal/resultdir"
@@ -34,31 +33,31 @@ func cmdReport(args []string, stdout, stderr io.Writer) (int, error) {
 	if err := exp.parse(); err != nil {
 		return exitUsage, err
 	}
-	if (exp.junit != "" || exp.baselineVariant != "") && len(exp.parsed) == 0 {
+	if (exp.JUnit != "" || exp.BaselineVariant != "") && len(exp.Parsed) == 0 {
 		return exitUsage, usagef("--junit and --baseline-variant need at least one --expect")
 	}
 	dir := pos[0]
-	if err := resultDirExists(dir); err != nil {
+	if err := runplan.ResultDirExists(dir); err != nil {
 		return exitUsage, err
 	}
-	if err := checkWritableFile("--junit", exp.junit); exp.junit != "" && err != nil {
+	if err := runplan.CheckWritableFile("--junit", exp.JUnit); exp.JUnit != "" && err != nil {
 		return exitUsage, err
 	}
 	res, err := document.Rebuild(dir)
 	if err != nil {
 		return exitInvalid, err
 	}
-	noteUnreadable(stderr, res)
+	runplan.NoteUnreadable(stderr, res)
 	if err := report.WriteTerminalTable(stdout, res); err != nil {
 		return exitInvalid, err
 	}
 	fmt.Fprintf(stdout, "\nwrote %s/{%s,%s,%s,%s} and plots\n", dir,
 		resultdir.MarkdownFile, resultdir.CSVFile, resultdir.SpreadCSVFile, resultdir.SummaryFile)
-	if err := checkExpectations("result "+dir, exp.parsed, resultCapabilities(dir, res), exp.baselineVariant, res.Labels()); err != nil {
+	if err := runplan.CheckExpectations("result "+dir, exp.Parsed, runplan.ResultCapabilities(dir, res), exp.BaselineVariant, res.Labels()); err != nil {
 		return exitUsage, err
 	}
 	invalid := gate.InvalidRuns(res)
-	code, err := exp.judge(stdout, res, exp.parsed, invalid, 1)
+	code, err := exp.Judge(stdout, res, exp.Parsed, invalid, 1)
 	if err != nil {
 		return exitInvalid, err
 	}
@@ -66,18 +65,4 @@ func cmdReport(args []string, stdout, stderr io.Writer) (int, error) {
 		code = exitInvalid
 	}
 	return code, nil
-}
-
-// noteUnreadable prints one line per run directory Load could not read.
-func noteUnreadable(stderr io.Writer, res *report.Result) {
-	for _, u := range res.Unreadable {
-		fmt.Fprintf(stderr, "shutdownlab: skipped unreadable run %s\n", u)
-	}
-}
-
-// resultCapabilities says which optional metrics a saved result can have:
-// from its runs, and from the specs it was run with.
-func resultCapabilities(dir string, res *report.Result) gate.Capabilities {
-	specs, _ := resultSpecs(dir)
-	return gate.CapabilitiesOf(res).Merge(gate.CapabilitiesOfSpecs(slices.Collect(maps.Values(specs))))
 }

@@ -132,8 +132,9 @@ func (x *run) stopSignal(ctx context.Context, set string) string {
 	if set != "" {
 		return set
 	}
-	if info, err := x.r.eng.ImageInfo(ctx, x.targetRef); err == nil && info.StopSignal != "" {
-		return info.StopSignal
+	if info, err := x.r.eng.ImageInfo(ctx, x.targetRef); err == nil {
+		sig, _ := scenarios.ImageStopSignal(info.StopSignal)
+		return sig
 	}
 	return "SIGTERM"
 }
