@@ -80,7 +80,9 @@ func runManifestOnCluster(ctx context.Context, p *runplan.Plan, o manifestOpts, 
 		return Result{Code: code}, err
 	}
 	facts := clusterFactsOf(g.Result)
-	if !facts.safe() && facts.killed == 0 && facts.runs > 0 && err == nil && ctx.Err() == nil {
+	// Without a readinessProbe a new pod takes connections before its app
+	// serves: no preStop sleep can fix that, so no search is run.
+	if !facts.safe() && facts.killed == 0 && facts.runs > 0 && o.pod.Readiness != nil && err == nil && ctx.Err() == nil {
 		var sleeps []time.Duration
 		for s := 1; s <= clusterSleepsMax; s++ {
 			sleeps = append(sleeps, time.Duration(s)*time.Second)
@@ -108,7 +110,10 @@ func runManifestOnCluster(ctx context.Context, p *runplan.Plan, o manifestOpts, 
 // clusterFacts are what the rollout runs on the cluster measured.
 type clusterFacts struct {
 	runs, failed, killed int
-	byClass              map[string]int
+	// before is, in the run with the most failed, the failed requests
+	// that started before the rollout was sent (not about it).
+	before  int
+	byClass map[string]int
 	// exitMs are the old pods' deletion-to-exit times; codes their exit
 	// codes.
 	exitMs []float64
@@ -133,6 +138,9 @@ func clusterFactsOf(res *report.Result) clusterFacts {
 	c := clusterFacts{byClass: map[string]int{}}
 	for _, v := range res.Variants {
 		for _, r := range v.Runs {
+			if kb := r.Meta.Kubernetes(); kb != nil && c.context == "" {
+				c.context, c.server = kb.Context, kb.Server
+			}
 			if !r.Valid {
 				continue
 			}
@@ -146,6 +154,7 @@ func clusterFactsOf(res *report.Result) clusterFacts {
 // addRun adds one valid run's facts.
 func (c *clusterFacts) addRun(r report.Run) {
 	var m struct {
+		All       int            `json:"failed"`
 		Failed    int            `json:"rollout_failed"`
 		Converged bool           `json:"rollout_converged"`
 		Killed    int            `json:"old_tasks_killed"`
@@ -154,7 +163,10 @@ func (c *clusterFacts) addRun(r report.Run) {
 	if b, err := json.Marshal(&r.Metrics); err == nil {
 		_ = json.Unmarshal(b, &m)
 	}
-	c.failed, c.killed = max(c.failed, m.Failed), max(c.killed, m.Killed)
+	if m.Failed > c.failed || m.Failed == c.failed && m.All-m.Failed > c.before {
+		c.failed, c.before = m.Failed, m.All-m.Failed
+	}
+	c.killed = max(c.killed, m.Killed)
 	if !m.Converged {
 		c.incomplete++
 	}
@@ -270,11 +282,14 @@ func clusterVerdict(o manifestOpts, c clusterFacts) (string, int) {
 		b.WriteString("  rollout: SAFE: no request failed while every pod was replaced\n")
 	default:
 		code = VerdictDefect
-		fmt.Fprintf(&b, "  rollout: UNSAFE: up to %d requests failed while the pods were replaced (%s)", c.failed, classWords(c.byClass))
+		fmt.Fprintf(&b, "  rollout: UNSAFE: up to %d requests failed while the pods were replaced (by class, over the whole run: %s)", c.failed, classWords(c.byClass))
 		if c.incomplete > 0 {
 			fmt.Fprintf(&b, "; %d run(s) did not complete the rollout within %s", c.incomplete, clusterRolloutWait)
 		}
 		b.WriteString("\n")
+	}
+	if c.before > 0 {
+		fmt.Fprintf(&b, "  not about the rollout: %d requests failed before it was sent (the report's runs list them)\n", c.before)
 	}
 	if len(c.notReadyMs) > 0 {
 		fmt.Fprintf(&b, "  propagation start (EndpointSlice): an old pod's endpoint turned not ready %s after its deletion was seen", msSpan(c.notReadyMs))
@@ -292,6 +307,9 @@ func clusterVerdict(o manifestOpts, c clusterFacts) (string, int) {
 		if c.killed > 0 {
 			code = VerdictDefect
 		}
+	}
+	if !c.safe() && c.runs > 0 && o.pod.Readiness == nil {
+		fmt.Fprintf(&b, "  new pods: give the container a readinessProbe (httpGet on a path that answers 2xx only once the app serves, such as GET %s): without one a new pod is ready, and takes connections, as soon as its container started, while its app may still be starting; no pre-stop search was run: a longer preStop sleep cannot fix that\n", o.readyPath)
 	}
 	if c.search != nil {
 		b.WriteString(clusterSearchWords(c.search))

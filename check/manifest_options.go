@@ -126,8 +126,12 @@ func (opts *ManifestOptions) read(ctx context.Context, stderr io.Writer) (manife
 			o.readyPath = r.Path
 		}
 	}
-	fmt.Fprintf(stderr, "check --manifest %s: %s %s, container %s, image %s: port %d, ready path %s, GET %s; %s, then %s; grace %s; propagation %s (judged at %s)\n",
-		opts.File, o.pod.Kind, o.pod.Name, o.pod.Container, o.image, o.port, o.readyPath, o.path, hookWords(o.hook()), o.stopSignal(), dur(o.pod.GracePeriod), durList(o.delays), dur(o.stated))
+	propagation := fmt.Sprintf("propagation %s (judged at %s)", durList(o.delays), dur(o.stated))
+	if opts.OnCluster() {
+		propagation = "propagation: the cluster's own, measured"
+	}
+	fmt.Fprintf(stderr, "check --manifest %s: %s %s, container %s, image %s: port %d, ready path %s, GET %s; %s, then %s; grace %s; %s\n",
+		opts.File, o.pod.Kind, o.pod.Name, o.pod.Container, o.image, o.port, o.readyPath, o.path, hookWords(o.hook()), o.stopSignal(), dur(o.pod.GracePeriod), propagation)
 	return o, nil
 }
 

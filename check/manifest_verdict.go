@@ -33,8 +33,10 @@ type podRun struct {
 	HookMs           *float64 `json:"pod_hook_ms"`
 	SignalToExitMs   *float64 `json:"pod_signal_to_exit_ms"`
 	DeletionToExitMs *float64 `json:"pod_deletion_to_exit_ms"`
-	ExitCode         *int     `json:"exit_code"`
-	HookFailed       *bool    `json:"pod_hook_failed"`
+	// MaxMs is the run's slowest ok request.
+	MaxMs      *float64 `json:"max_ms"`
+	ExitCode   *int     `json:"exit_code"`
+	HookFailed *bool    `json:"pod_hook_failed"`
 	// Hook is the run's pre-stop hook as the runner recorded it (nil
 	// without one): how it failed, when it did.
 	Hook *record.HookRun `json:"-"`
@@ -159,6 +161,9 @@ func manifestVerdict(f manifestFacts) (string, int) {
 	case stated == nil || len(stated.Runs) == 0:
 		fmt.Fprintf(&b, "    - at your propagation delay, %s: could not tell (no valid run; the report's \"Runs not counted\" says why)\n", dur(f.Stated))
 		code = VerdictUnclear
+	case stated.safe() && keepAliveBound(f) > f.Grace:
+		fmt.Fprintf(&b, "    - at your propagation delay, %s: UNSAFE on a cluster: no request failed here, but %s\n", dur(f.Stated), keepAliveWords(f))
+		code = VerdictDefect
 	case stated.safe():
 		fmt.Fprintf(&b, "    - at your propagation delay, %s: SAFE: no request failed and the pod exited by itself\n", dur(f.Stated))
 	default:
@@ -287,8 +292,9 @@ func exitWords(r podRun) string {
 	return fmt.Sprintf("exited %.1f s after the deletion", *r.DeletionToExitMs/1000)
 }
 
-// graceText is the grace period the measured exits need: the slowest
-// deletion-to-exit plus 2 s (the kubelet's own floor), in whole seconds.
+// graceText is the grace period the measured exits need: the later of
+// the slowest deletion-to-exit and the keep-alive bound, plus 2 s (the
+// kubelet's own floor), in whole seconds.
 func graceText(f manifestFacts) string {
 	killed, slowest := 0, 0.0
 	for _, d := range f.Delays {
@@ -307,8 +313,14 @@ func graceText(f manifestFacts) string {
 	if slowest == 0 {
 		return "grace period: no run exited to measure it"
 	}
-	need := int(math.Ceil(slowest/1000)) + 2
-	return fmt.Sprintf("grace period: the pod exited at most %.1f s after its deletion; it needs terminationGracePeriodSeconds %d (the slowest exit + 2 s), the manifest gives %d", slowest/1000, need, g)
+	bound := float64(keepAliveBound(f) / time.Millisecond)
+	if bound <= slowest {
+		need := int(math.Ceil(slowest/1000)) + 2
+		return fmt.Sprintf("grace period: the pod exited at most %.1f s after its deletion; it needs terminationGracePeriodSeconds %d (the slowest exit + 2 s), the manifest gives %d", slowest/1000, need, g)
+	}
+	need := int(math.Ceil(bound/1000)) + 2
+	return fmt.Sprintf("grace period: the pod exited at most %.1f s after its deletion here, and on a cluster can take until %.1f s (%s); it needs terminationGracePeriodSeconds %d (the later + 2 s), the manifest gives %d",
+		slowest/1000, bound/1000, keepAliveWhy(f), need, g)
 }
 
 // searchText is the pre-stop search's answer: the smallest candidate

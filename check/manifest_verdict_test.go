@@ -15,6 +15,12 @@ func pr(failed, propagation, drain, afterKill int, killed bool, exitMs float64) 
 	return r
 }
 
+// withHookMax sets a run's preStop hook time and slowest request.
+func withHookMax(r podRun, hookMs, maxMs float64) podRun {
+	r.HookMs, r.MaxMs = &hookMs, &maxMs
+	return r
+}
+
 func facts(stated time.Duration, ds ...delayRuns) manifestFacts {
 	return manifestFacts{Termination: "preStop sleep 3s, then SIGTERM", StopSignal: "SIGTERM", Grace: 30 * time.Second,
 		Sleep: 3 * time.Second, Stated: stated, Delays: ds}
@@ -55,6 +61,16 @@ func TestManifestVerdict(t *testing.T) {
 			f.Readiness = "GET /healthz on the container's port every 1s after 0s, 1 in a row"
 			return f
 		}(), VerdictDefect, []string{"its readinessProbe, GET /healthz", "new pods: the readinessProbe GET /healthz on the container's port every 1s after 0s, 1 in a row passed before the app served"}},
+		{"safe here, but a kept-alive request outlasts the grace period on a cluster", func() manifestFacts {
+			r := withHookMax(pr(0, 0, 0, 0, false, 3900), 2000, 3010)
+			f := facts(s, at(0, withHookMax(pr(0, 0, 0, 0, false, 3000), 2000, 3005)), at(s, r))
+			f.Grace, f.Sleep = 4*s, 2*s
+			return f
+		}(), VerdictDefect, []string{"at your propagation delay, 1s: UNSAFE on a cluster: no request failed here, but terminationGracePeriodSeconds 4 ends before the drain can on a cluster",
+			"a request can start on it just before SIGTERM: the hook and the slowest request, 5.0 s",
+			"exited at most 3.9 s after its deletion here, and on a cluster can take until 5.0 s", "it needs terminationGracePeriodSeconds 8 (the later + 2 s), the manifest gives 4"}},
+		{"the keep-alive bound inside the grace period keeps it safe", facts(2*s, at(2*s, withHookMax(pr(0, 0, 0, 0, false, 3100), 3000, 25))),
+			VerdictClean, []string{"at your propagation delay, 2s: SAFE", "needs terminationGracePeriodSeconds 6 (the slowest exit + 2 s), the manifest gives 30"}},
 		{"no valid run at the stated delay", facts(2*s, at(0, clean), at(2*s)),
 			VerdictUnclear, []string{"propagation 2s: no valid run", "could not tell"}},
 	} {
