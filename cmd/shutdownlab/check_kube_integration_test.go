@@ -47,11 +47,11 @@ func TestCheckManifestKube(t *testing.T) {
 			[]string{"measured on cluster context", "rollout: SAFE"}, 6 * time.Minute},
 		{"grace shorter than the drain", "grace-too-short", target, []string{"--path", "/slow?ms=3000", "--signals", "none"}, exitFailed,
 			[]string{"measured on cluster context", "SIGKILL"}, 6 * time.Minute},
-		// Today an image on neither the engine nor a registry is refused
-		// before the cluster is touched (the pod's own ErrImagePull is
-		// TestCluster's, package kubeapi).
-		{"an image not on this engine", "prestop-sleep", "shutdownlab-test/no-such-image:absent", []string{"--registry", ""}, exitInvalid,
-			[]string{"no-such-image:absent: not present on this Docker engine"}, 2 * time.Minute},
+		// An image on neither this engine nor a registry goes to the
+		// cluster as named; its pod cannot pull it and says so at once
+		// (exit 2 with the pod's own event, never a timeout).
+		{"an image the cluster cannot pull", "prestop-sleep", "shutdownlab-test/no-such-image:absent", []string{"--registry", ""}, exitInvalid,
+			[]string{"the cluster pulls it as named", "ErrImagePull", "Failed to pull image", "no-such-image:absent", "could not tell: no valid run"}, 2 * time.Minute},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := t.TempDir()

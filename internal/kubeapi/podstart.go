@@ -157,10 +157,16 @@ func lastExit(msg string) string {
 // reason ("Error: ErrImagePull", "Error: ImagePullBackOff").
 var bareError = regexp.MustCompile(`^Error: [A-Za-z]+$`)
 
+// notAboutStart are the reasons of Warning events the kubelet gives a
+// pod that say nothing of why its container cannot start: a node
+// without cluster DNS (MissingClusterDNS, DNSConfigForming) warns at
+// every pod's sync.
+var notAboutStart = map[string]bool{"MissingClusterDNS": true, "DNSConfigForming": true}
+
 // latestWarning picks the latest Warning event about pod; informative
-// leaves out the mere back-offs (BackOff: "Back-off pulling image")
-// and the bare "Error: REASON" events, whose cause is in the event
-// before them. Pure.
+// leaves out the mere back-offs (BackOff: "Back-off pulling image"),
+// the warnings not about the start (notAboutStart) and the bare
+// "Error: REASON" events, whose cause is in the event before them. Pure.
 func latestWarning(evs []corev1.Event, pod string, informative bool) *corev1.Event {
 	var best *corev1.Event
 	for i := range evs {
@@ -168,7 +174,7 @@ func latestWarning(evs []corev1.Event, pod string, informative bool) *corev1.Eve
 		if ev.Type != corev1.EventTypeWarning || ev.InvolvedObject.Name != pod || (ev.InvolvedObject.Kind != "" && ev.InvolvedObject.Kind != "Pod") {
 			continue // the fake clientset ignores field selectors
 		}
-		if informative && (ev.Reason == "BackOff" || bareError.MatchString(ev.Message)) {
+		if informative && (ev.Reason == "BackOff" || notAboutStart[ev.Reason] || bareError.MatchString(ev.Message)) {
 			continue
 		}
 		if best == nil || eventTimeNs(ev) >= eventTimeNs(best) {

@@ -133,6 +133,7 @@ func TestEventMessage(t *testing.T) {
 	normal.Type = corev1.EventTypeNormal
 	older := warning("e7", "p", "Failed", "older failure", 1001)
 	crashed := warning("e8", "p", "BackOff", "Back-off restarting failed container app", 1040)
+	dns := warning("e9", "p", "MissingClusterDNS", `pod: "p". kubelet does not have ClusterDNS IP configured and cannot create Pod using "ClusterFirst" policy. Falling back to "Default" policy.`, 1050)
 	tests := []struct {
 		name  string
 		evs   []*corev1.Event
@@ -142,6 +143,9 @@ func TestEventMessage(t *testing.T) {
 		// The kubelet's sequence for a missing image: its cause wins over
 		// the back-off and the bare "Error: REASON" events after it.
 		{"pull failure", []*corev1.Event{failedPull, bare, backoff, bareBackoff}, "rpc error", `Failed to pull image "x": not found`},
+		// A node's DNS warning, later than the pull failure, is not
+		// about the start (the kit's kubelet has no cluster DNS).
+		{"pull failure after a DNS warning", []*corev1.Event{failedPull, bare, dns}, "rpc error", `Failed to pull image "x": not found`},
 		// The latest informative event wins.
 		{"latest failure", []*corev1.Event{older, failedPull}, "", `Failed to pull image "x": not found`},
 		// Only back-offs: the state's message says more.

@@ -193,6 +193,10 @@ func (k *kubePlatform) images(ctx context.Context) (target, agent string, err er
 		if target == "" {
 			target = k.manifest.Template.Spec.Containers[k.manifest.Container].Image
 		}
+	} else if im := x.spec.Target.Image; im != "" {
+		// A user's image: delivered when local, else as named (the nodes
+		// have it or pull it).
+		target, x.targetRef, x.runtime = im, im, "image "+im
 	} else if x.targetRef, x.runtime, err = x.r.imgs.Target(ctx, imageTarget(x.spec.Target)); err != nil {
 		return "", "", err
 	} else {

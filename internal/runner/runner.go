@@ -232,8 +232,12 @@ func (r *Runner) prepareImages(ctx context.Context, variants []scenarios.Variant
 				return fmt.Errorf("caddy image: %w", err)
 			}
 		}
-		if _, _, err := r.imgs.Target(ctx, imageTarget(v.Spec.Target)); err != nil {
-			return err
+		// A user's image on a cluster need not be on this engine: the
+		// nodes may have it or pull it (a pod that cannot says so).
+		if v.Spec.Platform != scenarios.PlatformKubernetes || v.Spec.Target.Image == "" {
+			if _, _, err := r.imgs.Target(ctx, imageTarget(v.Spec.Target)); err != nil {
+				return err
+			}
 		}
 		load, err := newLoadDriver(v.Spec.Load.Kind)
 		if err != nil {

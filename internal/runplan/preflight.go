@@ -168,10 +168,14 @@ func SetImages(sets []string) []string {
 
 // checkImages refuses a target.image of the variants that is not present
 // on the engine, before a result directory is made: shutdownlab never
-// pulls. Images in checked were checked already.
+// pulls. Images in checked were checked already; a variant on platform
+// kubernetes is not checked (the cluster's nodes may have it, or pull it).
 func checkImages(ctx context.Context, vs []scenarios.Variant, checked []string) error {
 	var refs []string
 	for _, v := range vs {
+		if v.Spec.Platform == scenarios.PlatformKubernetes {
+			continue // the cluster's nodes may have the image or pull it
+		}
 		if im := v.Spec.Target.Image; im != "" && !slices.Contains(refs, im) && !slices.Contains(checked, im) {
 			refs = append(refs, im)
 		}
