@@ -5,6 +5,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -60,8 +61,46 @@ func TestPartsMatchRows(t *testing.T) {
 				t.Errorf("%s: field %q of its part has no row", c.Name, name)
 			}
 		}
+		flipBools(t, m, part.Elem(), rows)
 		if b, err := json.Marshal(m); err != nil || !strings.Contains(string(b), `"`+c.Rows[0].Name+`":`) {
 			t.Errorf("%s: summary.json of a run with the part: %v %s", c.Name, err, b)
+		}
+	}
+}
+
+// flipBools sets each bool field of the part v, a row's, false alone: its
+// row reads 0, so a row reading another bool (all true after fill) fails.
+func flipBools(t *testing.T, m *report.Metrics, v reflect.Value, rows map[string]bool) {
+	t.Helper()
+	for i := range v.NumField() {
+		name, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("json"), ",")
+		fv := v.Field(i)
+		if fv.Kind() == reflect.Pointer && !fv.IsNil() {
+			fv = fv.Elem()
+		}
+		if fv.Kind() != reflect.Bool || !rows[name] {
+			continue
+		}
+		fv.SetBool(false)
+		if got, _ := m.Value(name); got.Null || got.V != 0 {
+			t.Errorf("row %q with its field alone false reads %+v", name, got)
+		}
+		fv.SetBool(true)
+	}
+}
+
+// TestRowsDocumented: docs/metrics.md has a row for every capability's
+// metric, as report's own test asks of the core's.
+func TestRowsDocumented(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "docs", "metrics.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range report.Capabilities() {
+		for _, d := range c.Rows {
+			if !strings.Contains(string(b), "| `"+d.Name+"` | "+string(d.Kind)+" |") {
+				t.Errorf("docs/metrics.md has no row for %s (kind %s)", d.Name, d.Kind)
+			}
 		}
 	}
 }
