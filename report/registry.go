@@ -6,10 +6,10 @@ import (
 )
 
 // The capabilities a program's reports read are installed once, in one
-// explicit order, by package capabilities (its one list); report itself
-// names none of them. Until then, and in a program or test that installs
-// none, the report is the core's alone: the core rows, sections and
-// headline, no capability's rows, part or input.
+// explicit order, by the program at start (capabilities.Install, its one
+// list); report itself names none of them. Until then, and in a program
+// or test that installs none, the report is the core's alone: the core
+// rows, sections and headline, no capability's rows, part or input.
 
 var (
 	// registered are the installed capabilities, in their order; nil
