@@ -1,7 +1,9 @@
 // Package capabilities is the one list of shutdownlab's report
-// capabilities and sections, in their explicit order; its init installs
-// the capabilities into package report (report.Install). A program or
-// test that reads or writes reports imports it (package document does).
+// capabilities and sections, in their explicit order. A program installs
+// the capabilities into package report once, at start, before it reads
+// or writes a report (Install; the CLI's Main does), and a test that needs
+// their rows calls Install too; without it a report has the core's rows
+// alone. Package document reads the sections from here.
 //
 // Adding a capability is a directory of its own under capabilities/ —
 // its package builds a report.Capability (and, if report.md shows it, a
@@ -34,7 +36,9 @@ var list = []report.Capability{
 	resources.Capability,
 }
 
-func init() { report.Install(list...) }
+// Install installs the list into package report (report.Install), in
+// its order; again, it is a no-op.
+func Install() { report.Install(list...) }
 
 // Sections returns a fresh value of every capability's section, in the
 // order report.md shows them after the table of all metrics: the

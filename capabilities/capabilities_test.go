@@ -5,6 +5,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -15,9 +16,11 @@ import (
 	"github.com/shutdownlab/shutdownlab/report"
 )
 
-// TestInstalledInOrder: importing the package installs the capabilities,
-// in the order summary.json and the catalog have them.
+// TestInstalledInOrder: Install installs the capabilities, in the order
+// summary.json and the catalog have them, and again is a no-op.
 func TestInstalledInOrder(t *testing.T) {
+	capabilities.Install()
+	capabilities.Install()
 	var got []report.Need
 	for _, c := range report.Capabilities() {
 		got = append(got, c.Name)
@@ -38,6 +41,7 @@ func TestInstalledInOrder(t *testing.T) {
 // reading a neighbour's field, fails here for every capability in the
 // list, wherever its package lives.
 func TestPartsMatchRows(t *testing.T) {
+	capabilities.Install()
 	for _, c := range report.Capabilities() {
 		part := reflect.New(reflect.TypeOf(c.Part).Elem())
 		want := fill(t, part.Elem())
@@ -60,8 +64,47 @@ func TestPartsMatchRows(t *testing.T) {
 				t.Errorf("%s: field %q of its part has no row", c.Name, name)
 			}
 		}
+		flipBools(t, m, part.Elem(), rows)
 		if b, err := json.Marshal(m); err != nil || !strings.Contains(string(b), `"`+c.Rows[0].Name+`":`) {
 			t.Errorf("%s: summary.json of a run with the part: %v %s", c.Name, err, b)
+		}
+	}
+}
+
+// flipBools sets each bool field of the part v, a row's, false alone: its
+// row reads 0, so a row reading another bool (all true after fill) fails.
+func flipBools(t *testing.T, m *report.Metrics, v reflect.Value, rows map[string]bool) {
+	t.Helper()
+	for i := range v.NumField() {
+		name, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("json"), ",")
+		fv := v.Field(i)
+		if fv.Kind() == reflect.Pointer && !fv.IsNil() {
+			fv = fv.Elem()
+		}
+		if fv.Kind() != reflect.Bool || !rows[name] {
+			continue
+		}
+		fv.SetBool(false)
+		if got, _ := m.Value(name); got.Null || got.V != 0 {
+			t.Errorf("row %q with its field alone false reads %+v", name, got)
+		}
+		fv.SetBool(true)
+	}
+}
+
+// TestRowsDocumented: docs/metrics.md has a row for every capability's
+// metric, as report's own test asks of the core's.
+func TestRowsDocumented(t *testing.T) {
+	capabilities.Install()
+	b, err := os.ReadFile(filepath.Join("..", "docs", "metrics.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range report.Capabilities() {
+		for _, d := range c.Rows {
+			if !strings.Contains(string(b), "| `"+d.Name+"` | "+string(d.Kind)+" |") {
+				t.Errorf("docs/metrics.md has no row for %s (kind %s)", d.Name, d.Kind)
+			}
 		}
 	}
 }
@@ -103,6 +146,7 @@ func fill(t *testing.T, v reflect.Value) map[string]float64 {
 // alone, so the compared set — core rows and every capability's — is
 // pinned here, over the installed list.
 func TestComparisonFitsKind(t *testing.T) {
+	capabilities.Install()
 	fits := map[report.Comparison]report.Kind{report.CompareLoss: report.KindCount, report.CompareLatency: report.KindMs, report.CompareCodes: report.KindCode}
 	got := map[report.Comparison][]string{}
 	for _, d := range report.Defs() {

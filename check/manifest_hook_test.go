@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shutdownlab/shutdownlab/capabilities"
 	"github.com/shutdownlab/shutdownlab/capabilities/pod"
 	"github.com/shutdownlab/shutdownlab/capabilities/pod/podmetrics"
 	"github.com/shutdownlab/shutdownlab/internal/kube"
@@ -184,6 +185,7 @@ func TestManifestVerdictOverlap(t *testing.T) {
 // ones with their hook's record, all that ran, those an interrupt cut
 // short, those another session overlapped.
 func TestReadRuns(t *testing.T) {
+	capabilities.Install() // the runs carry pod parts, as after the program's Main
 	term := func(h *record.HookRun) *record.Action {
 		return (&record.Action{Kind: record.ActionTerminate}).With(&record.Termination{DeletedNs: 1, Hook: h})
 	}

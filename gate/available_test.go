@@ -1,10 +1,12 @@
 package gate
 
 import (
+	"os"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/shutdownlab/shutdownlab/capabilities"
 	"github.com/shutdownlab/shutdownlab/capabilities/cluster"
 	"github.com/shutdownlab/shutdownlab/capabilities/pod"
 	"github.com/shutdownlab/shutdownlab/capabilities/probe"
@@ -14,6 +16,14 @@ import (
 	"github.com/shutdownlab/shutdownlab/report"
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
+
+// TestMain installs the program's capabilities, as its Main does
+// (capabilities.Install): the needs table and the catalog the tests read
+// are the program's.
+func TestMain(m *testing.M) {
+	capabilities.Install()
+	os.Exit(m.Run())
+}
 
 // Every optional metric of the catalog must say what it needs to exist in
 // words a user can act on; otherwise CheckAvailable would let an
@@ -110,7 +120,7 @@ func TestCapabilitiesOfVariants(t *testing.T) {
 	}
 	for _, tt := range tests {
 		c := CapabilitiesOfVariants(tt.vs)
-		for _, n := range needs {
+		for _, n := range needs() {
 			want := slices.Contains(tt.want, n.name) || n.ofSpec == nil
 			if c.Has(n.name) != want {
 				t.Errorf("%s: Has(%s) = %v, want %v", tt.name, n.name, c.Has(n.name), want)

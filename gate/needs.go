@@ -2,10 +2,8 @@ package gate
 
 import (
 	"fmt"
+	"slices"
 
-	// The needs table reads the installed capabilities at init: their
-	// package installs them first.
-	_ "github.com/shutdownlab/shutdownlab/capabilities"
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report"
 	"github.com/shutdownlab/shutdownlab/scenarios"
@@ -27,18 +25,19 @@ type need struct {
 	ofRun func(v *report.Variant, r *report.Run) bool
 }
 
-// needs is the table: the core rows' two needs (writes, a baseline),
-// then every capability's, as report declares them (report.Capability).
-var needs = append([]need{
+// coreNeeds are the core rows' two needs: writes, a baseline.
+var coreNeeds = []need{
 	{report.NeedsWrites, NeedsWrites, specHasWrites,
 		func(_ *report.Variant, r *report.Run) bool { return r.Metrics.Writes != nil }},
 	{report.NeedsBaseline, NeedsBaseline, func(v scenarios.Variant) bool { return v.Baseline },
 		func(v *report.Variant, _ *report.Run) bool { return v.IsBaseline() }},
-}, capabilityNeeds()...)
+}
 
-// capabilityNeeds are the needs of report's capabilities.
-func capabilityNeeds() []need {
-	var out []need
+// needs is the table: coreNeeds, then every capability installed in
+// report, as it declares itself (report.Capability). It is read when
+// asked, not at init, so it has whatever the program installed at start.
+func needs() []need {
+	out := slices.Clone(coreNeeds)
 	for _, c := range report.Capabilities() {
 		out = append(out, need{c.Name, Requirement(c.Requirement), c.OfSpec, c.Has})
 	}
@@ -62,7 +61,7 @@ func specHasWrites(v scenarios.Variant) bool {
 
 // needOf is the table's row for name.
 func needOf(name report.Need) (need, bool) {
-	for _, n := range needs {
+	for _, n := range needs() {
 		if n.name == name {
 			return n, true
 		}
@@ -73,7 +72,7 @@ func needOf(name report.Need) (need, bool) {
 // checkNeeds fails on a need named twice or without a requirement.
 func checkNeeds() error {
 	seen := map[report.Need]bool{}
-	for _, n := range needs {
+	for _, n := range needs() {
 		if seen[n.name] || n.name == "" || n.requirement == "" || n.ofRun == nil {
 			return fmt.Errorf("gate: needs table: %q is duplicated or incomplete", n.name)
 		}
@@ -112,7 +111,7 @@ func (c Capabilities) Merge(others ...Capabilities) Capabilities {
 func CapabilitiesOfVariants(vs []scenarios.Variant) Capabilities {
 	c := Capabilities{}
 	for _, v := range vs {
-		for _, n := range needs {
+		for _, n := range needs() {
 			if n.ofSpec != nil && n.ofSpec(v) {
 				c[n.name] = true
 			}
@@ -137,7 +136,7 @@ func CapabilitiesOf(res *report.Result) Capabilities {
 	for i := range res.Variants {
 		v := &res.Variants[i]
 		for j := range v.Runs {
-			for _, n := range needs {
+			for _, n := range needs() {
 				if n.ofRun(v, &v.Runs[j]) {
 					c[n.name] = true
 				}

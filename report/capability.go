@@ -101,7 +101,7 @@ type Headline struct {
 }
 
 // Capabilities returns the installed capabilities, in their order
-// (Install).
+// (Install); none before Install.
 func Capabilities() []Capability { return slices.Clone(installed()) }
 
 // catalogOf assembles the catalog: the core rows, each capability's rows

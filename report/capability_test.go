@@ -3,14 +3,39 @@ package report
 import (
 	"strings"
 	"testing"
+
+	"github.com/shutdownlab/shutdownlab/record"
 )
 
-// TestCheckCapabilities: a capability that is not well formed fails at
-// start, naming itself; the registered ones are well formed.
-func TestCheckCapabilities(t *testing.T) {
-	if err := checkCapabilities(coreDefs, installed()); err != nil {
-		t.Fatalf("the registered capabilities: %v", err)
+// withCapabilities makes caps the installed capabilities, and their
+// catalog report's, until t ends; the tests of the core install none
+// otherwise (Install is once per program, this is per test, and no test
+// here runs in parallel).
+func withCapabilities(t *testing.T, caps ...Capability) {
+	t.Helper()
+	was, wasDefs := registered, catalogDefs
+	catalogDefs, registered = catalogOf(coreDefs, caps), caps
+	t.Cleanup(func() { registered, catalogDefs = was, wasDefs })
+}
+
+// TestCoreWithoutCapabilities: with none installed, the catalog is the
+// core's rows, in their order, and a run's metrics have no part.
+func TestCoreWithoutCapabilities(t *testing.T) {
+	if len(Capabilities()) != 0 {
+		t.Fatalf("installed %v: report's tests install none", namesOf(Capabilities()))
 	}
+	if got := Defs(); len(got) != len(coreDefs) || got[0].Name != coreDefs[0].Name || got[len(got)-1].Name != coreDefs[len(coreDefs)-1].Name {
+		t.Errorf("catalog of %d rows, want the %d core rows", len(got), len(coreDefs))
+	}
+	m := Compute(record.Meta{Valid: true}, []record.Request{{Class: record.ClassOK}})
+	if len(m.parts) != 0 || m.Requests != 1 {
+		t.Errorf("metrics without capabilities: %d parts, %d requests", len(m.parts), m.Requests)
+	}
+}
+
+// TestCheckCapabilities: a capability that is not well formed fails at
+// start, naming itself.
+func TestCheckCapabilities(t *testing.T) {
 	has := func(*Variant, *Run) bool { return true }
 	row := func(name string, n Need) MetricDef { return MetricDef{Name: name, Optional: n} }
 	type xMetrics struct{}

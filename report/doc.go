@@ -14,9 +14,9 @@
 // The optional families of metrics are capabilities (Capability): report
 // defines how one is registered — its rows, headline, input of the run
 // directory, accounting rule and its part of Metrics (parts.go) — and is
-// handed the program's list at start (Install, by package capabilities,
-// where each capability lives in its own directory). It names none of
-// them. Below it: report/shutdown (the acted-on replica, the signal's
+// handed the program's list at start (Install; capabilities.Install, the
+// one list, where each capability lives in its own directory). It names
+// none of them, and with none installed it reports the core alone. Below it: report/shutdown (the acted-on replica, the signal's
 // delivery window and time). Of the rest of shutdownlab it imports only
 // record, scenarios and two leaves: internal/resultdir (the result
 // directory's layout and files) and internal/orderedjson (the spread

@@ -260,8 +260,10 @@ func TestComputeDoesNotModifyInput(t *testing.T) {
 // TestEveryDefHasAValue sets every field to a distinct non-zero value (see
 // filled), then flips each bool alone, and checks every definition reads
 // exactly its own field: a getter that reads the wrong field (or none, or
-// is null where a value exists) fails.
+// is null where a value exists) fails. The parts are the tests' own
+// (withParts); package capabilities' tests check the program's.
 func TestEveryDefHasAValue(t *testing.T) {
+	withParts(t)
 	m, want := filled(t)
 	for _, d := range Defs() {
 		v := d.Get(m)

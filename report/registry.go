@@ -6,17 +6,19 @@ import (
 )
 
 // The capabilities a program's reports read are installed once, in one
-// explicit order, by package capabilities (its one list); report itself
-// names none of them. Reading the catalog before they are installed
-// panics: a report without them would silently lack their metrics.
+// explicit order, by the program at start (capabilities.Install, its one
+// list); report itself names none of them. Until then, and in a program
+// or test that installs none, the report is the core's alone: the core
+// rows, sections and headline, no capability's rows, part or input.
 
 var (
 	// registered are the installed capabilities, in their order; nil
 	// until Install.
 	registered []Capability
 	// catalogDefs is the catalog assembled from the core rows and the
-	// registered capabilities' rows (catalogOf).
-	catalogDefs []MetricDef
+	// registered capabilities' rows (catalogOf): the core rows alone
+	// until Install.
+	catalogDefs = catalogOf(coreDefs, nil)
 )
 
 // Install makes caps, in this order, the capabilities of every report
@@ -46,17 +48,9 @@ func namesOf(caps []Capability) []Need {
 	return names
 }
 
-// installed returns the installed capabilities; it panics when none were
-// installed.
-func installed() []Capability {
-	if registered == nil {
-		panic("report: no capabilities installed: import github.com/shutdownlab/shutdownlab/capabilities, whose init installs them")
-	}
-	return registered
-}
+// installed returns the installed capabilities, in order; none before
+// Install.
+func installed() []Capability { return registered }
 
 // catalog is the catalog in report order (see catalogOf).
-func catalog() []MetricDef {
-	installed()
-	return catalogDefs
-}
+func catalog() []MetricDef { return catalogDefs }

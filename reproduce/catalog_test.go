@@ -4,13 +4,23 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/shutdownlab/shutdownlab/capabilities"
 	"github.com/shutdownlab/shutdownlab/report"
 )
+
+// TestMain installs the program's capabilities, as its Main does
+// (capabilities.Install): the claims' rules read the capabilities'
+// metrics.
+func TestMain(m *testing.M) {
+	capabilities.Install()
+	os.Exit(m.Run())
+}
 
 // ruleMetrics returns every metric name a rule reads, as the string
 // literal passed last to judge.vals or judge.valsOf in the package's

@@ -1,12 +1,21 @@
 package cluster
 
 import (
+	"os"
 	"slices"
 	"testing"
 
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report"
 )
+
+// TestMain installs this capability, and only it, into report: the tests
+// read its rows, part and headline as a program with it in its list does,
+// beside the core's.
+func TestMain(m *testing.M) {
+	report.Install(Capability)
+	os.Exit(m.Run())
+}
 
 func ptr[T any](v T) *T { return &v }
 

@@ -2,12 +2,21 @@ package probe
 
 import (
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report"
 )
+
+// TestMain installs this capability, and only it, into report: the tests
+// read its rows, part and headline as a program with it in its list does,
+// beside the core's.
+func TestMain(m *testing.M) {
+	report.Install(Capability)
+	os.Exit(m.Run())
+}
 
 // TestProbeMetrics: a probe run gets the probe_* metrics from its probe
 // line against shutdown.SignalTime; an agent run's JSON has no probe keys.

@@ -1,6 +1,7 @@
 package websockets
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -10,6 +11,14 @@ import (
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report"
 )
+
+// TestMain installs this capability, and only it, into report: the tests
+// read its rows, part and headline as a program with it in its list does,
+// beside the core's.
+func TestMain(m *testing.M) {
+	report.Install(Capability)
+	os.Exit(m.Run())
+}
 
 // computeWS computes a run with ws as its ws lines, as Load does.
 func computeWS(meta record.Meta, reqs []record.Request, ws *wsmetrics.Lines) report.Metrics {

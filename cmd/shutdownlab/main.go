@@ -40,6 +40,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/shutdownlab/shutdownlab/capabilities"
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
@@ -90,8 +91,11 @@ func interrupts(sigs <-chan os.Signal, cancel func(), w io.Writer, exit func()) 
 	exit()
 }
 
-// Main runs one command and returns the process exit code.
+// Main runs one command and returns the process exit code. It first
+// installs the report's capabilities (the one list, package
+// capabilities), which every command that reads or writes a report needs.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	capabilities.Install()
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return exitUsage

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shutdownlab/shutdownlab/capabilities"
 	"github.com/shutdownlab/shutdownlab/internal/docker"
 	"github.com/shutdownlab/shutdownlab/internal/docker/dockertest"
 	"github.com/shutdownlab/shutdownlab/internal/runner"
@@ -14,6 +15,14 @@ import (
 	"github.com/shutdownlab/shutdownlab/report/document"
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
+
+// TestMain installs the program's capabilities, as its Main does
+// (capabilities.Install): the tests read the reports of the runs, every
+// capability's metrics included.
+func TestMain(m *testing.M) {
+	capabilities.Install()
+	os.Exit(m.Run())
+}
 
 // newRunner builds the images (cached by content hash) and returns a runner
 // writing under a temp dir. It fails, never skips, when Docker is

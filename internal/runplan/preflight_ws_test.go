@@ -3,6 +3,7 @@ package runplan
 import (
 	"testing"
 
+	"github.com/shutdownlab/shutdownlab/capabilities"
 	"github.com/shutdownlab/shutdownlab/capabilities/websockets"
 	"github.com/shutdownlab/shutdownlab/gate"
 	"github.com/shutdownlab/shutdownlab/scenarios"
@@ -11,6 +12,7 @@ import (
 // A ws scenario can produce the ws metrics, so `run --expect` accepts
 // them; an agent scenario cannot.
 func TestCapabilitiesWS(t *testing.T) {
+	capabilities.Install() // the needs table is the program's, as after its Main
 	for name, want := range map[string]bool{"ws-retire": true, "direct-inflight": false} {
 		sc, err := scenarios.Find(name)
 		if err != nil {

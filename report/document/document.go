@@ -1,8 +1,9 @@
 // Package document assembles shutdownlab's report of a result directory:
 // the core outputs of package report (summary.json, report.md, report.csv,
 // spread.csv), the plots, and every capability's section of report.md, in
-// the explicit order of package capabilities, which it installs. The CLI and reproduce write reports
-// through it, so no report is written without its sections.
+// the explicit order of package capabilities, whose capabilities the
+// program installs at start (capabilities.Install). The CLI and reproduce
+// write reports through it, so no report is written without its sections.
 package document
 
 import (

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/shutdownlab/shutdownlab/capabilities"
 	"github.com/shutdownlab/shutdownlab/internal/fixture"
 	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 	"github.com/shutdownlab/shutdownlab/report"
@@ -14,6 +15,14 @@ import (
 
 var update = flag.Bool("update", false, "rewrite report/testdata/golden* from the committed fixtures "+
 	"(rewrite those first with go test -update in report)")
+
+// TestMain installs the program's capabilities, as its Main does
+// (capabilities.Install): the document is the whole report, every
+// capability's rows included.
+func TestMain(m *testing.M) {
+	capabilities.Install()
+	os.Exit(m.Run())
+}
 
 // testdata is report's testdata directory: the committed fixtures and the
 // goldens.
