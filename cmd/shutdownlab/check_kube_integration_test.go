@@ -45,7 +45,7 @@ func TestCheckManifestKube(t *testing.T) {
 	}{
 		{"preStop sleep 3s", "prestop-sleep", target, []string{"--path", "/slow?ms=20"}, exitOK,
 			[]string{"measured on cluster context", "rollout: SAFE"}, 6 * time.Minute},
-		{"grace shorter than the drain", "grace-too-short", target, []string{"--path", "/slow?ms=3000", "--signals", "none"}, exitFailed,
+		{"grace shorter than the drain", "grace-too-short", target, []string{"--path", "/slow?ms=3000", "--search-signals", "none"}, exitFailed,
 			[]string{"measured on cluster context", "SIGKILL"}, 6 * time.Minute},
 		// Today an image on neither the engine nor a registry is refused
 		// before the cluster is touched (the pod's own ErrImagePull is
