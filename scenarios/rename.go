@@ -18,11 +18,11 @@ import (
 // prints naming where, the old key and the new one; a file (or a set of
 // --set values) giving both names of one field is an error naming both.
 //
-// What results record keeps the old names, as docs/protocol.md fixes
-// them: effective.json's fields (the JSON tags), and a variant's keys,
-// params and label (recordedPath: "timeout=10s" whichever name the file
-// used), so result directories, gate and reproduce match across the
-// rename.
+// What results record keeps the old names, so results from before and
+// after the rename read and compare alike: effective.json's fields (the
+// JSON tags), and a variant's keys, params and label (recordedPath:
+// "timeout=10s" whichever name the file used), which result directories,
+// events.json, gate and reproduce's rules match.
 
 // renamedKey is a key given a new name: dotted paths, the same field.
 type renamedKey struct {
