@@ -45,9 +45,11 @@ const DockerDefaultStopTimeout = 10 * time.Second
 // adapters look: a stop action's timeout, the target's stop timeout,
 // Docker's default.
 const (
-	// GraceFromAction: action.timeout (docker stop -t).
+	// GraceFromAction: action.grace_period (docker stop -t), by the name
+	// results record it under (its old one: reports quote this text).
 	GraceFromAction = "action.timeout"
-	// GraceFromTarget: target.stop_timeout (the container's StopTimeout).
+	// GraceFromTarget: target.grace_period (the container's StopTimeout),
+	// likewise by its old name.
 	GraceFromTarget = "target.stop_timeout"
 	// GraceFromDocker: neither, so DockerDefaultStopTimeout.
 	GraceFromDocker = "docker default"

@@ -155,11 +155,16 @@ func generatedCases(t *testing.T) []generatedCase {
 // expanded variants (with --set values too). The golden files were
 // written by the generators that printed YAML text, before they built
 // scenarios.Spec values; SHUTDOWNLAB_UPDATE_GENERATED=1 rewrites them.
+// None uses a deprecated key.
 func TestGeneratedScenarios(t *testing.T) {
 	update := os.Getenv("SHUTDOWNLAB_UPDATE_GENERATED") == "1"
 	for _, c := range generatedCases(t) {
 		t.Run(c.name, func(t *testing.T) {
-			got, err := json.MarshalIndent(viewOf(t, c.sc(t), c.sets), "", "  ")
+			sc := c.sc(t)
+			for _, d := range sc.Deprecations(nil) {
+				t.Errorf("the generated scenario uses a deprecated key: %s", d)
+			}
+			got, err := json.MarshalIndent(viewOf(t, sc, c.sets), "", "  ")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -91,6 +91,7 @@ func runManifestOnCluster(ctx context.Context, p *runplan.Plan, o manifestOpts, 
 		if serr == nil {
 			sp := *p
 			sp.Scenarios, sp.OnReport = nil, nil
+			sp.Sets = scenarios.RenameSets(p.Sets) // their deprecations were printed
 			sg, scode, _ := sp.RunGenerated(ctx, ssc, stdout, stderr)
 			code = max(code, scode)
 			if sg.Result != nil {

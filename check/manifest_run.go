@@ -127,7 +127,8 @@ func runPreStopSearch(ctx context.Context, o manifestOpts, sleeps []time.Duratio
 		return nil, "", gate.ExitHarness
 	}
 	p := runplan.New()
-	p.Out, p.Sets = opts.Out, opts.Sets
+	// The check's own plan printed the --set values' deprecations.
+	p.Out, p.Sets = opts.Out, scenarios.RenameSets(opts.Sets)
 	if err := p.Add(sc, stderr); err != nil {
 		fmt.Fprintf(stderr, "shutdownlab: pre-stop search: %v\n", err)
 		return nil, "", gate.ExitHarness

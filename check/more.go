@@ -33,10 +33,10 @@ func measureMore(ctx context.Context, o *checkOpts, actions []actionRuns, want, 
 	case ex.capacity.explains():
 		return ex, code // the drops were the queue: no signal is to blame
 	case want == nil:
-		ex.searchSkipped = "skipped (--signals none); run check without --signals none, or with --signals " + strings.Join(SearchSignals, ",")
+		ex.searchSkipped = "skipped (--search-signals none); run check without --search-signals none, or with --search-signals " + strings.Join(SearchSignals, ",")
 		return ex, code
 	case len(cands) == 0:
-		ex.searchSkipped = fmt.Sprintf("not run: every signal of --signals (%s) was measured by check's own variants", strings.Join(want, ","))
+		ex.searchSkipped = fmt.Sprintf("not run: every signal of --search-signals (%s) was measured by check's own variants", strings.Join(want, ","))
 		return ex, code
 	case ctx.Err() != nil:
 		ex.searchSkipped = "not run: interrupted"

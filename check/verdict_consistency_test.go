@@ -25,8 +25,8 @@ func search(cands ...actionRuns) extras {
 	return extras{search: &searchResult{cands: cands, watch: 6, clients: 20}}
 }
 
-// skipped is a check run with --signals none.
-var skipped = extras{searchSkipped: "skipped (--signals none)"}
+// skipped is a check run with --search-signals none.
+var skipped = extras{searchSkipped: "skipped (--search-signals none)"}
 
 // verdictShapes are the shapes the consistency test walks: every
 // signature, with and without a search, with the search finding a clean

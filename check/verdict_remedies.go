@@ -65,7 +65,7 @@ func remedies(actions []actionRuns, sigs []finding, ex extras) []finding {
 	r.grace(actions, sigs)
 	if has(sigStuck) {
 		r.suggest("stuck", "find why its drain stalls, or whether its requests outlast the grace period: a longer grace period tells which",
-			fmt.Sprintf("--grace %ds measures it", 6*max(graceOf(actions), 10)))
+			fmt.Sprintf("--grace-period %ds measures it", 6*max(graceOf(actions), 10)))
 	}
 	if !stopSignal && (has(sigCutHangs) || diedDropping(actions)) {
 		r.suggest("handler", "handle the stop signal: stop accepting, finish the requests in flight, then exit 0 (as it is, the work in flight fails at the signal)",
@@ -153,7 +153,7 @@ func (r *remedyList) grace(actions []actionRuns, sigs []finding) {
 			fmt.Sprintf("%s: exit 0 by itself after %.0f ms", exitBy, exit))
 	case tooLong:
 		r.suggest("grace", fmt.Sprintf("give it a grace period longer than %d s (docker stop -t, compose stop_grace_period, Kubernetes terminationGracePeriodSeconds), or bound its drain below it; it was still answering %.0f ms after the signal", g, drain),
-			fmt.Sprintf("no run saw it finish; --grace %ds measures how long it needs", max(secondsFor(drain)*2, 2*g)))
+			fmt.Sprintf("no run saw it finish; --grace-period %ds measures how long it needs", max(secondsFor(drain)*2, 2*g)))
 	case exit > 0.5*float64(g)*1000:
 		r.measured("grace", "", fmt.Sprintf("cutting it close: give it a grace period of at least %d s", secondsFor(exit)),
 			fmt.Sprintf("%s: exit 0 by itself after %.0f ms of the %d s grace period", exitBy, exit, g))

@@ -14,7 +14,7 @@ import (
 // missing compares against one that has it.
 func TestSetupSourcesAgree(t *testing.T) {
 	var vs []scenarios.Variant
-	for _, action := range []string{"{kind: signal, signal: quit, at: 2500ms}", "{kind: stop, at: 2500ms, timeout: 7s}", "{kind: roll, signal: quit, at: 2500ms}"} {
+	for _, action := range []string{"{kind: signal, stop_signal: quit, at: 2500ms}", "{kind: stop, at: 2500ms, grace_period: 7s}", "{kind: roll, stop_signal: quit, at: 2500ms}"} {
 		src := "name: s\nruns: 1\nbaseline: true\ntopology: caddy\nreplicas: 2\naction: " + action + "\n"
 		sc, err := scenarios.Parse("setup.yaml", []byte(src))
 		if err != nil {

@@ -11,7 +11,7 @@ import "github.com/shutdownlab/shutdownlab/budget"
 func SpecBudget(s *Spec) budget.Result { return budget.Audit(SpecBudgetInput(s)) }
 
 // SpecBudgetInput reads what the audit needs from s: the grace period
-// (action.timeout, else target.stop_timeout, else Docker's 10 s, for kind
+// (action.grace_period, else target.grace_period, else Docker's 10 s, for kind
 // stop or roll via stop; none for a signal), the target's environment,
 // load.jobs' steps and step_ms, http_ms when http_clients > 0, and
 // action.again.

@@ -26,7 +26,7 @@ func writeScenario(text string) (dir, path string) {
 // matrix into runnable specs, defaults filled in.
 func ExampleLoad() {
 	dir, path := writeScenario(`name: my-service
-target: {mode: full, init: true, stop_timeout: 15s}
+target: {mode: full, init: true, grace_period: 15s}
 load: {clients: 10, duration: 4s}
 action: {kind: stop, at: 2s}
 variants:
@@ -65,7 +65,7 @@ func ExampleLoad_invalid() {
 load:
   duration: 3q
   clients: many
-action: {kind: signal, signal: SIGFOO}
+action: {kind: signal, stop_signal: SIGFOO}
 observe: {windw: 5s}
 `)
 	defer os.RemoveAll(dir)

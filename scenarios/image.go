@@ -23,14 +23,14 @@ import (
 //     (a list --set can give: --set target.protocol.paths=/a,/b), so load on
 //     any other path is refused before anything runs;
 //   - an override of action.kind drops the file's values that belonged to
-//     its own kind (action.signal, action.timeout, action.roll), and an
+//     its own kind (action.stop_signal, action.grace_period, action.roll), and an
 //     image given by --set drops the file's target.runtime and target.env
 //     (the built-in target's knobs: a user's image runs with its own
 //     environment; --set target.env.NAME=VALUE gives it one).
 
 // BuiltinKnobs are the variant keys that configure only the built-in
 // targets: the shutdown mode, the runtime, and the environment variables
-// targetapp reads. target.init, target.entrypoint and target.stop_timeout
+// targetapp reads. target.init, target.entrypoint and target.grace_period
 // are not among them: they change how Docker runs any image.
 var BuiltinKnobs = []string{
 	"target.mode", "target.runtime",
@@ -158,8 +158,8 @@ func (s *Scenario) droppedEnv(ovs []override) []string {
 
 // dropOverridden removes from the file's tree (before the overrides are
 // written into it) the values that belong to what an override replaces:
-//   - action.kind changed to another kind: the file's action.signal unless
-//     the new kind sends one (signal, roll), its action.timeout unless the
+//   - action.kind changed to another kind: the file's action.stop_signal unless
+//     the new kind sends one (signal, roll), its action.grace_period unless the
 //     new kind has a grace period (stop, roll), its action.roll unless
 //     the new kind is roll, and its action.rollout unless it is rollout —
 //     each unless an override sets it too;
@@ -190,8 +190,8 @@ func dropOverridden(root *ast.MappingNode, ovs []override) {
 					removeEntry(mappingAt(root, "action"), field)
 				}
 			}
-			drop("signal", kind == ActionSignal || kind == ActionRoll)
-			drop("timeout", kind == ActionStop || kind == ActionRoll)
+			drop("stop_signal", kind == ActionSignal || kind == ActionRoll)
+			drop("grace_period", kind == ActionStop || kind == ActionRoll)
 			drop("roll", kind == ActionRoll)
 			drop("rollout", kind == ActionRollout)
 		}

@@ -136,8 +136,8 @@ func TestImageDeclaredPaths(t *testing.T) {
 // variant drops the file's values that belonged to its own kind; an
 // override that gives both stays a contradiction.
 func TestKindOverrideDropsFileValues(t *testing.T) {
-	stopFile := "name: t\nload: {mix: [{path: /slow}]}\naction:\n  kind: stop\n  timeout: 5s\n"
-	signalFile := "name: t\nload: {mix: [{path: /slow}]}\naction:\n  kind: signal\n  signal: SIGQUIT\n"
+	stopFile := "name: t\nload: {mix: [{path: /slow}]}\naction:\n  kind: stop\n  grace_period: 5s\n"
+	signalFile := "name: t\nload: {mix: [{path: /slow}]}\naction:\n  kind: signal\n  stop_signal: SIGQUIT\n"
 	tests := []struct {
 		name    string
 		src     string // "" = the catalog scenario below
@@ -151,13 +151,13 @@ func TestKindOverrideDropsFileValues(t *testing.T) {
 				t.Errorf("action %+v, want stop without signal or timeout", a)
 			}
 		}},
-		{"stop with a grace period", "", "direct-inflight", []string{"action.kind=stop", "action.timeout=4s"}, "", func(t *testing.T, a Action) {
+		{"stop with a grace period", "", "direct-inflight", []string{"action.kind=stop", "action.grace_period=4s"}, "", func(t *testing.T, a Action) {
 			if a.Timeout == nil || *a.Timeout != Seconds(4) {
 				t.Errorf("timeout %v, want 4s", a.Timeout)
 			}
 		}},
-		{"stop and a signal given together", "", "direct-inflight", []string{"action.kind=stop", "action.signal=SIGTERM"},
-			`--set: action.signal: "SIGTERM": only for kind signal`, nil},
+		{"stop and a signal given together", "", "direct-inflight", []string{"action.kind=stop", "action.stop_signal=SIGTERM"},
+			`--set: action.stop_signal: "SIGTERM": only for kind signal`, nil},
 		{"none on a signal file", "", "direct-inflight", []string{"action.kind=none"}, "", nil},
 		{"signal on a stop file drops its timeout", stopFile, "", []string{"action.kind=signal"}, "", func(t *testing.T, a Action) {
 			if a.Signal != "SIGTERM" || a.Timeout != nil {
@@ -170,8 +170,8 @@ func TestKindOverrideDropsFileValues(t *testing.T) {
 			}
 		}},
 		{"stop on a roll file drops signal and roll", "", "roll-behind-caddy", []string{"action.kind=stop"}, "", nil},
-		{"a file contradicting itself is still refused", "name: t\naction:\n  kind: stop\n  signal: SIGTERM\n", "", nil,
-			`t.yaml:4: action.signal: "SIGTERM": only for kind signal`, nil},
+		{"a file contradicting itself is still refused", "name: t\naction:\n  kind: stop\n  stop_signal: SIGTERM\n", "", nil,
+			`t.yaml:4: action.stop_signal: "SIGTERM": only for kind signal`, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -205,7 +205,7 @@ func TestKindOverrideDropsFileValues(t *testing.T) {
 // TestKindAxis: a variant axis action.kind: [signal, stop] on a file that
 // says which signal is valid: the stop variant drops the signal.
 func TestKindAxis(t *testing.T) {
-	src := "name: t\ntarget:\n  stop_timeout: 2s\naction:\n  kind: signal\n  signal: SIGQUIT\nvariants:\n  action.kind: [signal, stop]\n"
+	src := "name: t\ntarget:\n  grace_period: 2s\naction:\n  kind: signal\n  stop_signal: SIGQUIT\nvariants:\n  action.kind: [signal, stop]\n"
 	sc, err := parse("t.yaml", []byte(src))
 	if err != nil {
 		t.Fatal(err)

@@ -85,7 +85,7 @@ func validateKubernetes(s *Spec, fail failFunc) {
 		fail("target.program", string(t.Program), "not on platform kubernetes")
 	}
 	if t.StopTimeout != nil {
-		fail("target.stop_timeout", t.StopTimeout.String(), "not on platform kubernetes: the grace period is action.rollout.stop_grace_period or action.terminate.grace (terminationGracePeriodSeconds)")
+		fail("target.grace_period", t.StopTimeout.String(), "not on platform kubernetes: the grace period is action.rollout.grace_period or action.terminate.grace_period (terminationGracePeriodSeconds)")
 	}
 	if t.Init {
 		fail("target.init", "true", "not on platform kubernetes (a pod has no --init; shareProcessNamespace is not the same)")

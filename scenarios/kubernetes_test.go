@@ -18,11 +18,11 @@ func TestKubernetesValidation(t *testing.T) {
 	}{
 		{"rollout defaults", base, nil},
 		{"rollout of a user image with a readiness probe", base + "target: {image: my/app:1, protocol: {port: 3000, ready_path: /healthz, paths: [/]}}\nload: {mix: [{method: GET, path: /}]}\n", nil},
-		{"terminate with a hook", term + "  terminate: {grace: 10s, pre_stop: {sleep: 2s}}\n", nil},
+		{"terminate with a hook", term + "  terminate: {grace_period: 10s, pre_stop: {sleep: 2s}}\n", nil},
 		{"manifest and image", base + "kubernetes: {manifest: d.yaml, image: my/app:2}\n", nil},
 		{"caddy", base + "topology: caddy\n", []string{"topology: \"caddy\": platform kubernetes takes direct"}},
 		{"signal", "name: t\nplatform: kubernetes\naction: {kind: signal}\n", []string{"platform kubernetes takes rollout or terminate or none (the kubelet stops its pods itself)"}},
-		{"stop_timeout", base + "target: {stop_timeout: 5s}\n", []string{"the grace period is action.rollout.stop_grace_period or action.terminate.grace"}},
+		{"grace_period", base + "target: {grace_period: 5s}\n", []string{"the grace period is action.rollout.grace_period or action.terminate.grace_period"}},
 		{"init", base + "target: {init: true}\n", []string{"target.init"}},
 		{"delay", base + "  rollout: {delay: 2s}\n", []string{"action.rollout.delay"}},
 		{"rollback", base + "  rollout: {failure_action: rollback}\n", []string{"action.rollout.failure_action"}},

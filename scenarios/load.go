@@ -30,8 +30,9 @@ type Scenario struct {
 	// Axes is the variant matrix, in file order (empty: one variant).
 	Axes []Axis
 
-	raw   []byte
-	lines map[string]int // base spec field path -> line
+	raw          []byte
+	lines        map[string]int // base spec field path -> line
+	deprecations []Deprecation  // old key names the file uses (rename.go)
 }
 
 // Line returns the line of field (a dotted path as in errors, e.g.
@@ -127,16 +128,19 @@ func parse(file string, data []byte) (*Scenario, error) {
 		return nil, ValidationErrors{{File: file, Line: line, Field: Shorten(key), Msg: deepMsg}}
 	}
 	sc := &Scenario{File: file, raw: bytes.Clone(data)}
-	_, variants, err := sc.tree()
+	_, variants, deps, err := sc.tree()
 	if err != nil {
 		return nil, err
 	}
 	var errs ValidationErrors
 	if variants != nil {
 		var aerrs ValidationErrors
-		sc.Axes, aerrs = parseAxes(file, variants)
+		var adeps []Deprecation
+		sc.Axes, adeps, aerrs = parseAxes(file, variants)
 		errs = append(errs, aerrs...)
+		deps = append(deps, adeps...)
 	}
+	sc.deprecations = deps
 	spec, loc, berrs := sc.build(nil)
 	sc.Spec, sc.lines = spec, loc.lines
 	errs = append(errs, berrs.schemaOnly()...)
@@ -150,11 +154,12 @@ func parse(file string, data []byte) (*Scenario, error) {
 }
 
 // tree parses the scenario's text afresh and returns its top-level mapping
-// with the variants entry taken out (nil when absent).
-func (s *Scenario) tree() (*ast.MappingNode, *ast.MappingValueNode, error) {
+// with the variants entry taken out (nil when absent) and every renamed
+// key under its new name (the old names it met: the Deprecations).
+func (s *Scenario) tree() (*ast.MappingNode, *ast.MappingValueNode, []Deprecation, error) {
 	f, err := parser.ParseBytes(s.raw, 0)
 	if err != nil {
-		return nil, nil, ValidationErrors{fromYAML(s.File, err)}
+		return nil, nil, nil, ValidationErrors{fromYAML(s.File, err)}
 	}
 	var docs []*ast.DocumentNode
 	for _, d := range f.Docs {
@@ -164,9 +169,9 @@ func (s *Scenario) tree() (*ast.MappingNode, *ast.MappingValueNode, error) {
 	}
 	switch {
 	case len(docs) == 0:
-		return nil, nil, ValidationErrors{{File: s.File, Msg: "empty scenario file"}}
+		return nil, nil, nil, ValidationErrors{{File: s.File, Msg: "empty scenario file"}}
 	case len(docs) > 1:
-		return nil, nil, ValidationErrors{{File: s.File, Line: lineOf(docs[1].Body), Msg: "one YAML document per scenario file"}}
+		return nil, nil, nil, ValidationErrors{{File: s.File, Line: lineOf(docs[1].Body), Msg: "one YAML document per scenario file"}}
 	}
 	var root *ast.MappingNode
 	switch v := unwrap(docs[0].Body).(type) {
@@ -175,9 +180,14 @@ func (s *Scenario) tree() (*ast.MappingNode, *ast.MappingValueNode, error) {
 	case *ast.MappingValueNode:
 		root = ast.Mapping(v.GetToken(), false, v)
 	default:
-		return nil, nil, ValidationErrors{{File: s.File, Line: lineOf(docs[0].Body), Msg: "want a mapping (name: ..., target: ..., load: ...)"}}
+		return nil, nil, nil, ValidationErrors{{File: s.File, Line: lineOf(docs[0].Body), Msg: "want a mapping (name: ..., target: ..., load: ...)"}}
 	}
-	return root, removeEntry(root, "variants"), nil
+	variants := removeEntry(root, "variants")
+	deps, errs := renameKeys(s.File, root)
+	if len(errs) > 0 {
+		return nil, nil, nil, errs
+	}
+	return root, variants, deps, nil
 }
 
 // build decodes the scenario with the overrides written in: schema check,
@@ -186,7 +196,7 @@ func (s *Scenario) tree() (*ast.MappingNode, *ast.MappingValueNode, error) {
 func (s *Scenario) build(ovs []override) (Spec, *locator, ValidationErrors) {
 	loc := newLocator(s.File)
 	spec := Defaults()
-	root, _, err := s.tree()
+	root, _, _, err := s.tree()
 	if err != nil {
 		return spec, loc, err.(ValidationErrors)
 	}

@@ -65,9 +65,10 @@ type Rollout struct {
 	Delay Duration `yaml:"delay" json:"delay"`
 	// Order is stop-first (default, Swarm's) or start-first.
 	Order string `yaml:"order" json:"order"`
-	// StopGracePeriod is the time from the stop signal to SIGKILL,
-	// 0..10m (default 10s, Swarm's).
-	StopGracePeriod Duration `yaml:"stop_grace_period" json:"stop_grace_period"`
+	// StopGracePeriod is the grace period, the time from the stop signal
+	// to SIGKILL (key grace_period; stop_grace_period is its deprecated
+	// name and its JSON name), 0..10m (default 10s, Swarm's).
+	StopGracePeriod Duration `yaml:"grace_period" json:"stop_grace_period"`
 	// StopSignal is the tasks' stop signal (default SIGTERM).
 	StopSignal string `yaml:"stop_signal" json:"stop_signal"`
 	// FailureAction is pause (default), continue or rollback.
@@ -216,7 +217,7 @@ func validateSwarm(s *Spec, fail failFunc) {
 		fail("target.program", string(t.Program), "not on platform swarm")
 	}
 	if t.StopTimeout != nil {
-		fail("target.stop_timeout", t.StopTimeout.String(), "not on platform swarm: set action.rollout.stop_grace_period")
+		fail("target.grace_period", t.StopTimeout.String(), "not on platform swarm: set action.rollout.grace_period")
 	}
 	sw := s.Swarm()
 	if sw == nil {
@@ -245,7 +246,7 @@ func validateRollout(s *Spec, fail failFunc) {
 	if r.Order != "start-first" && r.Order != "stop-first" {
 		fail("action.rollout.order", r.Order, "want start-first or stop-first")
 	}
-	checkSpan(fail, "action.rollout.stop_grace_period", r.StopGracePeriod, 0, 10*time.Minute)
+	checkSpan(fail, "action.rollout.grace_period", r.StopGracePeriod, 0, 10*time.Minute)
 	if !slices.Contains(Signals, r.StopSignal) {
 		fail("action.rollout.stop_signal", r.StopSignal, "unknown signal (want one of "+strings.Join(Signals, ", ")+")")
 	}

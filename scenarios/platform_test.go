@@ -19,7 +19,7 @@ func TestPlatformValidation(t *testing.T) {
 		want []string // substrings, one per expected error
 	}{
 		{"defaults", base, nil},
-		{"full blocks", base + "  rollout: {parallelism: 2, delay: 1s, order: start-first, stop_grace_period: 5s, stop_signal: int, failure_action: rollback, healthcheck: {probe: liveness, interval: 500ms, retries: 2}}\nswarm: {endpoint_mode: vip, constraints: [\"node.role==manager\"], dns_refresh: 2s}\n", nil},
+		{"full blocks", base + "  rollout: {parallelism: 2, delay: 1s, order: start-first, grace_period: 5s, stop_signal: int, failure_action: rollback, healthcheck: {probe: liveness, interval: 500ms, retries: 2}}\nswarm: {endpoint_mode: vip, constraints: [\"node.role==manager\"], dns_refresh: 2s}\n", nil},
 		{"baseline none", "name: t\nplatform: swarm\naction: {kind: none}\n", nil},
 		{"rollout on direct", "name: t\naction: {kind: rollout, at: 1s}\n", []string{"action.kind: \"rollout\": rollout needs platform swarm"}},
 		{"swarm block on direct", "name: t\nswarm: {endpoint_mode: dnsrr}\n", []string{"swarm: only for platform swarm"}},
@@ -30,7 +30,7 @@ func TestPlatformValidation(t *testing.T) {
 		{"probe on node", base + "target: {runtime: node}\n", []string{"needs the built-in Go target"}},
 		{"bad endpoint", base + "swarm: {endpoint_mode: ipvs}\n", []string{`swarm.endpoint_mode: "ipvs"`}},
 		{"bad constraint", base + "swarm: {constraints: [manager]}\n", []string{`swarm.constraints[0]: "manager"`}},
-		{"stop_timeout", base + "target: {stop_timeout: 5s}\n", []string{"set action.rollout.stop_grace_period"}},
+		{"grace_period", base + "target: {grace_period: 5s}\n", []string{"set action.rollout.grace_period"}},
 		{"rollout block on roll", "name: t\ntopology: caddy\nreplicas: 2\naction: {kind: roll, rollout: {order: stop-first}}\n", []string{"action.rollout: only for kind rollout"}},
 		{"retries", base + "  rollout: {healthcheck: {retries: 0}}\n", []string{"action.rollout.healthcheck.retries"}},
 	}

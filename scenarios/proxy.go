@@ -69,7 +69,8 @@ type Proxy struct {
 // Roll is how an action of kind roll replaces the acted-on replica.
 type Roll struct {
 	// Via is how replica A is stopped: signal (docker kill -s
-	// action.signal, default) or stop (docker stop -t action.timeout).
+	// action.stop_signal, default) or stop (docker stop -t
+	// action.grace_period).
 	Via ActionKind `yaml:"via" json:"via"`
 	// Replacement says whether a new replica joins: none (default),
 	// start-first (the replacement starts and becomes ready before A is

@@ -24,13 +24,17 @@ type override struct {
 	text string // the value as YAML gives it (no quotes)
 	line int    // its line in the file (0: from --set)
 	set  bool   // true: from --set
+	old  string // the renamed key's old name the --set gave ("": none)
 }
 
 // parseSets parses --set arguments ("key=value"). Keys are checked against
-// the Spec; values are checked later, with the rest of the spec.
+// the Spec, a renamed key's old name taken for its new one (the override
+// keeps the old name for its Deprecation); giving both names is an error.
+// Values are checked later, with the rest of the spec.
 func parseSets(sets []string) ([]override, ValidationErrors) {
 	var out []override
 	var errs ValidationErrors
+	given := map[string]string{} // current name -> key as given
 	for _, arg := range sets {
 		key, value, ok := strings.Cut(arg, "=")
 		key = strings.TrimSpace(key)
@@ -38,11 +42,22 @@ func parseSets(sets []string) ([]override, ValidationErrors) {
 			errs = append(errs, &ValidationError{File: SetSource, Value: arg, Msg: "want key=value, e.g. load.duration=2s"})
 			continue
 		}
-		if _, err := resolveSet(key); err != nil {
+		path, renamed := canonicalPath(key)
+		if first, ok := given[path]; ok && first != key {
+			errs = append(errs, &ValidationError{File: SetSource, Field: key, Value: value,
+				Msg: fmt.Sprintf("%s names the same field: give only %s (%s is deprecated)", first, path, recordedPath(path))})
+			continue
+		}
+		given[path] = key
+		if _, err := resolveSet(path); err != nil {
 			errs = append(errs, &ValidationError{File: SetSource, Field: key, Value: value, Msg: err.Error()})
 			continue
 		}
-		out = append(out, override{path: key, text: value, set: true})
+		o := override{path: path, text: value, set: true}
+		if renamed {
+			o.old = key
+		}
+		out = append(out, o)
 	}
 	return out, errs
 }

@@ -138,10 +138,11 @@ type Target struct {
 	// Init runs the container with `docker run --init`, so a tiny init is
 	// PID 1 and forwards signals to the app (default false, as Docker).
 	Init bool `yaml:"init" json:"init"`
-	// StopTimeout is the container's StopTimeout, in whole seconds. Nil
-	// leaves it to the engine's default (the runner reports the value it
-	// reads back, never an assumed one).
-	StopTimeout *Duration `yaml:"stop_timeout" json:"stop_timeout,omitempty"`
+	// StopTimeout is the grace period (key grace_period; stop_timeout is
+	// its deprecated name and its JSON name): the container's StopTimeout,
+	// in whole seconds. Nil leaves it to the engine's default (the runner
+	// reports the value it reads back, never an assumed one).
+	StopTimeout *Duration `yaml:"grace_period" json:"stop_timeout,omitempty"`
 	// Env is extra environment for the target, for example DRAIN_MS,
 	// PRESTOP_MS, KEEPALIVE_MS, SWEEP_MS. MODE and PORT are set by the
 	// harness and may not appear here. Values are strings.
@@ -257,15 +258,16 @@ type Job struct {
 type Action struct {
 	// Kind is signal (default), stop, roll, rollout, terminate or none.
 	Kind ActionKind `yaml:"kind" json:"kind"`
-	// Signal is the signal sent for kind signal, or roll via signal
-	// (default SIGTERM): SIGTERM,
-	// SIGINT, SIGKILL, SIGQUIT, SIGHUP, SIGUSR1 or SIGUSR2. Names without
-	// the SIG prefix and in lower case are accepted and normalised.
-	Signal string `yaml:"signal" json:"signal,omitempty"`
-	// Timeout is the docker stop -t grace period for kind stop (or roll
-	// via stop), in whole seconds. Nil uses the container's own
-	// StopTimeout.
-	Timeout *Duration `yaml:"timeout" json:"timeout,omitempty"`
+	// Signal is the stop signal (key stop_signal; signal is its
+	// deprecated name and its JSON name) sent for kind signal, or roll via
+	// signal (default SIGTERM): one of Signals. Names without the SIG
+	// prefix and in lower case are accepted and normalised.
+	Signal string `yaml:"stop_signal" json:"signal,omitempty"`
+	// Timeout is the grace period (key grace_period; timeout is its
+	// deprecated name and its JSON name) of kind stop (or roll via stop):
+	// docker stop -t, in whole seconds. Nil uses the container's own
+	// (target.grace_period).
+	Timeout *Duration `yaml:"grace_period" json:"timeout,omitempty"`
 	// At is when the action happens, after load start; it must be before
 	// load.duration so the action happens while load runs (default 3s).
 	At Duration `yaml:"at" json:"at"`

@@ -33,7 +33,7 @@ type Step struct {
 	// Kind is crash or signal (required).
 	Kind StepKind `yaml:"kind" json:"kind"`
 	// Signal is the signal of kind signal (required there; normalised like
-	// action.signal). Not for kind crash.
+	// action.stop_signal). Not for kind crash.
 	Signal string `yaml:"signal" json:"signal,omitempty"`
 	// At is when the step happens, after load start: not before the
 	// previous step, and before action.at.

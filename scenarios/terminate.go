@@ -19,13 +19,16 @@ const ActionTerminate ActionKind = record.ActionTerminate
 // DefaultTerminationGrace is terminationGracePeriodSeconds' default.
 const DefaultTerminationGrace = 30 * time.Second
 
-// MaxTerminationGrace bounds action.terminate.grace (a run waits for it).
+// MaxTerminationGrace bounds action.terminate.grace_period (a run waits
+// for it).
 const MaxTerminationGrace = 10 * time.Minute
 
 // Terminate configures kind terminate as a pod spec would.
 type Terminate struct {
-	// Grace is terminationGracePeriodSeconds, whole seconds (default 30s).
-	Grace Duration `yaml:"grace" json:"grace"`
+	// Grace is the grace period, terminationGracePeriodSeconds (key
+	// grace_period; grace is its deprecated name and its JSON name), whole
+	// seconds (default 30s).
+	Grace Duration `yaml:"grace_period" json:"grace"`
 	// PreStop is the container's pre-stop hook (nil: none).
 	PreStop *PreStop `yaml:"pre_stop" json:"pre_stop,omitempty"`
 	// StopSignal is lifecycle.stopSignal; empty sends the image's
@@ -85,9 +88,9 @@ func normalizeTerminate(s *Spec) {
 // validateTerminate checks action.terminate under kind terminate.
 func validateTerminate(s *Spec, fail failFunc) {
 	t := s.Action.Terminate()
-	checkSeconds(fail, "action.terminate.grace", t.Grace)
+	checkSeconds(fail, "action.terminate.grace_period", t.Grace)
 	if t.Grace.D() > MaxTerminationGrace {
-		fail("action.terminate.grace", t.Grace.String(), "must be at most "+MaxTerminationGrace.String())
+		fail("action.terminate.grace_period", t.Grace.String(), "must be at most "+MaxTerminationGrace.String())
 	}
 	if t.StopSignal != "" && !isSignal(t.StopSignal) {
 		fail("action.terminate.stop_signal", t.StopSignal, "unknown signal (want one of "+strings.Join(Signals, ", ")+")")
@@ -99,7 +102,7 @@ func validateTerminate(s *Spec, fail failFunc) {
 		validateNewPod(s, n, fail)
 	}
 	if min := t.Grace.D() + 2*time.Second; s.Observe.Window.D() < min {
-		fail("observe.window", s.Observe.Window.String(), fmt.Sprintf("must cover action.terminate.grace and the kubelet's 2 s floor (at least %s)", Duration(min)))
+		fail("observe.window", s.Observe.Window.String(), fmt.Sprintf("must cover action.terminate.grace_period and the kubelet's 2 s floor (at least %s)", Duration(min)))
 	}
 }
 
@@ -139,7 +142,7 @@ func isSignal(name string) bool {
 }
 
 // UnmarshalYAML decodes a terminate block onto its defaults, so a block
-// that leaves out grace keeps Kubernetes' 30 s.
+// that leaves out grace_period keeps Kubernetes' 30 s.
 func (t *Terminate) UnmarshalYAML(unmarshal func(any) error) error {
 	type plain Terminate
 	*t = DefaultTerminate()

@@ -16,16 +16,16 @@ func TestTerminateBlock(t *testing.T) {
 		want      string // "" = valid
 	}{
 		{"defaults", ok, ""},
-		{"sleep hook, stop signal", ok + "  terminate: {grace: 10s, stop_signal: quit, pre_stop: {sleep: 3s}}\n", ""},
+		{"sleep hook, stop signal", ok + "  terminate: {grace_period: 10s, stop_signal: quit, pre_stop: {sleep: 3s}}\n", ""},
 		{"exec hook", ok + "  terminate: {pre_stop: {exec: [/app, prestop]}}\n", ""},
 		{"http hook", ok + "  terminate: {pre_stop: {http_get: {path: /drain}}}\n", ""},
 		{"two handlers", ok + "  terminate: {pre_stop: {sleep: 1s, exec: [x]}}\n", "needs exactly one of sleep, exec, http_get (has 2)"},
 		{"no handler", ok + "  terminate: {pre_stop: {}}\n", "needs exactly one of sleep, exec, http_get (has 0)"},
-		{"fractional grace", ok + "  terminate: {grace: 1500ms}\n", `action.terminate.grace: "1.5s": must be whole seconds`},
+		{"fractional grace", ok + "  terminate: {grace_period: 1500ms}\n", `action.terminate.grace_period: "1.5s": must be whole seconds`},
 		{"unknown signal", ok + "  terminate: {stop_signal: SIGFOO}\n", `action.terminate.stop_signal: "SIGFOO": unknown signal`},
 		{"relative path", ok + "  terminate: {pre_stop: {http_get: {path: drain}}}\n", `http_get.path: "drain": must start with /`},
-		{"window shorter than the grace", "name: t\naction: {kind: terminate}\n", `observe.window: "10s": must cover action.terminate.grace and the kubelet's 2 s floor (at least 32s)`},
-		{"block on another kind", "name: t\naction: {kind: stop, terminate: {grace: 5s}}\n", "action.terminate: only for kind terminate"},
+		{"window shorter than the grace", "name: t\naction: {kind: terminate}\n", `observe.window: "10s": must cover action.terminate.grace_period and the kubelet's 2 s floor (at least 32s)`},
+		{"block on another kind", "name: t\naction: {kind: stop, terminate: {grace_period: 5s}}\n", "action.terminate: only for kind terminate"},
 		{"on swarm", "name: t\nplatform: swarm\nobserve: {window: 40s}\naction: {kind: terminate}\n", "platform swarm takes rollout or none"},
 		{"deregistration from the deletion", "name: t\ntopology: caddy\nproxy: {deregister_after: 1s}\nobserve: {window: 40s}\naction: {kind: terminate}\n", ""},
 	}

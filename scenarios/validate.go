@@ -117,7 +117,7 @@ func validateHeader(s *Spec, fail failFunc) {
 }
 
 // validateRuntime checks how the target runs: target.runtime, mode,
-// stop_timeout, ready_timeout and env, and replicas. (validateTarget checks
+// grace_period, ready_timeout and env, and replicas. (validateTarget checks
 // the image, entrypoint and protocol.)
 func validateRuntime(s *Spec, fail failFunc) {
 	switch s.Target.Runtime {
@@ -131,7 +131,7 @@ func validateRuntime(s *Spec, fail failFunc) {
 		fail("target.mode", string(s.Target.Mode), "want none, close or full")
 	}
 	if d := s.Target.StopTimeout; d != nil {
-		checkSeconds(fail, "target.stop_timeout", *d)
+		checkSeconds(fail, "target.grace_period", *d)
 	}
 	if d := s.Target.ReadyTimeout; d < MinReadyTimeout || d > MaxReadyTimeout {
 		fail("target.ready_timeout", d.String(), fmt.Sprintf("must be %s..%s", MinReadyTimeout, MaxReadyTimeout))
@@ -238,7 +238,7 @@ func validateJob(l *LoadSpec, fail failFunc) {
 }
 
 // validateAction checks action: its kind, the settings only some kinds
-// take (signal, timeout), when it happens and which replica it hits.
+// take (stop_signal, grace_period), when it happens and which replica it hits.
 func validateAction(s *Spec, fail failFunc) {
 	a, l := &s.Action, &s.Load
 	validateActionKind(s, fail)
@@ -246,16 +246,16 @@ func validateAction(s *Spec, fail failFunc) {
 	stops := a.Kind == ActionStop || a.Kind == ActionRoll && a.Roll.Via == ActionStop
 	if sends {
 		if !slices.Contains(Signals, a.Signal) {
-			fail("action.signal", a.Signal, "unknown signal (want one of "+strings.Join(Signals, ", ")+")")
+			fail("action.stop_signal", a.Signal, "unknown signal (want one of "+strings.Join(Signals, ", ")+")")
 		}
 	} else if a.Signal != "" {
-		fail("action.signal", a.Signal, "only for kind signal or roll via signal (docker stop sends the image's stop signal)")
+		fail("action.stop_signal", a.Signal, "only for kind signal or roll via signal (docker stop sends the image's stop signal)")
 	}
 	if a.Timeout != nil {
 		if !stops {
-			fail("action.timeout", a.Timeout.String(), "only for kind stop or roll via stop (a signal has no grace period)")
+			fail("action.grace_period", a.Timeout.String(), "only for kind stop or roll via stop (a signal has no grace period)")
 		} else {
-			checkSeconds(fail, "action.timeout", *a.Timeout)
+			checkSeconds(fail, "action.grace_period", *a.Timeout)
 		}
 	}
 	if a.At < 0 {

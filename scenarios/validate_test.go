@@ -32,7 +32,7 @@ func TestValidationErrors(t *testing.T) {
 		// all schema errors of a file are reported together, in line order
 		{"several errors at once", "name: t\ntarget:\n  init: maybe\n  colour: red\nload:\n  duration: 3q\n  clients: many\n", []string{
 			`t.yaml:3: target.init: "maybe": want true or false`,
-			"t.yaml:4: target.colour: unknown field (want one of: runtime, mode, init, stop_timeout, env, entrypoint, image, command, args, protocol, ready_timeout, program)",
+			"t.yaml:4: target.colour: unknown field (want one of: runtime, mode, init, grace_period, env, entrypoint, image, command, args, protocol, ready_timeout, program)",
 			`t.yaml:6: load.duration: "3q": invalid duration (want e.g. 6s, 500ms)`,
 			`t.yaml:7: load.clients: "many": want a whole number`,
 		}},
@@ -64,8 +64,8 @@ func TestValidationErrors(t *testing.T) {
 		{"runtime unknown", "name: t\ntarget: {runtime: java}\n", []string{`t.yaml:2: target.runtime: "java": want go or node`}},
 		{"reserved env", "name: t\ntarget:\n  env: {MODE: full}\n", []string{`t.yaml:3: target.env.MODE: "full": set by the harness from target.mode (for the built-in target; a target.image may set it)`}},
 		{"bad env name", "name: t\ntarget:\n  env: {A-B: x}\n", []string{`t.yaml:3: target.env.A-B: "x": not a valid environment variable name`}},
-		{"stop_timeout not whole seconds", "name: t\ntarget: {stop_timeout: 2500ms}\n", []string{`t.yaml:2: target.stop_timeout: "2.5s": must be whole seconds (Docker takes seconds)`}},
-		{"negative stop_timeout", "name: t\ntarget: {stop_timeout: -1s}\n", []string{`t.yaml:2: target.stop_timeout: "-1s": must not be negative`}},
+		{"grace_period not whole seconds", "name: t\ntarget: {grace_period: 2500ms}\n", []string{`t.yaml:2: target.grace_period: "2.5s": must be whole seconds (Docker takes seconds)`}},
+		{"negative grace_period", "name: t\ntarget: {grace_period: -1s}\n", []string{`t.yaml:2: target.grace_period: "-1s": must not be negative`}},
 		{"ready_timeout too long", "name: t\ntarget: {ready_timeout: 11m}\n", []string{`t.yaml:2: target.ready_timeout: "11m0s": must be 1s..10m0s`}},
 		{"ready_timeout too short", "name: t\ntarget: {ready_timeout: 500ms}\n", []string{`t.yaml:2: target.ready_timeout: "500ms": must be 1s..10m0s`}},
 		{"replicas zero", "name: t\nreplicas: 0\n", []string{`t.yaml:2: replicas: "0": must be 1..16`}},
@@ -98,10 +98,10 @@ func TestValidationErrors(t *testing.T) {
 		{"negative action.at", "name: t\naction: {at: -1s}\n", []string{`t.yaml:2: action.at: "-1s": must not be negative`}},
 		{"kind unknown", "name: t\naction: {kind: restart}\n", []string{`t.yaml:2: action.kind: "restart": want signal, stop, roll, rollout, terminate or none`}},
 		{"replica out of range", "name: t\nreplicas: 2\naction: {replica: 2}\n", []string{`t.yaml:3: action.replica: "2": must be 0..1 (replicas is 2)`}},
-		{"unknown signal", "name: t\naction: {signal: SIGFOO}\n", []string{`t.yaml:2: action.signal: "SIGFOO": unknown signal (want one of SIGTERM, SIGINT, SIGKILL, SIGQUIT, SIGHUP, SIGUSR1, SIGUSR2, SIGWINCH)`}},
-		{"signal with kind stop", "name: t\naction: {kind: stop, signal: TERM}\n", []string{`t.yaml:2: action.signal: "SIGTERM": only for kind signal or roll via signal (docker stop sends the image's stop signal)`}},
-		{"timeout with kind signal", "name: t\naction:\n  kind: signal\n  timeout: 10s\n", []string{`t.yaml:4: action.timeout: "10s": only for kind stop or roll via stop (a signal has no grace period)`}},
-		{"stop timeout not whole seconds", "name: t\naction: {kind: stop, timeout: 1500ms}\n", []string{`t.yaml:2: action.timeout: "1.5s": must be whole seconds (Docker takes seconds)`}},
+		{"unknown signal", "name: t\naction: {stop_signal: SIGFOO}\n", []string{`t.yaml:2: action.stop_signal: "SIGFOO": unknown signal (want one of SIGTERM, SIGINT, SIGKILL, SIGQUIT, SIGHUP, SIGUSR1, SIGUSR2, SIGWINCH)`}},
+		{"signal with kind stop", "name: t\naction: {kind: stop, stop_signal: TERM}\n", []string{`t.yaml:2: action.stop_signal: "SIGTERM": only for kind signal or roll via signal (docker stop sends the image's stop signal)`}},
+		{"grace_period with kind signal", "name: t\naction:\n  kind: signal\n  grace_period: 10s\n", []string{`t.yaml:4: action.grace_period: "10s": only for kind stop or roll via stop (a signal has no grace period)`}},
+		{"stop grace_period not whole seconds", "name: t\naction: {kind: stop, grace_period: 1500ms}\n", []string{`t.yaml:2: action.grace_period: "1.5s": must be whole seconds (Docker takes seconds)`}},
 		// topology, proxy, roll, baseline
 		{"unknown topology", "name: t\ntopology: nginx\n", []string{`t.yaml:2: topology: "nginx": want direct or caddy`}},
 		{"proxy without caddy", "name: t\nproxy: {try_duration: 5s}\n", []string{`t.yaml:2: proxy: only for topology caddy`}},
@@ -119,13 +119,13 @@ func TestValidationErrors(t *testing.T) {
 			`t.yaml:5: action.roll.replacement: "blue-green": want none, start-first or stop-first`,
 		}},
 		{"roll block with kind signal", "name: t\naction:\n  roll: {replacement: start-first}\n", []string{`t.yaml:3: action.roll: only for kind roll`}},
-		{"roll via stop takes no signal", "name: t\ntopology: caddy\naction: {kind: roll, signal: TERM, roll: {via: stop}}\n", []string{`t.yaml:3: action.signal: "SIGTERM": only for kind signal or roll via signal (docker stop sends the image's stop signal)`}},
+		{"roll via stop takes no signal", "name: t\ntopology: caddy\naction: {kind: roll, stop_signal: TERM, roll: {via: stop}}\n", []string{`t.yaml:3: action.stop_signal: "SIGTERM": only for kind signal or roll via signal (docker stop sends the image's stop signal)`}},
 		{"baseline without action", "name: t\nbaseline: true\naction: {kind: none}\n", []string{`t.yaml:2: baseline: "true": needs an action (the baseline is the same run without one)`}},
 		{"baseline with a load axis", "name: t\nbaseline: true\nvariants:\n  load.clients: [1, 2]\n", []string{`t.yaml:4: variants.load.clients: a scenario with baseline: true may not vary load, replicas, topology or proxy (one baseline serves every variant)`}},
 		{"window zero", "name: t\nobserve: {window: 0s}\n", []string{`t.yaml:2: observe.window: "0s": must be > 0 and at most 10m`}},
 		{"window too long", "name: t\nobserve: {window: 11m}\n", []string{`t.yaml:2: observe.window: "11m0s": must be > 0 and at most 10m`}},
 		// variants: keys must name a single value of the spec
-		{"variant key unknown", "name: t\nvariants:\n  target.colour: [red]\n", []string{`t.yaml:3: variants.target.colour: unknown field "colour" in target (want one of: runtime, mode, init, stop_timeout, env, entrypoint, image, command, args, protocol, ready_timeout, program)`}},
+		{"variant key unknown", "name: t\nvariants:\n  target.colour: [red]\n", []string{`t.yaml:3: variants.target.colour: unknown field "colour" in target (want one of: runtime, mode, init, grace_period, env, entrypoint, image, command, args, protocol, ready_timeout, program)`}},
 		{"variant key is a mapping", "name: t\nvariants:\n  load: [x]\n", []string{`t.yaml:3: variants.load: not a single value (lists and mappings cannot be set or varied)`}},
 		{"variant empty value list", "name: t\nvariants:\n  target.mode: []\n", []string{"t.yaml:3: variants.target.mode: empty list of values"}},
 		{"variant value not a list", "name: t\nvariants:\n  target.mode: full\n", []string{`t.yaml:3: variants.target.mode: "full": want a list of values, e.g. [none, full]`}},
@@ -171,11 +171,11 @@ func TestNormalize(t *testing.T) {
 	tests := []struct {
 		src, signal string
 	}{
-		{"name: t\n", "SIGTERM"},                            // kind signal defaults to SIGTERM
-		{"name: t\naction: {signal: TERM}\n", "SIGTERM"},    // SIG prefix added
-		{"name: t\naction: {signal: sigint}\n", "SIGINT"},   // case normalised
-		{"name: t\naction: {kind: stop}\n", ""},             // stop sends no signal of ours
-		{"name: t\naction: {signal: SIGKILL}\n", "SIGKILL"}, // already canonical
+		{"name: t\n", "SIGTERM"},                                 // kind signal defaults to SIGTERM
+		{"name: t\naction: {stop_signal: TERM}\n", "SIGTERM"},    // SIG prefix added
+		{"name: t\naction: {stop_signal: sigint}\n", "SIGINT"},   // case normalised
+		{"name: t\naction: {kind: stop}\n", ""},                  // stop sends no signal of ours
+		{"name: t\naction: {stop_signal: SIGKILL}\n", "SIGKILL"}, // already canonical
 	}
 	for _, tt := range tests {
 		sc, err := parse("t.yaml", []byte(tt.src))

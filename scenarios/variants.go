@@ -14,7 +14,10 @@ const MaxVariants = 64
 // Axis is one key of a scenario's variant matrix: a dotted path into the
 // Spec and the values it takes, in file order.
 type Axis struct {
-	// Key is the dotted path, e.g. "target.mode" or "target.env.DRAIN_MS".
+	// Key is the dotted path, e.g. "target.mode" or "target.env.DRAIN_MS",
+	// as results record it: a renamed key (rename.go) under its old name,
+	// whichever name the file gives, so variant labels and params do not
+	// change with the rename ("action.timeout" for action.grace_period).
 	Key string
 	// Values are the values as YAML gives them (without quotes).
 	Values []string
@@ -47,9 +50,10 @@ type Variant struct {
 const BaselineLabel = "baseline"
 
 // parseAxes reads the variants mapping (a dotted path -> list of values),
-// keeping the file's key order.
-func parseAxes(file string, mv *ast.MappingValueNode) ([]Axis, ValidationErrors) {
+// keeping the file's key order, and returns the old key names it met.
+func parseAxes(file string, mv *ast.MappingValueNode) ([]Axis, []Deprecation, ValidationErrors) {
 	var errs ValidationErrors
+	var deps []Deprecation
 	fail := func(line int, field, value, msg string) {
 		errs = append(errs, &ValidationError{File: file, Line: line, Field: field, Value: value, Msg: msg})
 	}
@@ -58,20 +62,28 @@ func parseAxes(file string, mv *ast.MappingValueNode) ([]Axis, ValidationErrors)
 		if mv.Value.Type() != ast.NullType {
 			fail(lineOf(mv.Key), "variants", "", "want a mapping of dotted keys to lists of values")
 		}
-		return nil, errs
+		return nil, nil, errs
 	}
 	var axes []Axis
-	seen := map[string]bool{}
+	seen := map[string]string{} // current name -> key as written
 	size := 1
 	for _, kv := range values {
 		key, _ := scalarText(kv.Key)
 		field, line := "variants."+key, lineOf(kv.Key)
-		if seen[key] {
+		canon, old := canonicalPath(key)
+		if first, ok := seen[canon]; ok && first == key {
 			fail(line, field, "", "duplicate key")
 			continue
+		} else if ok {
+			fail(line, field, "", fmt.Sprintf("variants.%s names the same field: give only variants.%s (%s is deprecated)",
+				first, canon, recordedPath(canon)))
+			continue
 		}
-		seen[key] = true
-		if _, err := resolve(key); err != nil {
+		seen[canon] = key
+		if old {
+			deps = append(deps, Deprecation{File: file, Line: line, Old: "variants." + key, New: "variants." + canon})
+		}
+		if _, err := resolve(canon); err != nil {
 			fail(line, field, "", err.Error())
 			continue
 		}
@@ -84,7 +96,7 @@ func parseAxes(file string, mv *ast.MappingValueNode) ([]Axis, ValidationErrors)
 			fail(line, field, "", "empty list of values")
 			continue
 		}
-		ax := Axis{Key: key, line: line}
+		ax := Axis{Key: recordedPath(canon), line: line}
 		dup := map[string]bool{}
 		for i, n := range seq.Values {
 			s, ok := scalarText(n)
@@ -105,7 +117,7 @@ func parseAxes(file string, mv *ast.MappingValueNode) ([]Axis, ValidationErrors)
 	if size > MaxVariants {
 		fail(lineOf(mv.Key), "variants", "", fmt.Sprintf("%d variants, more than %d", size, MaxVariants))
 	}
-	return axes, errs
+	return axes, deps, errs
 }
 
 // Expand resolves the scenario into its variants: sets ("key=value", the
@@ -143,7 +155,8 @@ func (s *Scenario) Expand(sets []string) ([]Variant, error) {
 			k := rest % len(ax.Values)
 			rest /= len(ax.Values)
 			v.Params[ax.Key] = ax.Values[k]
-			all = append(all, override{path: ax.Key, text: ax.Values[k], line: ax.lines[k], set: ax.fromSet})
+			path, _ := canonicalPath(ax.Key)
+			all = append(all, override{path: path, text: ax.Values[k], line: ax.lines[k], set: ax.fromSet})
 			parts = append([]string{short[j] + "=" + ax.Values[k]}, parts...)
 		}
 		v.Label = "default"
@@ -216,8 +229,8 @@ func narrow(axes []Axis, ovs []override) []Axis {
 	copy(out, axes)
 	for _, o := range ovs {
 		for i := range out {
-			if out[i].Key == o.path {
-				out[i] = Axis{Key: o.path, Values: []string{o.text}, lines: []int{0}, fromSet: true}
+			if path, _ := canonicalPath(out[i].Key); path == o.path {
+				out[i] = Axis{Key: out[i].Key, Values: []string{o.text}, lines: []int{0}, fromSet: true}
 			}
 		}
 	}

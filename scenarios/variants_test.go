@@ -49,7 +49,8 @@ func TestExpand(t *testing.T) {
 			"init=false,mode=none init=false,mode=close init=false,mode=full init=true,mode=none init=true,mode=close init=true,mode=full",
 			"init-false_mode-none init-false_mode-close init-false_mode-full init-true_mode-none init-true_mode-close init-true_mode-full"},
 		// keys sharing their last segment are labelled by the full path
-		{"ambiguous short keys", "name: t\naction: {kind: stop}\nvariants:\n  load.timeout: [1s]\n  action.timeout: [10s, 20s]\n", nil,
+		// (action.grace_period by the name results record it under)
+		{"ambiguous short keys", "name: t\naction: {kind: stop}\nvariants:\n  load.timeout: [1s]\n  action.grace_period: [10s, 20s]\n", nil,
 			"load.timeout=1s,action.timeout=10s load.timeout=1s,action.timeout=20s",
 			"load.timeout-1s_action.timeout-10s load.timeout-1s_action.timeout-20s"},
 		// env keys: upper case label, lower case slug
@@ -89,7 +90,7 @@ func TestExpandSpecs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	vs, err := sc.Expand([]string{"runs=1", "target.env.DRAIN_MS=500", "target.env.SWEEP_MS=100", "target.stop_timeout=5s", "target.ready_timeout=5s"})
+	vs, err := sc.Expand([]string{"runs=1", "target.env.DRAIN_MS=500", "target.env.SWEEP_MS=100", "target.grace_period=5s", "target.ready_timeout=5s"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
-const checkUsage = `Usage: shutdownlab check IMAGE [--ready-path /readyz] [--path /] [--port N] [--signal SIG] [--signals SIG,...|none] [--runs N] [--grace 10s] [--env NAME=VALUE]... [--set key=value]... [--expect EXPR]... [--junit FILE] [--report-only] [--out DIR]
+const checkUsage = `Usage: shutdownlab check IMAGE [--ready-path /readyz] [--path /] [--port N] [--stop-signal SIG] [--search-signals SIG,...|none] [--runs N] [--grace-period 10s] [--env NAME=VALUE]... [--set key=value]... [--expect EXPR]... [--junit FILE] [--report-only] [--out DIR]
 
 The first command to run on your own image, and a CI gate. It starts IMAGE
 (a local image, never pulled) exactly as it ships: its own environment,
@@ -20,7 +20,8 @@ entrypoint, command, user and STOPSIGNAL, plus only what you add with
 is reported). On a private network it drives 20 keep-alive clients at PATH
 from a container beside it, and stops it two ways, each its own variant:
 its stop signal (docker kill -s STOPSIGNAL; SIGTERM when the image sets
-none) and docker stop (STOPSIGNAL, the grace period, then SIGKILL). Then it
+none; --stop-signal sends another) and docker stop (STOPSIGNAL, the grace
+period of --grace-period, then SIGKILL). Then it
 says in plain words whether it drops in-flight work, whether it exits by
 itself and how fast, which known broken-shutdown signature it shows, and
 what would make it clean; troubles that are not about shutdown (failures
@@ -28,7 +29,7 @@ before any signal) are named apart. It writes the usual report (plus
 verdict.txt) under DIR/<timestamp>-check-<image>/.
 
 When the verdict names a defect, the signal search measures the other
-signals servers use for a graceful stop (--signals, default
+signals servers use for a graceful stop (--search-signals, default
 SIGQUIT,SIGINT,SIGTERM,SIGHUP,SIGWINCH,SIGUSR1; none: no search), one
 short run each in a result directory of its own, and recommends the
 STOPSIGNAL that measured clean, or says that none did and what is left.
@@ -37,7 +38,9 @@ The image must answer GET READY-PATH with 200 once it is ready, and PATH
 (which may carry a query) must be something it serves. The port is --port,
 else the image's only EXPOSEd TCP port, else 8080 (PORT is never set).
 --set overrides the generated scenario like run's (e.g. --set
-load.duration=4s, --set target.init=true).
+load.duration=4s, --set target.init=true). --signal, --signals and --grace
+are the deprecated names of --stop-signal, --search-signals and
+--grace-period (YAML: action.stop_signal, target.grace_period).
 Exit 0: clean (every run valid, every --expect held); 1: the verdict names
 a defect, or an expectation failed (--report-only: 0 for a defect); 2: it
 could not tell (a run invalid, a phase split inconclusive) or the harness
@@ -57,11 +60,14 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	c.fs.StringVar(&o.ReadyPath, "ready-path", "/readyz", "GET path that answers 200 once the image is ready")
 	c.fs.StringVar(&o.Path, "path", "/", "request target the clients send GETs to (a query is allowed)")
 	c.fs.IntVar(&o.Port, "port", 0, "port the image listens on (default: its only EXPOSEd TCP port, else 8080)")
-	c.fs.StringVar(&o.Signal, "signal", "", "signal of the signal variant (default: the image's STOPSIGNAL, else SIGTERM)")
+	c.fs.StringVar(&o.Signal, "stop-signal", "", "the stop signal the signal variant sends (docker kill -s; default: the image's STOPSIGNAL, else SIGTERM)")
 	c.fs.IntVar(&o.Runs, "runs", 1, "repetitions per action, 1..100")
-	c.fs.DurationVar(&o.Grace, "grace", 10*time.Second, "grace period: the container's stop timeout, whole seconds (docker stop -t)")
+	c.fs.DurationVar(&o.Grace, "grace-period", 10*time.Second, "the grace period: the container's stop timeout, whole seconds (docker stop -t)")
 	c.fs.StringVar(&o.Out, "out", "results/runs", "root directory for the result directory")
-	signals := c.fs.String("signals", "", "signals the search tries when the verdict finds a defect, comma-separated (default "+strings.Join(check.SearchSignals, ",")+`; "none": no search)`)
+	signals := c.fs.String("search-signals", "", "the stop signals the search tries when the verdict finds a defect, comma-separated (default "+strings.Join(check.SearchSignals, ",")+`; "none": no search)`)
+	c.alias("signal", "stop-signal")
+	c.alias("signals", "search-signals")
+	c.alias("grace", "grace-period")
 	reportOnly := c.fs.Bool("report-only", false, "exit 0 when the verdict names a defect (the report is still written; a run check could not judge still exits 2)")
 	var exp expectFlags
 	exp.register(c.fs)
@@ -70,6 +76,9 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	c.fs.Var(&envs, "env", "NAME=VALUE added to the image's own environment (= --set target.env.NAME=VALUE; repeatable; an override of the image's own value is reported)")
 	pos, err := c.parse(args, stdout)
 	if err != nil {
+		return exitUsage, err
+	}
+	if err := c.checkAliases(stderr); err != nil {
 		return exitUsage, err
 	}
 	if err := checkFlags(&o, pos); err != nil {
@@ -109,7 +118,7 @@ func checkFlags(o *check.Options, pos []string) error {
 	case o.Runs < 1 || o.Runs > 100:
 		return usagef("--runs: %d is out of range 1..100", o.Runs)
 	case o.Grace < time.Second || o.Grace > 10*time.Minute || o.Grace%time.Second != 0:
-		return usagef("--grace: %s: want whole seconds in 1s..10m (Docker takes seconds)", o.Grace)
+		return usagef("--grace-period: %s: want whole seconds in 1s..10m (Docker takes seconds)", o.Grace)
 	case o.Port < 0 || o.Port > 65535:
 		return usagef("--port: %d is out of range 1..65535", o.Port)
 	case !strings.HasPrefix(o.Path, "/") || strings.ContainsAny(o.Path, " \t\r\n"):
@@ -119,14 +128,14 @@ func checkFlags(o *check.Options, pos []string) error {
 	}
 	if o.Signal != "" {
 		if _, ok := scenarios.SendableSignal(o.Signal); !ok {
-			return usagef("--signal: %q: want one of %s", scenarios.Shorten(o.Signal), strings.Join(scenarios.Signals, ", "))
+			return usagef("--stop-signal: %q: want one of %s", scenarios.Shorten(o.Signal), strings.Join(scenarios.Signals, ", "))
 		}
 	}
 	o.Image = pos[0]
 	return nil
 }
 
-// parseSignals reads --signals: a comma-separated list of signal names or
+// parseSignals reads --search-signals: a comma-separated list of signal names or
 // numbers, or "none" for no search; "" is the default list.
 func parseSignals(s string) ([]string, error) {
 	switch strings.TrimSpace(s) {
@@ -139,7 +148,7 @@ func parseSignals(s string) ([]string, error) {
 	for _, part := range strings.Split(s, ",") {
 		sig, ok := scenarios.SendableSignal(part)
 		if !ok || sig == "SIGKILL" {
-			return nil, usagef("--signals: %q: want a comma-separated list of %s (not SIGKILL), or none", part, strings.Join(scenarios.Signals, ", "))
+			return nil, usagef("--search-signals: %q: want a comma-separated list of %s (not SIGKILL), or none", part, strings.Join(scenarios.Signals, ", "))
 		}
 		if !slices.Contains(out, sig) {
 			out = append(out, sig)

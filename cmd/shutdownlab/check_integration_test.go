@@ -50,8 +50,8 @@ func TestCheckRestartOnTerm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, stdout, verdict := checkFixture(t, ctx, ref, "--path", "/slow?ms=300", "--grace", "4s",
-		"--signals", "SIGQUIT,SIGINT", "--set", "load.duration=4s", "--set", "action.at=2s", "--junit", filepath.Join(t.TempDir(), "check.xml"))
+	code, stdout, verdict := checkFixture(t, ctx, ref, "--path", "/slow?ms=300", "--grace-period", "4s",
+		"--search-signals", "SIGQUIT,SIGINT", "--set", "load.duration=4s", "--set", "action.at=2s", "--junit", filepath.Join(t.TempDir(), "check.xml"))
 	if code != exitFailed {
 		t.Errorf("exit %d, want %d (a defect)", code, exitFailed)
 	}
@@ -83,7 +83,7 @@ func TestCheckNginxFastShutdown(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Chdir("../..")
-	code, _, verdict := checkFixture(t, ctx, ref, "--path", "/slow?ms=300", "--grace", "5s", "--signals", "SIGQUIT")
+	code, _, verdict := checkFixture(t, ctx, ref, "--path", "/slow?ms=300", "--grace-period", "5s", "--search-signals", "SIGQUIT")
 	if code != exitFailed {
 		t.Errorf("exit %d, want %d (a defect)", code, exitFailed)
 	}
@@ -112,8 +112,8 @@ func TestCheckSlowReload(t *testing.T) {
 	}
 	for _, tc := range []struct{ delay, at string }{{"2000", "2s"}, {"2000", "2150ms"}, {"3500", "2s"}, {"3500", "2150ms"}} {
 		t.Run("delay="+tc.delay+"ms,at="+tc.at, func(t *testing.T) {
-			code, _, verdict := checkFixture(t, ctx, ref, "--path", "/slow?ms=300", "--grace", "4s", "--env", "RESTART_DELAY_MS="+tc.delay,
-				"--signals", "SIGINT", "--set", "load.duration=4s", "--set", "action.at="+tc.at)
+			code, _, verdict := checkFixture(t, ctx, ref, "--path", "/slow?ms=300", "--grace-period", "4s", "--env", "RESTART_DELAY_MS="+tc.delay,
+				"--search-signals", "SIGINT", "--set", "load.duration=4s", "--set", "action.at="+tc.at)
 			if code != exitFailed {
 				t.Errorf("exit %d, want %d (a defect)", code, exitFailed)
 			}
@@ -150,7 +150,7 @@ func TestCheckLimitedWorkers(t *testing.T) {
 	clean := regexp.MustCompile(`at ([0-9]+) clients the same stop was clean`)
 	for _, at := range []string{"2s", "2150ms"} {
 		t.Run("at="+at, func(t *testing.T) {
-			code, _, verdict := checkFixture(t, ctx, ref, "--path", "/slow?ms=300", "--grace", "4s", "--env", "WORKERS=4",
+			code, _, verdict := checkFixture(t, ctx, ref, "--path", "/slow?ms=300", "--grace-period", "4s", "--env", "WORKERS=4",
 				"--set", "load.duration=4s", "--set", "action.at="+at)
 			if code != exitFailed {
 				t.Errorf("exit %d, want %d (drops at 20 clients are a defect)", code, exitFailed)

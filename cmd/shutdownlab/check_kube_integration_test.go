@@ -45,7 +45,7 @@ func TestCheckManifestKube(t *testing.T) {
 	}{
 		{"preStop sleep 3s", "prestop-sleep", target, []string{"--path", "/slow?ms=20"}, exitOK,
 			[]string{"measured on cluster context", "rollout: SAFE"}, 6 * time.Minute},
-		{"grace shorter than the drain", "grace-too-short", target, []string{"--path", "/slow?ms=3000", "--signals", "none"}, exitFailed,
+		{"grace shorter than the drain", "grace-too-short", target, []string{"--path", "/slow?ms=3000", "--search-signals", "none"}, exitFailed,
 			[]string{"measured on cluster context", "SIGKILL"}, 6 * time.Minute},
 		// An image on neither this engine nor a registry goes to the
 		// cluster as named; its pod cannot pull it and says so at once

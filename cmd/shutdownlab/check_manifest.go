@@ -8,7 +8,7 @@ import (
 	"github.com/shutdownlab/shutdownlab/check"
 )
 
-const manifestUsage = `Usage: shutdownlab check --manifest FILE [--workload NAME] [--container NAME] [--image REF] [--propagation 0s,1s,2s,5s] [--delay DUR] [--path /] [--ready-path PATH] [--port N] [--runs N] [--env NAME=VALUE]... [--set key=value]... [--expect EXPR]... [--signals SIG,...|none] [--junit FILE] [--report-only] [--out DIR] [--context CTX] [--kubeconfig FILE] [--registry HOST[:PORT][/PREFIX]]
+const manifestUsage = `Usage: shutdownlab check --manifest FILE [--workload NAME] [--container NAME] [--image REF] [--propagation 0s,1s,2s,5s] [--delay DUR] [--path /] [--ready-path PATH] [--port N] [--runs N] [--env NAME=VALUE]... [--set key=value]... [--expect EXPR]... [--search-signals SIG,...|none] [--junit FILE] [--report-only] [--out DIR] [--context CTX] [--kubeconfig FILE] [--registry HOST[:PORT][/PREFIX]]
 
 With --context (or --kubeconfig) it runs on that real cluster instead: the
 workload applied as a Deployment in a scratch namespace of the run's own
@@ -52,7 +52,7 @@ default the sweep's largest value when --propagation is given, else 2s);
 the smallest preStop sleep that measured safe there (a short search, when
 the propagation is what failed); the grace period the measured exit needs;
 and, when the pod was SIGKILLed, check's signal search on the image (none
-with --signals none). What the emulation does not run (other containers,
+with --search-signals none; --signals is its deprecated name). What the emulation does not run (other containers,
 volumes, probes other than httpGet, ...) is named.
 
 Runs another shutdownlab session overlapped are noted; after Ctrl-C the
@@ -105,16 +105,20 @@ func cmdCheckManifest(ctx context.Context, args []string, stdout, stderr io.Writ
 	c.fs.StringVar(&o.ReadyPath, "ready-path", "", "GET path that answers 200 once ready (default: the readiness probe's, else /readyz)")
 	c.fs.IntVar(&o.Port, "port", 0, "port the container serves on (default: the readiness probe's, else its first declared port, else the image's only EXPOSEd one, else 8080)")
 	c.fs.IntVar(&o.Runs, "runs", 1, "repetitions per propagation delay, 1..100")
-	c.fs.StringVar(&f.signals, "signals", "", "signals check's search tries when the pod is SIGKILLed (default "+strings.Join(check.SearchSignals, ",")+`; "none": no search)`)
+	c.fs.StringVar(&f.signals, "search-signals", "", "the stop signals check's search tries when the pod is SIGKILLed (default "+strings.Join(check.SearchSignals, ",")+`; "none": no search)`)
 	c.fs.StringVar(&o.Out, "out", "results/runs", "root directory for the result directories")
 	c.fs.BoolVar(&f.reportOnly, "report-only", false, "exit 0 when unsafe (the report is still written)")
 	c.fs.Var(&f.sets, "set", "override a field of the generated scenario (repeatable)")
 	c.fs.Var(&f.envs, "env", "NAME=VALUE for a valueFrom entry the manifest cannot give, or an override (repeatable; reported)")
+	c.alias("signals", "search-signals")
 	f.cluster.register(c.fs)
 	var exp expectFlags
 	exp.register(c.fs)
 	pos, err := c.parse(args, stdout)
 	if err != nil {
+		return exitUsage, err
+	}
+	if err := c.checkAliases(stderr); err != nil {
 		return exitUsage, err
 	}
 	if err := f.cluster.check(); err != nil {

@@ -52,12 +52,12 @@ func TestCheckManifestExamples(t *testing.T) {
 		{"no preStop", "no-prestop", short, exitFailed,
 			[]string{"propagation 2s: UNSAFE", "sent while the endpoint was still registered", "no preStop sleep holds the stop signal back",
 				"at your propagation delay, 2s: UNSAFE", "measured safe (the smallest whole-second sleep tried"}},
-		{"grace shorter than the drain", "grace-too-short", []string{"--propagation", "2s", "--path", "/slow?ms=3000", "--signals", "none"}, exitFailed,
+		{"grace shorter than the drain", "grace-too-short", []string{"--propagation", "2s", "--path", "/slow?ms=3000", "--search-signals", "none"}, exitFailed,
 			[]string{"at the grace period's SIGKILL", "SIGKILLed: terminationGracePeriodSeconds 4 ended before it exited"}},
 		// 300 ms requests: with 20 ms ones the search's SIGTERM run
 		// could not tell drops from the signal's delivery latency in 1
 		// of 6 runs (the phase split is inconclusive, check says so)
-		{"a stop signal the app ignores", "stopsignal-ignored", []string{"--propagation", "2s", "--path", "/slow?ms=300", "--signals", "SIGWINCH,SIGTERM"}, exitFailed,
+		{"a stop signal the app ignores", "stopsignal-ignored", []string{"--propagation", "2s", "--path", "/slow?ms=300", "--search-signals", "SIGWINCH,SIGTERM"}, exitFailed,
 			[]string{"SIGKILLed: terminationGracePeriodSeconds 8", "SIGWINCH: no effect seen", "STOPSIGNAL SIGTERM: measured clean"}},
 		{"a new pod without a readiness probe", "surge-not-ready", short, exitFailed,
 			[]string{"rollout: a new pod replaces it", "propagation 2s: UNSAFE", "sent by the proxy to the new pod before its app served them (without a readinessProbe",
@@ -226,7 +226,7 @@ func TestCheckManifestFailedHook(t *testing.T) {
 	}
 	out := t.TempDir()
 	code, stdout, stderr := runMain(t, ctx, "check", "--manifest", manifest, "--image", target, "--out", out,
-		"--propagation", "2s", "--path", "/slow?ms=20", "--signals", "none")
+		"--propagation", "2s", "--path", "/slow?ms=20", "--search-signals", "none")
 	t.Logf("exit %d\n%s\nstderr:\n%s", code, stdout, stderr)
 	if code != exitFailed {
 		t.Errorf("exit %d, want %d (a defect)", code, exitFailed)

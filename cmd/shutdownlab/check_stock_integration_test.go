@@ -32,7 +32,7 @@ func TestCheckStockServers(t *testing.T) {
 				t.Fatal(err)
 			}
 			at := []string{"3s", "3150ms"}[i%2]
-			code, _, verdict := checkFixture(t, ctx, ref, "--path", "/slow?ms=300", "--grace", "5s", "--set", "action.at="+at)
+			code, _, verdict := checkFixture(t, ctx, ref, "--path", "/slow?ms=300", "--grace-period", "5s", "--set", "action.at="+at)
 			term, _ := s.Rule("SIGTERM")
 			if term.Action != images.ActionGraceful {
 				if code != exitFailed {

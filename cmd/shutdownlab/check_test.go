@@ -23,15 +23,15 @@ func TestCheckUsageErrors(t *testing.T) {
 	}{
 		{nil, "check needs exactly one IMAGE"},
 		{[]string{"a:1", "b:1"}, "check needs exactly one IMAGE"},
-		{[]string{"a:1", "--grace", "1500ms"}, "--grace: 1.5s: want whole seconds"},
-		{[]string{"a:1", "--grace", "0s"}, "--grace: 0s"},
+		{[]string{"a:1", "--grace-period", "1500ms"}, "--grace-period: 1.5s: want whole seconds"},
+		{[]string{"a:1", "--grace-period", "0s"}, "--grace-period: 0s"},
 		{[]string{"a:1", "--runs", "0"}, "--runs: 0 is out of range"},
 		{[]string{"a:1", "--path", "slow"}, `--path: "slow": must start with "/"`},
 		{[]string{"a:1", "--ready-path", "/r?x=1"}, `--ready-path: "/r?x=1"`},
-		{[]string{"a:1", "--signal", "SIGSTOP"}, `--signal: "SIGSTOP": want one of SIGTERM`},
-		{[]string{"a:1", "--signals", "SIGQUIT,SIGKILL"}, `--signals: "SIGKILL": want a comma-separated list`},
+		{[]string{"a:1", "--stop-signal", "SIGSTOP"}, `--stop-signal: "SIGSTOP": want one of SIGTERM`},
+		{[]string{"a:1", "--search-signals", "SIGQUIT,SIGKILL"}, `--search-signals: "SIGKILL": want a comma-separated list`},
 		{[]string{"a:1", "--env", "NOVALUE"}, `--env: "NOVALUE": want NAME=VALUE`},
-		{[]string{"a:1", "--signal", "SIGPWR"}, `--signal: "SIGPWR": want one of SIGTERM`},
+		{[]string{"a:1", "--stop-signal", "SIGPWR"}, `--stop-signal: "SIGPWR": want one of SIGTERM`},
 		{[]string{"a:1", "--port", "70000"}, "--port: 70000"},
 		{[]string{"a:1", "--expect", "dropped_inflght == 0"}, `unknown metric "dropped_inflght"`},
 	}
@@ -71,8 +71,8 @@ func TestCheckTargetImage(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.mode, func(t *testing.T) {
 			out := t.TempDir()
-			code, stdout, stderr := runMain(t, ctx, "check", target, "--path", "/slow?ms=300", "--grace", "3s", "--out", out,
-				"--env", "MODE="+tc.mode, "--signals", "none", "--set", "load.duration=4s", "--set", "action.at=2s",
+			code, stdout, stderr := runMain(t, ctx, "check", target, "--path", "/slow?ms=300", "--grace-period", "3s", "--out", out,
+				"--env", "MODE="+tc.mode, "--search-signals", "none", "--set", "load.duration=4s", "--set", "action.at=2s",
 				"--expect", "dropped_inflight == 0")
 			t.Logf("check output:\n%s", stdout)
 			if code != tc.wantCode {

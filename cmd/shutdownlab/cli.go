@@ -61,7 +61,13 @@ var errHelp = errors.New("help requested")
 type command struct {
 	fs    *flag.FlagSet
 	usage string // printed before the flag defaults
+	// aliases are deprecated flag names, each beside the flag it names
+	// (alias).
+	aliases []flagAlias
 }
+
+// flagAlias is a deprecated name of a flag.
+type flagAlias struct{ old, new string }
 
 // newCommand returns a command whose flag set prints nothing by itself:
 // parse reports errors, and prints the usage only when asked (-h).
@@ -108,6 +114,27 @@ func (c *command) parse(args []string, stdout io.Writer) ([]string, error) {
 		pos = append(pos, args[0])
 		args = args[1:]
 	}
+}
+
+// alias registers old as a deprecated name of the flag new (registered
+// already): it sets the same value; checkAliases warns of its use.
+func (c *command) alias(old, new string) {
+	c.fs.Var(c.fs.Lookup(new).Value, old, "deprecated: use --"+new)
+	c.aliases = append(c.aliases, flagAlias{old, new})
+}
+
+// checkAliases writes one line to stderr per deprecated flag name given,
+// naming the one to use, and refuses a flag given under both its names.
+func (c *command) checkAliases(stderr io.Writer) error {
+	for _, a := range c.aliases {
+		switch {
+		case c.isSet(a.old) && c.isSet(a.new):
+			return usagef("--%s and --%s name the same flag: give only --%s (--%s is deprecated)", a.old, a.new, a.new, a.old)
+		case c.isSet(a.old):
+			fmt.Fprintf(stderr, "%s: --%s is deprecated: use --%s\n", c.fs.Name(), a.old, a.new)
+		}
+	}
+	return nil
 }
 
 // isSet reports whether the flag name was given on the command line.

@@ -32,11 +32,11 @@ func TestFire(t *testing.T) {
 	}{
 		{name: "signal handled", replica: replica(exitsOn("SIGTERM", 0, 5*time.Millisecond)), wantExit: 0, wantKills: []int{15}},
 		{name: "signal ignored: NEVER", replica: ignoresAll, wantExit: -1, wantKills: []int{15}},
-		{name: "SIGINT exits at once", sets: []string{"action.signal=SIGINT"}, replica: replica(exitsOn("SIGINT", 130, 0)), wantExit: 130, wantKills: []int{2}},
+		{name: "SIGINT exits at once", sets: []string{"action.stop_signal=SIGINT"}, replica: replica(exitsOn("SIGINT", 130, 0)), wantExit: 130, wantKills: []int{2}},
 		// The engine dates the exit past the window: not an exit within it.
 		{name: "exit after the window is NEVER", replica: replica(map[string]fakeReaction{"SIGTERM": {late: 2 * window}}), wantExit: -1, wantKills: []int{15}},
-		{name: "stop, TERM handled", sets: []string{"action.kind=stop", "action.timeout=1s"}, replica: replica(exitsOn("SIGTERM", 0, 0)), wantExit: 0, wantKills: []int{15}},
-		{name: "stop, grace ends in SIGKILL", sets: []string{"action.kind=stop", "action.timeout=2s"}, replica: ignoresAll, wantExit: 137, wantKills: []int{15, 9}},
+		{name: "stop, TERM handled", sets: []string{"action.kind=stop", "action.grace_period=1s"}, replica: replica(exitsOn("SIGTERM", 0, 0)), wantExit: 0, wantKills: []int{15}},
+		{name: "stop, grace ends in SIGKILL", sets: []string{"action.kind=stop", "action.grace_period=2s"}, replica: ignoresAll, wantExit: 137, wantKills: []int{15, 9}},
 		{name: "kill fails", replica: ignoresAll, fail: "Kill replica-0", wantErr: "action signal: " + errEngine.Error(), wantExit: -1, wantRecErr: true},
 		{name: "stop fails", sets: []string{"action.kind=stop"}, replica: ignoresAll, fail: "Stop replica-0", wantErr: "action stop: " + errEngine.Error(), wantExit: -1, wantRecErr: true},
 		{name: "inspect fails", replica: ignoresAll, fail: "Inspect replica-0", wantErr: errEngine.Error(), noAction: true},

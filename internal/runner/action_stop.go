@@ -12,7 +12,7 @@ import (
 // Registers this file's action kind with the runner (registry.go).
 func init() { actions.register(scenarios.ActionStop, actionDef{deliver: (*run).dockerStop}) }
 
-// dockerStop delivers action kind stop: docker stop -t action.timeout on
+// dockerStop delivers action kind stop: docker stop -t action.grace_period on
 // replica c. docker stop returns only once the container is gone, so it
 // runs in parallel and reports on the returned channel: the window is
 // measured from the signal. The goroutine owns nothing of rec, so an
@@ -38,7 +38,7 @@ func (x *run) dockerStop(ctx context.Context, c *docker.Container, rec *record.A
 }
 
 // stopBound bounds a docker stop call: its grace period (the action's -t,
-// else the target's stop_timeout, else the engine's 10 s default), the
+// else the target's grace_period, else the engine's 10 s default), the
 // observation window and 30 s of slack.
 func (x *run) stopBound() time.Duration {
 	grace := 10 * time.Second

@@ -70,9 +70,9 @@ func TestActAgain(t *testing.T) {
 	}{
 		{"signal twice", nil, replica(exitsOn("SIGTERM", 0, 150*time.Millisecond)),
 			"Kill replica-0 SIGTERM,Kill replica-0 SIGTERM", 0, []int{15}, []int{15}, ""},
-		{"SIGINT twice", []string{"action.signal=SIGINT"}, replica(exitsOn("SIGINT", 130, 150*time.Millisecond)),
+		{"SIGINT twice", []string{"action.stop_signal=SIGINT"}, replica(exitsOn("SIGINT", 130, 150*time.Millisecond)),
 			"Kill replica-0 SIGINT,Kill replica-0 SIGINT", 130, []int{2}, []int{2}, ""},
-		{"stop, then SIGTERM while it waits", []string{"action.kind=stop", "action.timeout=12s"}, replica(nil),
+		{"stop, then SIGTERM while it waits", []string{"action.kind=stop", "action.grace_period=12s"}, replica(nil),
 			"Stop replica-0,Kill replica-0 SIGTERM", 137, []int{15, 9}, []int{15}, ""},
 		{"replica gone by then", nil, replica(exitsOn("SIGTERM", 0, 0)),
 			"Kill replica-0 SIGTERM,Kill replica-0 SIGTERM", 0, []int{15}, nil, "not running"},

@@ -24,7 +24,7 @@ func TestCollect(t *testing.T) {
 	other := replica(nil)
 	other.stderr = []string{"warning: x"}
 	f := newFakeEngine(map[string]fakeScript{"replica-0": acted, "replica-1": other})
-	x := newFakeRun(t, f, fakeVariant(t, "direct-inflight", 300*time.Millisecond, "replicas=2", "target.stop_timeout=7s"))
+	x := newFakeRun(t, f, fakeVariant(t, "direct-inflight", 300*time.Millisecond, "replicas=2", "target.grace_period=7s"))
 	ctx := context.Background()
 	if err := x.act(ctx, time.Now().Add(-x.spec.Action.At.D())); err != nil {
 		t.Fatal(err)

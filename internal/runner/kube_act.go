@@ -73,7 +73,7 @@ func (k *kubePlatform) roll(ctx context.Context) error {
 }
 
 // deleteOne deletes the action's pod (its index among the ready pods, by
-// name) with action.terminate.grace and watches it, for the observation
+// name) with action.terminate.grace_period and watches it, for the observation
 // window, until its container ended. The stop signal is the kubelet's,
 // after the pre-stop hook: this host cannot see it, so the action's
 // SentNs is the deletion plus a sleep hook's length, and its delivery is

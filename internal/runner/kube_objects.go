@@ -48,7 +48,7 @@ type kubeSettings struct {
 }
 
 // kubeSettingsOf reads the target's pod settings from the spec's action:
-// a rollout's stop_grace_period, stop_signal, healthcheck, order and
+// a rollout's grace_period, stop_signal, healthcheck, order and
 // parallelism (start-first: surge, stop-first: unavailable; 0: all at
 // once) and monitor (minReadySeconds); a termination's grace, stop
 // signal and pre-stop hook with the Deployment's default strategy. The

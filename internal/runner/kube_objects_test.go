@@ -39,10 +39,10 @@ func TestKubeSettingsOf(t *testing.T) {
 		hook        bool
 	}{
 		{"rollout defaults: stop-first one at a time", head + "action: {kind: rollout, at: 1s}\n", 10, "", intstr.FromInt(0), intstr.FromInt(1), 1, 1, false},
-		{"start-first two at a time, 30 s, QUIT", head + "action: {kind: rollout, at: 1s, rollout: {order: start-first, parallelism: 2, stop_grace_period: 30s, stop_signal: SIGQUIT, monitor: 3s, healthcheck: {interval: 2s}}}\n",
+		{"start-first two at a time, 30 s, QUIT", head + "action: {kind: rollout, at: 1s, rollout: {order: start-first, parallelism: 2, grace_period: 30s, stop_signal: SIGQUIT, monitor: 3s, healthcheck: {interval: 2s}}}\n",
 			30, "SIGQUIT", intstr.FromInt(2), intstr.FromInt(0), 3, 2, false},
 		{"all at once", head + "action: {kind: rollout, at: 1s, rollout: {parallelism: 0}}\n", 10, "", intstr.FromInt(0), intstr.FromString("100%"), 1, 1, false},
-		{"terminate", head + "action: {kind: terminate, at: 1s, terminate: {grace: 20s, stop_signal: SIGINT, pre_stop: {sleep: 2s}}}\n",
+		{"terminate", head + "action: {kind: terminate, at: 1s, terminate: {grace_period: 20s, stop_signal: SIGINT, pre_stop: {sleep: 2s}}}\n",
 			20, "SIGINT", intstr.FromString("25%"), intstr.FromString("25%"), 0, 1, true},
 	}
 	for _, tt := range tests {

@@ -118,9 +118,9 @@ func (c zooCase) label() string {
 // actionYAML is the case's action block.
 func (c zooCase) actionYAML() string {
 	if c.stop {
-		return "  kind: stop\n  timeout: 5s"
+		return "  kind: stop\n  grace_period: 5s"
 	}
-	return "  kind: signal\n  signal: " + c.signal
+	return "  kind: signal\n  stop_signal: " + c.signal
 }
 
 // TestStockZoo runs every zooCases row against its stock fixture: a

@@ -129,7 +129,7 @@ func TestWSBudget(t *testing.T) {
 		fits    bool
 	}{{"5s", 137, false}, {"10s", 0, true}} {
 		t.Run(tt.timeout, func(t *testing.T) {
-			run := wsRun(t, "ws-budget", 50, "target.runtime=go", "action.timeout="+tt.timeout)
+			run := wsRun(t, "ws-budget", 50, "target.runtime=go", "action.grace_period="+tt.timeout)
 			m, w := run.Metrics, websockets.Of(&run.Metrics)
 			if m.ExitCode == nil || *m.ExitCode != tt.exit || m.Killed != (tt.exit == 137) {
 				t.Errorf("exit %v, killed %v: want %d", fmtIntP(m.ExitCode), m.Killed, tt.exit)

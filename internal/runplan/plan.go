@@ -127,8 +127,12 @@ func (p *Plan) Load(names []string, stderr io.Writer) error {
 }
 
 // Add expands a loaded scenario with the plan's Sets, checks its
-// expectations and adds it to the plan.
+// expectations and adds it to the plan. Each deprecated key the file or
+// a --set uses is one line on stderr, naming where and the key to use.
 func (p *Plan) Add(sc *scenarios.Scenario, stderr io.Writer) error {
+	for _, d := range sc.Deprecations(p.Sets) {
+		fmt.Fprintln(stderr, d)
+	}
 	vs, err := sc.Expand(p.Sets)
 	if err != nil {
 		return BadInput(err)
