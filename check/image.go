@@ -63,11 +63,11 @@ const checkFile = "(shutdownlab check)"
 // runs; progress goes to stderr.
 func Image(ctx context.Context, opts Options, stdout, stderr io.Writer) (Result, error) {
 	p := runplan.New()
-	exps, err := runplan.ParseExpectations(opts.Expect.Exprs)
+	exps, err := runplan.ParseExpectations(opts.Expect.Exprs, stderr)
 	if err != nil {
 		return Result{Code: runplan.ExitUsage}, err
 	}
-	p.Expect = runplan.Expectations{Parsed: exps, BaselineVariant: opts.Expect.BaselineVariant, JUnit: opts.Expect.JUnit}
+	p.Expect = runplan.Expectations{Parsed: exps, ReferenceVariant: opts.Expect.ReferenceVariant, JUnit: opts.Expect.JUnit}
 	info, err := inspectImage(ctx, opts.Image)
 	if err != nil {
 		return Result{Code: runplan.ExitUsage}, err

@@ -53,7 +53,7 @@ func clusterScenario(o manifestOpts, f ManifestOptions, sleeps []time.Duration) 
 		Observe: scenarios.Observe{Window: scenarios.Duration(duration + grace)},
 	}
 	sp.SetBlock(&scenarios.Kubernetes{Manifest: f.File, Workload: f.Workload, Container: f.Container, Image: f.Image})
-	sp.Action.SetBlock(&scenarios.Rollout{Timeout: scenarios.Duration(clusterRolloutWait), Healthcheck: scenarios.Healthcheck{Probe: "none"}})
+	sp.Action.SetBlock(&scenarios.Rollout{Timeout: scenarios.Duration(clusterRolloutWait), Healthcheck: scenarios.Healthcheck{Check: scenarios.CheckNone}})
 	var axes []scenarios.Axis
 	file := manifestFile
 	if len(sleeps) > 0 {

@@ -68,12 +68,12 @@ func Manifest(ctx context.Context, opts ManifestOptions, stdout, stderr io.Write
 	if err != nil {
 		return Result{Code: runplan.ExitUsage}, err
 	}
-	exps, err := runplan.ParseExpectations(opts.Expect.Exprs)
+	exps, err := runplan.ParseExpectations(opts.Expect.Exprs, stderr)
 	if err != nil {
 		return Result{Code: runplan.ExitUsage}, err
 	}
 	p := runplan.New()
-	p.Expect = runplan.Expectations{Parsed: exps, BaselineVariant: opts.Expect.BaselineVariant, JUnit: opts.Expect.JUnit}
+	p.Expect = runplan.Expectations{Parsed: exps, ReferenceVariant: opts.Expect.ReferenceVariant, JUnit: opts.Expect.JUnit}
 	p.Kube, p.Registry = kubeapi.Config{Kubeconfig: opts.Kubeconfig, Context: opts.Context}, opts.Registry
 	if opts.OnCluster() {
 		return runManifestOnCluster(ctx, p, o, opts, stdout, stderr)

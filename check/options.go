@@ -36,13 +36,13 @@ type Options struct {
 	Expect Expectations
 }
 
-// Expectations are --expect's expressions, the variant baseline.NAME
-// reads (--baseline-variant), and --junit's file, which gets the
+// Expectations are --expect's expressions, the variant reference.NAME
+// reads (--reference-variant), and --junit's file, which gets the
 // verdict's test cases (--expect's go beside it).
 type Expectations struct {
-	Exprs           []string
-	BaselineVariant string
-	JUnit           string
+	Exprs            []string
+	ReferenceVariant string
+	JUnit            string
 }
 
 // Result is how a check ended, for the exit code: Code is its runs' and

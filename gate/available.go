@@ -31,7 +31,7 @@ func Requires(name string) Requirement {
 }
 
 // CheckAvailable reports, as an *Error at its column, the first metric of
-// e (baseline.NAME included) that a scenario with capabilities c can never
+// e (reference.NAME included) that a scenario with capabilities c can never
 // produce: such an expectation could only fail on null, after the whole
 // run time was spent, so it is refused before anything starts.
 func (e *Expectation) CheckAvailable(c Capabilities) error {

@@ -19,15 +19,15 @@ func (e *Expectation) Check() error {
 			continue
 		}
 		what := "unknown metric"
-		if r.baseline {
-			what = "unknown baseline metric"
+		if r.reference {
+			what = "unknown reference metric"
 		}
 		msg := what + " " + quote(r.name)
 		if r.name == "" {
-			msg = `expected a metric name after "baseline."`
+			msg = "expected a metric name after " + quote(r.text)
 		} else if s := suggest(r.name); s != "" {
-			if r.baseline {
-				s = BaselinePrefix + s
+			if r.reference {
+				s = ReferencePrefix + s
 			}
 			msg += " (did you mean " + quote(s) + "?)"
 		}

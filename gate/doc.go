@@ -7,10 +7,16 @@
 // and the invalid runs to the process exit code (0 pass, 1 an expectation
 // failed, 2 the harness could not measure), WriteJUnit writes them for CI.
 //
+// An expectation's reference.NAME reads the median of NAME over another
+// variant of the same result, the reference variant (--reference-variant;
+// baseline.NAME is its deprecated spelling): any variant, not only the
+// baseline variant that baseline: true adds.
+//
 // Comparable says whether two results can be compared at all (same
-// scenario, variants and load, a baseline with valid runs); Compare and
-// WriteComparison then compare them metric by metric, latencies above a
-// noise floor (shutdownlab gate NEW --baseline OLD). Which metrics are
+// scenario, variants and load, an old result with valid runs); Compare
+// and WriteComparison then compare them metric by metric, latencies above
+// a noise floor (shutdownlab gate NEW --baseline OLD: the "baseline
+// result" of gate's report is that earlier result). Which metrics are
 // compared, and how, is the report catalog's word (report.MetricDef.Compare
 // and .Optional); gate keeps no list of metric names. CheckAvailable refuses
 // an expectation on a metric a scenario can never produce.

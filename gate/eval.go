@@ -10,24 +10,25 @@ import (
 	"github.com/shutdownlab/shutdownlab/report"
 )
 
-// Baseline gives the baseline value of a metric (the NAME of baseline.NAME);
-// ok is false for an unknown name. A nil Baseline means there is none.
-type Baseline func(name string) (v report.Value, ok bool)
+// Reference gives the reference variant's value of a metric (the NAME of
+// reference.NAME); ok is false for an unknown name. A nil Reference means
+// there is none.
+type Reference func(name string) (v report.Value, ok bool)
 
-// MetricsBaseline is the baseline of one run's metrics.
-func MetricsBaseline(m *report.Metrics) Baseline {
+// MetricsReference is the reference of one run's metrics.
+func MetricsReference(m *report.Metrics) Reference {
 	if m == nil {
 		return nil
 	}
 	return m.Value
 }
 
-// MedianBaseline is the baseline of a set of runs (normally a variant's
-// valid runs): baseline.X is the median of X over the runs' non-null
+// MedianReference is the reference of a set of runs (normally a
+// variant's valid runs): reference.X is the median of X over the runs' non-null
 // values, as report's spreads compute it (stat.Empirical: one run's actual
 // value, the lower middle one for an even count; a bool is 0 or 1). It is
 // null when every run's X is null, or when there are no runs.
-func MedianBaseline(runs []*report.Metrics) Baseline {
+func MedianReference(runs []*report.Metrics) Reference {
 	return func(name string) (report.Value, bool) {
 		d, ok := report.Lookup(name)
 		if !ok {
@@ -48,7 +49,7 @@ func MedianBaseline(runs []*report.Metrics) Baseline {
 
 // Measured is the value of one referenced metric in one run.
 type Measured struct {
-	// Name is the reference as written ("failed", "baseline.p99_ms").
+	// Name is the reference as written ("failed", "reference.p99_ms").
 	Name  string
 	Value report.Value
 	// Kind and NullWord (the catalog's word for null: "NEVER", "n/a", ...;
@@ -92,12 +93,12 @@ func (o Outcome) Measured() string {
 	return strings.Join(parts, ", ")
 }
 
-// ErrNoBaseline is returned by Eval for an expectation that refers to
-// baseline.NAME when no baseline was given.
-var ErrNoBaseline = errors.New("expectation uses baseline.NAME but no baseline variant was given")
+// ErrNoReference is returned by Eval for an expectation that refers to
+// reference.NAME when no reference was given.
+var ErrNoReference = errors.New("expectation uses reference.NAME but no reference variant was given")
 
-// Eval judges the expectation on one run's metrics. base supplies
-// baseline.NAME values and may be nil when the expectation uses none.
+// Eval judges the expectation on one run's metrics. ref supplies
+// reference.NAME values and may be nil when the expectation uses none.
 //
 // Null rules: arithmetic with null gives null; "x == null" is true iff x is
 // null and "x != null" iff it is not (x may be an arithmetic expression);
@@ -105,12 +106,12 @@ var ErrNoBaseline = errors.New("expectation uses baseline.NAME but no baseline v
 // ("exit_code != 137" is false for a replica that never exited), and a
 // note names the null metric. Division by zero gives
 // null, with a note.
-func (e *Expectation) Eval(m *report.Metrics, base Baseline) (Outcome, error) {
+func (e *Expectation) Eval(m *report.Metrics, ref Reference) (Outcome, error) {
 	if m == nil {
 		return Outcome{}, errors.New("no metrics")
 	}
-	if e.UsesBaseline() && base == nil {
-		return Outcome{}, ErrNoBaseline
+	if e.UsesReference() && ref == nil {
+		return Outcome{}, ErrNoReference
 	}
 	ev := &evaluator{e: e, vals: map[string]Measured{}}
 	var out Outcome
@@ -120,8 +121,8 @@ func (e *Expectation) Eval(m *report.Metrics, base Baseline) (Outcome, error) {
 		}
 		var v report.Value
 		var ok bool
-		if r.baseline {
-			v, ok = base(r.name)
+		if r.reference {
+			v, ok = ref(r.name)
 		} else {
 			v, ok = m.Value(r.name)
 		}

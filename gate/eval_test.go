@@ -13,13 +13,13 @@ func TestEval(t *testing.T) {
 	lossy := met(3, 2, 1200, 300)                                         // 3 failures, 2 of them in flight
 	never := met(0, 0, -1, 300)                                           // never exited
 	noOK := report.Metrics{ByClass: map[string]int{}, AccountingOK: true} // no action, no ok request
-	base := MetricsBaseline(&report.Metrics{P99Ms: fp(250), ByClass: map[string]int{}})
-	nullBase := MetricsBaseline(&noOK)
+	base := MetricsReference(&report.Metrics{P99Ms: fp(250), ByClass: map[string]int{}})
+	nullBase := MetricsReference(&noOK)
 	tests := []struct {
 		name  string
 		src   string
 		m     report.Metrics
-		base  Baseline
+		base  Reference
 		pass  bool
 		vals  string
 		notes []string
@@ -65,11 +65,17 @@ func TestEval(t *testing.T) {
 			notes: []string{"dropped_inflight is null (n/a)"}},
 		{name: "null || true", src: "exit_after_ms < 3000 || failed == 0", m: never, pass: true, vals: "exit_after_ms = NEVER, failed = 0",
 			notes: []string{"exit_after_ms is null (NEVER)"}},
-		// baseline
-		{name: "baseline holds", src: "p99_ms < 1.3 * baseline.p99_ms", m: clean, base: base, pass: true, vals: "p99_ms = 300, baseline.p99_ms = 250"},
-		{name: "baseline fails", src: "p99_ms < 1.1 * baseline.p99_ms", m: clean, base: base, vals: "p99_ms = 300, baseline.p99_ms = 250"},
-		{name: "null baseline", src: "p99_ms < 1.3 * baseline.p99_ms", m: clean, base: nullBase, vals: "p99_ms = 300, baseline.p99_ms = n/a",
+		// the reference variant
+		{name: "reference holds", src: "p99_ms < 1.3 * reference.p99_ms", m: clean, base: base, pass: true, vals: "p99_ms = 300, reference.p99_ms = 250"},
+		{name: "reference fails", src: "p99_ms < 1.1 * reference.p99_ms", m: clean, base: base, vals: "p99_ms = 300, reference.p99_ms = 250"},
+		{name: "null reference", src: "p99_ms < 1.3 * reference.p99_ms", m: clean, base: nullBase, vals: "p99_ms = 300, reference.p99_ms = n/a",
+			notes: []string{"reference.p99_ms is null (n/a)"}},
+		// its deprecated spelling reads the same value, named as written
+		{name: "baseline. holds", src: "p99_ms < 1.3 * baseline.p99_ms", m: clean, base: base, pass: true, vals: "p99_ms = 300, baseline.p99_ms = 250"},
+		{name: "baseline. fails", src: "p99_ms < 1.1 * baseline.p99_ms", m: clean, base: base, vals: "p99_ms = 300, baseline.p99_ms = 250"},
+		{name: "null baseline.", src: "p99_ms < 1.3 * baseline.p99_ms", m: clean, base: nullBase, vals: "p99_ms = 300, baseline.p99_ms = n/a",
 			notes: []string{"baseline.p99_ms is null (n/a)"}},
+		{name: "both spellings", src: "p99_ms < baseline.p99_ms + reference.p99_ms", m: clean, base: base, pass: true, vals: "p99_ms = 300, baseline.p99_ms = 250, reference.p99_ms = 250"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -86,8 +92,10 @@ func TestEval(t *testing.T) {
 
 func TestEvalErrors(t *testing.T) {
 	m := met(0, 0, 100, 10)
-	if _, err := mustParse("p99_ms < baseline.p99_ms").Eval(&m, nil); !errors.Is(err, ErrNoBaseline) {
-		t.Errorf("no baseline: err = %v", err)
+	for _, src := range []string{"p99_ms < reference.p99_ms", "p99_ms < baseline.p99_ms"} {
+		if _, err := mustParse(src).Eval(&m, nil); !errors.Is(err, ErrNoReference) {
+			t.Errorf("%s, no reference: err = %v", src, err)
+		}
 	}
 	if _, err := mustParse("failed == 0").Eval(nil, nil); err == nil {
 		t.Errorf("nil metrics: no error")
@@ -98,9 +106,9 @@ func TestEvalErrors(t *testing.T) {
 	}
 }
 
-func TestMedianBaseline(t *testing.T) {
+func TestMedianReference(t *testing.T) {
 	a, b, c := met(0, 0, 100, 300), met(0, 0, -1, 200), met(0, 0, 300, 250)
-	base := MedianBaseline([]*report.Metrics{&a, &b, &c})
+	base := MedianReference([]*report.Metrics{&a, &b, &c})
 	tests := []struct {
 		name string
 		want report.Value
@@ -119,7 +127,7 @@ func TestMedianBaseline(t *testing.T) {
 	if _, ok := base("nosuch"); ok {
 		t.Errorf("unknown name known")
 	}
-	if v, _ := MedianBaseline(nil)("p99_ms"); !v.Null {
+	if v, _ := MedianReference(nil)("p99_ms"); !v.Null {
 		t.Errorf("no runs: %+v, want null", v)
 	}
 }

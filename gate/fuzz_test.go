@@ -18,6 +18,7 @@ var fuzzSeeds = []string{
 	"dropped_inflight == 0",
 	"exit_code != null && exit_code == 0",
 	"exit_after_ms < 3000 @ 2/3",
+	"p99_ms < 1.3 * reference.p99_ms",
 	"p99_ms < 1.3 * baseline.p99_ms",
 	"by_class.http_502 + by_class.reset <= 1 || failed == 0",
 	"(failed == 0 || ok > 1) && killed == true",
@@ -36,6 +37,7 @@ var fuzzSeeds = []string{
 	"((failed == 0)",
 	"failed == 0)",
 	"null < 1",
+	"reference. == 0",
 	"baseline. == 0",
 	"dropped_inflght == 0",
 	"1. == 1",
@@ -91,7 +93,7 @@ func FuzzParse(f *testing.F) {
 			return
 		}
 		m := fuzzMetrics()
-		out, err := e.Eval(&m, MetricsBaseline(&m))
+		out, err := e.Eval(&m, MetricsReference(&m))
 		if err != nil {
 			t.Fatalf("Eval(%q) after Check passed: %v", src, err)
 		}

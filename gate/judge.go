@@ -43,7 +43,7 @@ type Verdict struct {
 	// for a different number of runs).
 	Notes []string
 	// Err joins the evaluation errors, if any (a usage problem, such as a
-	// missing baseline, never a regression).
+	// missing reference variant, never a regression).
 	Err error
 }
 
@@ -82,19 +82,19 @@ type namedRun struct {
 
 // Judge judges exp on a variant's valid runs (named "run 1", "run 2", ...
 // in the order given); invalid is the number of the variant's runs that do
-// not count. base supplies baseline.NAME values (nil when unused).
-func Judge(exp *Expectation, runs []*report.Metrics, invalid int, base Baseline) Verdict {
+// not count. ref supplies reference.NAME values (nil when unused).
+func Judge(exp *Expectation, runs []*report.Metrics, invalid int, ref Reference) Verdict {
 	named := make([]namedRun, len(runs))
 	for i, m := range runs {
 		named[i] = namedRun{name: fmt.Sprintf("run %d", i+1), m: m, valid: true}
 	}
-	v := judge(exp, named, base)
+	v := judge(exp, named, ref)
 	v.Invalid += invalid
 	return finish(v)
 }
 
 // judge evaluates every valid run; finish sets the verdict.
-func judge(exp *Expectation, runs []namedRun, base Baseline) Verdict {
+func judge(exp *Expectation, runs []namedRun, ref Reference) Verdict {
 	v := Verdict{Expectation: exp}
 	var errs []error
 	for _, r := range runs {
@@ -105,7 +105,7 @@ func judge(exp *Expectation, runs []namedRun, base Baseline) Verdict {
 			continue
 		}
 		v.Valid++
-		rr.Outcome, rr.Err = exp.Eval(r.m, base)
+		rr.Outcome, rr.Err = exp.Eval(r.m, ref)
 		if rr.Err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", r.name, rr.Err))
 		} else if rr.Outcome.Pass {
@@ -159,26 +159,26 @@ type Report struct {
 	Invalid int
 }
 
-// Evaluate judges each expectation on each variant of res. baseline.X is
-// the median of X over the valid runs of the variant labelled
-// baselineLabel (see MedianBaseline); it is an error when an expectation
-// uses baseline.X and that variant is missing. The baseline variant is
-// judged like the others.
-func Evaluate(res *report.Result, exps []*Expectation, baselineLabel string) (Report, error) {
+// Evaluate judges each expectation on each variant of res. reference.X
+// is the median of X over the valid runs of the variant labelled
+// referenceLabel (see MedianReference); it is an error when an
+// expectation uses reference.X and that variant is missing. The reference
+// variant is judged like the others.
+func Evaluate(res *report.Result, exps []*Expectation, referenceLabel string) (Report, error) {
 	rep := Report{Scenario: res.Scenario}
-	var base Baseline
+	var ref Reference
 	for _, e := range exps {
-		if !e.UsesBaseline() {
+		if !e.UsesReference() {
 			continue
 		}
-		if baselineLabel == "" {
-			return rep, fmt.Errorf("expect %q: %w", e.Source, ErrNoBaseline)
+		if referenceLabel == "" {
+			return rep, fmt.Errorf("expect %q: %w", e.Source, ErrNoReference)
 		}
-		i := variantIndex(res, baselineLabel)
+		i := variantIndex(res, referenceLabel)
 		if i < 0 {
-			return rep, fmt.Errorf("expect %q: baseline variant %q not in the result (variants: %s)", e.Source, baselineLabel, variantLabels(res))
+			return rep, fmt.Errorf("expect %q: reference variant %q not in the result (variants: %s)", e.Source, referenceLabel, variantLabels(res))
 		}
-		base = MedianBaseline(res.Variants[i].ValidMetrics())
+		ref = MedianReference(res.Variants[i].ValidMetrics())
 		break
 	}
 	for i := range res.Variants {
@@ -196,7 +196,7 @@ func Evaluate(res *report.Result, exps []*Expectation, baselineLabel string) (Re
 			}
 		}
 		for _, e := range exps {
-			v := judge(e, runs, base)
+			v := judge(e, runs, ref)
 			v.Variant = vr.Label
 			rep.Verdicts = append(rep.Verdicts, finish(v))
 		}

@@ -34,7 +34,8 @@ func TestJudge(t *testing.T) {
 		{"no valid run", "failed == 0", nil, 3, false, 0, 1, "only 0 valid runs, need 1"},
 		{"nothing", "failed == 0", nil, 0, false, 0, 1, "only 0 valid runs, need 1"},
 		// evaluation errors are not passes
-		{"missing baseline", "p99_ms < baseline.p99_ms", []report.Metrics{ok}, 0, false, 0, 1, "could not evaluate: run 1: expectation uses baseline.NAME"},
+		{"missing reference", "p99_ms < reference.p99_ms", []report.Metrics{ok}, 0, false, 0, 1, "could not evaluate: run 1: expectation uses reference.NAME"},
+		{"missing reference, old spelling", "p99_ms < baseline.p99_ms", []report.Metrics{ok}, 0, false, 0, 1, "could not evaluate: run 1: expectation uses reference.NAME"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -77,7 +78,7 @@ func threeVariants() *report.Result {
 }
 
 func TestEvaluate(t *testing.T) {
-	exps := []*Expectation{mustParse("dropped_inflight == 0"), mustParse("p99_ms < 1.3 * baseline.p99_ms @ 2/3")}
+	exps := []*Expectation{mustParse("dropped_inflight == 0"), mustParse("p99_ms < 1.3 * reference.p99_ms @ 2/3")}
 	rep, err := Evaluate(threeVariants(), exps, "mode=full")
 	if err != nil {
 		t.Fatal(err)
@@ -108,13 +109,13 @@ func TestEvaluate(t *testing.T) {
 	}
 
 	if _, err := Evaluate(threeVariants(), exps, ""); err == nil {
-		t.Errorf("no baseline label: no error")
+		t.Errorf("no reference label: no error")
 	}
 	if _, err := Evaluate(threeVariants(), exps, "mode=fast"); err == nil || !strings.Contains(err.Error(), `"mode=full", "mode=close", "mode=none"`) {
-		t.Errorf("missing baseline variant: err = %v", err)
+		t.Errorf("missing reference variant: err = %v", err)
 	}
 	if _, err := Evaluate(threeVariants(), exps[:1], ""); err != nil {
-		t.Errorf("no baseline needed: err = %v", err)
+		t.Errorf("no reference needed: err = %v", err)
 	}
 }
 
@@ -135,7 +136,7 @@ func TestExitCode(t *testing.T) {
 		{"invalid run, no expectations", 0, Report{Invalid: 2}, ExitHarness},
 		{"harness failure", 1, Report{Verdicts: []Verdict{pass}}, ExitHarness},
 		{"verdict with invalid runs", 0, Report{Verdicts: []Verdict{{Pass: true, Invalid: 1}}}, ExitHarness},
-		{"evaluation error", 0, Report{Verdicts: []Verdict{fail, {Err: ErrNoBaseline}}}, ExitHarness},
+		{"evaluation error", 0, Report{Verdicts: []Verdict{fail, {Err: ErrNoReference}}}, ExitHarness},
 	}
 	for _, tt := range tests {
 		if got := ExitCode(tt.harness, tt.rep); got != tt.want {

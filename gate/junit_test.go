@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -41,6 +42,21 @@ func TestWriteJUnit(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "junit.xml", b.Bytes())
+
+	// reference.NAME, the current spelling of baseline.NAME, gives the
+	// same verdicts, named as written.
+	exps[2] = mustParse(`p99_ms < 1.3 * reference.p99_ms`)
+	cur, err := Evaluate(threeVariants(), exps, "mode=full")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bc bytes.Buffer
+	if err := WriteJUnit(&bc, "direct-inflight", cur); err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.ReplaceAll(b.String(), "baseline.", "reference."); bc.String() != want {
+		t.Errorf("reference.p99_ms and baseline.p99_ms judge differently:\n%s", bc.String())
+	}
 
 	// Deterministic, and well-formed with the counts CI reads.
 	var b2 bytes.Buffer

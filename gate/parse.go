@@ -25,9 +25,15 @@ type Expectation struct {
 	refs []*ref
 }
 
-// BaselinePrefix marks a reference to the baseline variant's value of a
-// metric ("baseline.p99_ms").
-const BaselinePrefix = "baseline."
+// ReferencePrefix marks a metric of the reference variant, the one
+// --reference-variant names ("reference.p99_ms"): any variant of the
+// result, not only the baseline variant (baseline: true).
+const ReferencePrefix = "reference."
+
+// OldReferencePrefix is ReferencePrefix's deprecated spelling
+// ("baseline.p99_ms"): it reads the same value, and each use is a
+// Deprecation.
+const OldReferencePrefix = "baseline."
 
 // MaxDepth is how deeply an expectation may nest: parentheses and unary
 // minus, counted together along one path ("-(-(x))" is 4 deep). A real
@@ -289,8 +295,10 @@ func (p *parser) parsePrimary() (node, error) {
 			return &nullLit{p: t.pos}, nil
 		}
 		r := &ref{p: t.pos, text: t.text, name: t.text}
-		if name, ok := strings.CutPrefix(t.text, BaselinePrefix); ok {
-			r.name, r.baseline = name, true
+		if name, ok := strings.CutPrefix(t.text, ReferencePrefix); ok {
+			r.name, r.reference = name, true
+		} else if name, ok := strings.CutPrefix(t.text, OldReferencePrefix); ok {
+			r.name, r.reference, r.old = name, true, true
 		}
 		p.refs = append(p.refs, r)
 		return r, nil
@@ -337,18 +345,51 @@ func (p *parser) parseRuns() (k, n int, err error) {
 	return k, n, nil
 }
 
-// UsesBaseline reports whether the expectation refers to baseline.NAME.
-func (e *Expectation) UsesBaseline() bool {
+// UsesReference reports whether the expectation refers to reference.NAME
+// (or its deprecated spelling baseline.NAME).
+func (e *Expectation) UsesReference() bool {
 	for _, r := range e.refs {
-		if r.baseline {
+		if r.reference {
 			return true
 		}
 	}
 	return false
 }
 
+// Deprecation is one use of a deprecated spelling in an expectation:
+// baseline.NAME for reference.NAME.
+type Deprecation struct {
+	// Source is the expectation as written; Col the 1-based column of
+	// the old spelling in it.
+	Source string
+	Col    int
+	// Old is the reference as written ("baseline.p99_ms"), New the
+	// spelling to use instead ("reference.p99_ms").
+	Old, New string
+}
+
+// String reads like an error at the same place:
+//
+//	expect "p99_ms < 1.3 * baseline.p99_ms": col 16: baseline.p99_ms is deprecated: use reference.p99_ms
+func (d Deprecation) String() string {
+	e := &Error{Source: d.Source, Col: d.Col, Msg: d.Old + " is deprecated: use " + d.New}
+	return e.Error()
+}
+
+// Deprecations returns one Deprecation per use of a deprecated spelling,
+// in source order.
+func (e *Expectation) Deprecations() []Deprecation {
+	var out []Deprecation
+	for _, r := range e.refs {
+		if r.old {
+			out = append(out, Deprecation{Source: e.Source, Col: errAt(e.Source, r.p, "").Col, Old: r.text, New: ReferencePrefix + r.name})
+		}
+	}
+	return out
+}
+
 // Names returns the metric references in source order, without
-// duplicates, as written ("failed", "baseline.p99_ms").
+// duplicates, as written ("failed", "reference.p99_ms").
 func (e *Expectation) Names() []string {
 	var out []string
 	seen := map[string]bool{}

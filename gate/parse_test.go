@@ -36,7 +36,8 @@ func TestParseValid(t *testing.T) {
 	}{
 		// the plain gate
 		{src: "failed == 0", tree: "(failed == 0)"},
-		// * binds tighter than <, baseline refs are names
+		// * binds tighter than <, reference refs are names
+		{src: "p99_ms < 1.3 * reference.p99_ms", tree: "(p99_ms < (1.3 * reference.p99_ms))"},
 		{src: "p99_ms < 1.3 * baseline.p99_ms", tree: "(p99_ms < (1.3 * baseline.p99_ms))"},
 		// && binds tighter than ||
 		{src: "failed == 0 || ok > 1 && killed == false", tree: "((failed == 0) || ((ok > 1) && (killed == 0)))"},
@@ -145,13 +146,16 @@ func TestCheckNames(t *testing.T) {
 		want string // full message; "" = valid
 	}{
 		{"by_class.http_502 + by_class.not_sent + by_class.unknown == 0", 0, ""},
+		{"reference.p99_ms > 0 && accounting_ok == true", 0, ""},
 		{"baseline.p99_ms > 0 && accounting_ok == true", 0, ""},
 		{"p99ms < 3", 1, `unknown metric "p99ms" (did you mean "p99_ms"?)`},
 		{"failed == 0 && dropped_inflght == 0", 16, `unknown metric "dropped_inflght" (did you mean "dropped_inflight"?)`},
-		{"p99_ms < 2 * baseline.p99", 14, `unknown baseline metric "p99" (did you mean "baseline.p99_ms"?)`},
+		{"p99_ms < 2 * reference.p99", 14, `unknown reference metric "p99" (did you mean "reference.p99_ms"?)`},
+		{"p99_ms < 2 * baseline.p99", 14, `unknown reference metric "p99" (did you mean "reference.p99_ms"?)`},
 		{"latency < 3", 1, `unknown metric "latency"`},
 		{"by_class.http_5O2 == 0", 1, `unknown metric "by_class.http_5O2" (did you mean "by_class.http_502"?)`},
 		{"by_class.resets == 0", 1, `unknown metric "by_class.resets" (did you mean "by_class.reset"?)`},
+		{"reference. == 0", 1, `expected a metric name after "reference."`},
 		{"baseline. == 0", 1, `expected a metric name after "baseline."`},
 	}
 	for _, tt := range tests {
@@ -281,5 +285,36 @@ func TestErrorExcerpt(t *testing.T) {
 		if len(lines) != 2 || caret[at] != '^' || at >= len(text) || text[at] != 's' {
 			t.Errorf("caret not under the 's':\n%s", pe.Caret())
 		}
+	}
+}
+
+// TestDeprecations: baseline.NAME, the old spelling of reference.NAME,
+// parses onto the same reference, and each use is one Deprecation naming
+// its column, the spelling as written and the one to use.
+func TestDeprecations(t *testing.T) {
+	for _, tt := range []struct {
+		src  string
+		want []string
+	}{
+		{"p99_ms < 1.3 * reference.p99_ms", nil},
+		{"p99_ms < 1.3 * baseline.p99_ms", []string{`expect "p99_ms < 1.3 * baseline.p99_ms": col 16: baseline.p99_ms is deprecated: use reference.p99_ms`}},
+		{"baseline.failed == 0 && p99_ms < baseline.p99_ms + reference.p99_ms @ 2/3", []string{
+			`expect "baseline.failed == 0 && p99_ms < baseline.p99_ms + reference.p99_ms @ 2/3": col 1: baseline.failed is deprecated: use reference.failed`,
+			`expect "baseline.failed == 0 && p99_ms < baseline.p99_ms + reference.p99_ms @ 2/3": col 34: baseline.p99_ms is deprecated: use reference.p99_ms`}},
+		{"baseline_p99_ms > 0", nil}, // the baseline variant's metric, not a reference
+	} {
+		t.Run(tt.src, func(t *testing.T) {
+			e := mustParse(tt.src)
+			var got []string
+			for _, d := range e.Deprecations() {
+				got = append(got, d.String())
+			}
+			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("deprecations\n%q\nwant\n%q", got, tt.want)
+			}
+			if uses := strings.Contains(tt.src, "baseline.") || strings.Contains(tt.src, "reference."); e.UsesReference() != uses {
+				t.Errorf("UsesReference %v, want %v", e.UsesReference(), uses)
+			}
+		})
 	}
 }

@@ -11,12 +11,13 @@ type (
 	}
 	// nullLit is the null literal, allowed only beside == and !=.
 	nullLit struct{ p int }
-	// ref is a metric name, of the run or of the baseline.
+	// ref is a metric name, of the run or of the reference variant.
 	ref struct {
-		p        int
-		text     string // as written, "baseline.p99_ms"
-		name     string // the metric, "p99_ms"
-		baseline bool
+		p         int
+		text      string // as written, "reference.p99_ms"
+		name      string // the metric, "p99_ms"
+		reference bool   // reference.NAME (or baseline.NAME)
+		old       bool   // written baseline.NAME, the deprecated spelling
 	}
 	// neg is unary minus.
 	neg struct {

@@ -18,8 +18,10 @@ type Rollout struct {
 	SwarmCreated bool `json:"swarm_created"`
 	// The update policy as sent: Parallelism, DelayMs, Order
 	// (start-first, stop-first), FailureAction, MonitorMs; the tasks' stop
-	// settings: StopGracePeriodMs, StopSignal; their health check: Probe
-	// (readiness, liveness, none), HealthIntervalMs, HealthRetries.
+	// settings: StopGracePeriodMs, StopSignal; their health check:
+	// HealthCheck (readiness, liveness, none: the scenario's
+	// action.rollout.healthcheck.check, recorded as "probe"),
+	// HealthIntervalMs, HealthRetries.
 	Parallelism       int     `json:"parallelism"`
 	DelayMs           float64 `json:"delay_ms"`
 	Order             string  `json:"order"`
@@ -27,7 +29,7 @@ type Rollout struct {
 	MonitorMs         float64 `json:"monitor_ms"`
 	StopGracePeriodMs float64 `json:"stop_grace_period_ms"`
 	StopSignal        string  `json:"stop_signal"`
-	Probe             string  `json:"probe"`
+	HealthCheck       string  `json:"probe"`
 	HealthIntervalMs  float64 `json:"health_interval_ms,omitempty"`
 	HealthRetries     int     `json:"health_retries,omitempty"`
 	// Image is the new tasks' image when the rollout changed it; empty

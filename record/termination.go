@@ -52,15 +52,17 @@ type NewPod struct {
 	// to be available.
 	BeforeDeletion bool `json:"before_deletion,omitempty"`
 	// StartedNs is when its container started; ReadyNs when its
-	// readiness probe passed (StartedNs without a probe); AvailableNs
+	// readiness probe passed (StartedNs without one); AvailableNs
 	// when it had been ready for minReadySeconds. 0: not reached.
 	StartedNs   int64 `json:"started_ns"`
 	ReadyNs     int64 `json:"ready_ns,omitempty"`
 	AvailableNs int64 `json:"available_ns,omitempty"`
-	// Probes counts the readiness probes sent; ProbesFailed those that
-	// did not pass.
-	Probes       int `json:"probes,omitempty"`
-	ProbesFailed int `json:"probes_failed,omitempty"`
+	// ReadinessProbes counts the readiness probes sent (Kubernetes'
+	// readinessProbe, as the kubelet's prober runs it: not the raw-socket
+	// probe); ReadinessProbesFailed those that did not pass. Their JSON
+	// names, probes and probes_failed, are what results recorded.
+	ReadinessProbes       int `json:"probes,omitempty"`
+	ReadinessProbesFailed int `json:"probes_failed,omitempty"`
 	// RegisterSentNs is when the proxy was told to add it (readiness +
 	// the propagation delay); RegisteredNs when it acknowledged.
 	RegisterSentNs int64 `json:"register_sent_ns,omitempty"`

@@ -98,22 +98,25 @@ func (*Rollout) actionKind() ActionKind { return ActionRollout }
 // without one.
 func (a Action) Rollout() *Rollout { return blockOf[*Rollout](a.blocks, ActionRollout) }
 
-// The health check probes.
+// The health checks (action.rollout.healthcheck.check): which of the
+// target's endpoints the check GETs.
 const (
-	// ProbeReadiness checks the target's ready path (/readyz): a draining
+	// CheckReadiness checks the target's ready path (/readyz): a draining
 	// task turns unhealthy.
-	ProbeReadiness = "readiness"
-	// ProbeLiveness checks /livez: healthy while the process lives.
-	ProbeLiveness = "liveness"
-	// ProbeNone sets no health check.
-	ProbeNone = "none"
+	CheckReadiness = "readiness"
+	// CheckLiveness checks /livez: healthy while the process lives.
+	CheckLiveness = "liveness"
+	// CheckNone sets no health check.
+	CheckNone = "none"
 )
 
 // Healthcheck is a Docker HEALTHCHECK run by the target binary itself
 // (`/app health PATH`), so the FROM-scratch images can have one.
 type Healthcheck struct {
-	// Probe is readiness (default), liveness or none.
-	Probe string `yaml:"probe" json:"probe"`
+	// Check is which endpoint the check GETs: readiness (default),
+	// liveness or none (key check; probe is its deprecated name and its
+	// JSON name).
+	Check string `yaml:"check" json:"probe"`
 	// Interval between two checks, 100ms..1m (default 1s).
 	Interval Duration `yaml:"interval" json:"interval"`
 	// Retries failed checks in a row make a task unhealthy; Swarm then
@@ -132,7 +135,7 @@ func DefaultRollout() Rollout {
 
 // DefaultHealthcheck is the health check's defaults.
 func DefaultHealthcheck() Healthcheck {
-	return Healthcheck{Probe: ProbeReadiness, Interval: Seconds(1), Retries: 3}
+	return Healthcheck{Check: CheckReadiness, Interval: Seconds(1), Retries: 3}
 }
 
 // UnmarshalYAML decodes a swarm block onto its defaults.
@@ -256,14 +259,14 @@ func validateRollout(s *Spec, fail failFunc) {
 	checkSpan(fail, "action.rollout.monitor", r.Monitor, 0, time.Minute)
 	checkSpan(fail, "action.rollout.timeout", r.Timeout, time.Second, 10*time.Minute)
 	h := r.Healthcheck
-	switch h.Probe {
-	case ProbeNone:
-	case ProbeReadiness, ProbeLiveness:
+	switch h.Check {
+	case CheckNone:
+	case CheckReadiness, CheckLiveness:
 		if (s.Target.Image != "" || s.Target.Runtime != RuntimeGo) && s.Platform != PlatformKubernetes {
-			fail("action.rollout.healthcheck.probe", h.Probe, "needs the built-in Go target (its `health` subcommand is the check); use none")
+			fail("action.rollout.healthcheck.check", h.Check, "needs the built-in Go target (its `health` subcommand is the check); use none")
 		}
 	default:
-		fail("action.rollout.healthcheck.probe", h.Probe, "want readiness, liveness or none")
+		fail("action.rollout.healthcheck.check", h.Check, "want readiness, liveness or none")
 	}
 	checkSpan(fail, "action.rollout.healthcheck.interval", h.Interval, 100*time.Millisecond, time.Minute)
 	if h.Retries < 1 || h.Retries > 100 {

@@ -19,14 +19,14 @@ func TestPlatformValidation(t *testing.T) {
 		want []string // substrings, one per expected error
 	}{
 		{"defaults", base, nil},
-		{"full blocks", base + "  rollout: {parallelism: 2, delay: 1s, order: start-first, grace_period: 5s, stop_signal: int, failure_action: rollback, healthcheck: {probe: liveness, interval: 500ms, retries: 2}}\nswarm: {endpoint_mode: vip, constraints: [\"node.role==manager\"], dns_refresh: 2s}\n", nil},
+		{"full blocks", base + "  rollout: {parallelism: 2, delay: 1s, order: start-first, grace_period: 5s, stop_signal: int, failure_action: rollback, healthcheck: {check: liveness, interval: 500ms, retries: 2}}\nswarm: {endpoint_mode: vip, constraints: [\"node.role==manager\"], dns_refresh: 2s}\n", nil},
 		{"baseline none", "name: t\nplatform: swarm\naction: {kind: none}\n", nil},
 		{"rollout on direct", "name: t\naction: {kind: rollout, at: 1s}\n", []string{"action.kind: \"rollout\": rollout needs platform swarm"}},
 		{"swarm block on direct", "name: t\nswarm: {endpoint_mode: dnsrr}\n", []string{"swarm: only for platform swarm"}},
 		{"signal on swarm", "name: t\nplatform: swarm\naction: {kind: signal}\n", []string{"platform swarm takes rollout or none"}},
 		{"unknown platform", "name: t\nplatform: nomad\n", []string{`platform: "nomad": want direct or swarm`}},
 		{"bad order", base + "  rollout: {order: sideways}\n", []string{`action.rollout.order: "sideways"`}},
-		{"bad probe", base + "  rollout: {healthcheck: {probe: startup}}\n", []string{`action.rollout.healthcheck.probe: "startup"`}},
+		{"bad check", base + "  rollout: {healthcheck: {check: startup}}\n", []string{`action.rollout.healthcheck.check: "startup"`}},
 		{"probe on node", base + "target: {runtime: node}\n", []string{"needs the built-in Go target"}},
 		{"bad endpoint", base + "swarm: {endpoint_mode: ipvs}\n", []string{`swarm.endpoint_mode: "ipvs"`}},
 		{"bad constraint", base + "swarm: {constraints: [manager]}\n", []string{`swarm.constraints[0]: "manager"`}},
@@ -77,7 +77,7 @@ func TestRolloutDefaults(t *testing.T) {
 		r := v.Spec.Action.Rollout()
 		orders = append(orders, r.Order)
 		if r.Delay.D() != 2*time.Second || r.Parallelism != 2 || r.Healthcheck.Interval.D() != 3*time.Second ||
-			r.Healthcheck.Retries != 3 || r.Healthcheck.Probe != ProbeReadiness || r.StopGracePeriod != Seconds(10) {
+			r.Healthcheck.Retries != 3 || r.Healthcheck.Check != CheckReadiness || r.StopGracePeriod != Seconds(10) {
 			t.Errorf("%s: rollout %+v", v.Label, *r)
 		}
 	}

@@ -12,11 +12,14 @@ import (
 // One name per idea. The grace period — the time from the stop signal to
 // SIGKILL, whoever sends them (docker stop, the kubelet, Swarm) — is
 // grace_period, and the signal that asks the target to stop is
-// stop_signal, in every block that has one. The keys they replace
-// (renamedKeys) still decode onto the same fields for a release: each use
-// in a file, a variant key or a --set is a Deprecation, which the CLI
-// prints naming where, the old key and the new one; a file (or a set of
-// --set values) giving both names of one field is an error naming both.
+// stop_signal, in every block that has one. A probe is the raw-socket
+// probe load (load.kind: probe) and nothing else: which endpoint a
+// rollout's health check GETs is action.rollout.healthcheck.check. The
+// keys they replace (renamedKeys) still decode onto the same fields for a
+// release: each use in a file, a variant key or a --set is a Deprecation,
+// which the CLI prints naming where, the old key and the new one; a file
+// (or a set of --set values) giving both names of one field is an error
+// naming both.
 //
 // What results record keeps the old names, so results from before and
 // after the rename read and compare alike: effective.json's fields (the
@@ -36,6 +39,7 @@ var renamedKeys = []renamedKey{
 	{"action.timeout", "action.grace_period"},
 	{"action.terminate.grace", "action.terminate.grace_period"},
 	{"action.rollout.stop_grace_period", "action.rollout.grace_period"},
+	{"action.rollout.healthcheck.probe", "action.rollout.healthcheck.check"},
 }
 
 // RenamedKeys maps each renamed key's old dotted path to its new one, for

@@ -37,12 +37,19 @@ func TestRenamedKeys(t *testing.T) {
 			[]string{"t.yaml:6: action.terminate.grace is deprecated: use action.terminate.grace_period"}},
 		{"action.rollout.stop_grace_period", roll + "    stop_grace_period: 4s\n", roll + "    grace_period: 4s\n", 6,
 			[]string{"t.yaml:6: action.rollout.stop_grace_period is deprecated: use action.rollout.grace_period"}},
+		{"action.rollout.healthcheck.probe", roll + "    healthcheck:\n      probe: liveness\n", roll + "    healthcheck:\n      check: liveness\n", 7,
+			[]string{"t.yaml:7: action.rollout.healthcheck.probe is deprecated: use action.rollout.healthcheck.check"}},
+		{"action.rollout.healthcheck.probe, flow", roll + "    healthcheck: {probe: none, retries: 2}\n", roll + "    healthcheck: {check: none, retries: 2}\n", 6,
+			[]string{"t.yaml:6: action.rollout.healthcheck.probe is deprecated: use action.rollout.healthcheck.check"}},
 		{"two at once", "name: t\ntarget: {stop_timeout: 9s}\naction: {kind: stop, timeout: 5s}\n",
 			"name: t\ntarget: {grace_period: 9s}\naction: {kind: stop, grace_period: 5s}\n", 2,
 			[]string{"t.yaml:2: target.stop_timeout is deprecated: use target.grace_period",
 				"t.yaml:3: action.timeout is deprecated: use action.grace_period"}},
 		{"variant key", stop + "variants:\n  action.timeout: [5s, 10s]\n", stop + "variants:\n  action.grace_period: [5s, 10s]\n", 5,
 			[]string{"t.yaml:5: variants.action.timeout is deprecated: use variants.action.grace_period"}},
+		{"variant key healthcheck.probe", roll + "    grace_period: 4s\nvariants:\n  action.rollout.healthcheck.probe: [readiness, liveness]\n",
+			roll + "    grace_period: 4s\nvariants:\n  action.rollout.healthcheck.check: [readiness, liveness]\n", 8,
+			[]string{"t.yaml:8: variants.action.rollout.healthcheck.probe is deprecated: use variants.action.rollout.healthcheck.check"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			old, err := Parse("t.yaml", []byte(tt.old))
@@ -106,6 +113,8 @@ func TestRenamedKeyGivenTwice(t *testing.T) {
 			"t.yaml:5: action.terminate.grace: action.terminate.grace_period (line 5) sets the same field"},
 		{"variants", "name: t\naction: {kind: stop}\nvariants:\n  action.timeout: [5s]\n  action.grace_period: [6s]\n", nil,
 			"t.yaml:5: variants.action.grace_period: variants.action.timeout names the same field: give only variants.action.grace_period (action.timeout is deprecated)"},
+		{"healthcheck block", "name: t\nplatform: swarm\naction:\n  kind: rollout\n  rollout: {healthcheck: {check: none, probe: none}}\n", nil,
+			"t.yaml:5: action.rollout.healthcheck.probe: action.rollout.healthcheck.check (line 5) sets the same field: give only action.rollout.healthcheck.check (action.rollout.healthcheck.probe is deprecated)"},
 		{"--set", "name: t\naction: {kind: stop}\n", []string{"action.timeout=5s", "action.grace_period=6s"},
 			`--set: action.grace_period: "6s": action.timeout names the same field: give only action.grace_period (action.timeout is deprecated)`},
 	} {
@@ -136,21 +145,36 @@ func TestRenamedKeySet(t *testing.T) {
 		{"action.timeout=7s", "action.grace_period=7s", "--set: action.timeout is deprecated: use action.grace_period"},
 		{"target.stop_timeout=3s", "target.grace_period=3s", "--set: target.stop_timeout is deprecated: use target.grace_period"},
 	} {
-		sets := []string{tt.old, tt.old} // given twice: one Deprecation
-		deps := sc.Deprecations(sets)
-		if len(deps) != 1 || deps[0].String() != tt.dep {
-			t.Errorf("%s: deprecations %v, want [%s]", tt.old, deps, tt.dep)
-		}
-		if a, b := variantsJSON(t, sc, sets), variantsJSON(t, sc, []string{tt.new}); a != b {
-			t.Errorf("--set %s and %s differ:\n%s\n%s", tt.old, tt.new, a, b)
-		}
-		if d := sc.Deprecations([]string{tt.new}); len(d) != 0 {
-			t.Errorf("--set %s: %v", tt.new, d)
-		}
+		setRenamed(t, sc, tt.old, tt.new, tt.dep)
+	}
+	roll, err := Parse("t.yaml", []byte("name: t\nplatform: swarm\naction: {kind: rollout}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	setRenamed(t, roll, "action.rollout.healthcheck.probe=liveness", "action.rollout.healthcheck.check=liveness",
+		"--set: action.rollout.healthcheck.probe is deprecated: use action.rollout.healthcheck.check")
+	if got := RenameSets([]string{"action.rollout.healthcheck.probe=none"}); got[0] != "action.rollout.healthcheck.check=none" {
+		t.Errorf("RenameSets: %q", got)
 	}
 	vs, err := sc.Expand([]string{"action.timeout=7s"})
 	if err != nil || len(vs) != 1 || vs[0].Label != "timeout=7s" || vs[0].Spec.Action.Timeout.String() != "7s" {
 		t.Errorf("narrowed by the old name: %+v, %v", vs, err)
+	}
+}
+
+// setRenamed checks that --set old (given twice) gives one Deprecation,
+// dep, and the variants --set new gives; --set new gives none.
+func setRenamed(t *testing.T, sc *Scenario, old, new, dep string) {
+	t.Helper()
+	sets := []string{old, old} // given twice: one Deprecation
+	if deps := sc.Deprecations(sets); len(deps) != 1 || deps[0].String() != dep {
+		t.Errorf("%s: deprecations %v, want [%s]", old, deps, dep)
+	}
+	if a, b := variantsJSON(t, sc, sets), variantsJSON(t, sc, []string{new}); a != b {
+		t.Errorf("--set %s and %s differ:\n%s\n%s", old, new, a, b)
+	}
+	if d := sc.Deprecations([]string{new}); len(d) != 0 {
+		t.Errorf("--set %s: %v", new, d)
 	}
 }
 
@@ -174,6 +198,14 @@ func TestRecordedNames(t *testing.T) {
 			vs[1].Params["action.timeout"] != "10s" || !slices.Equal(vs[1].Keys, []string{"action.timeout"}) {
 			t.Errorf("%s: axis %q, variants %+v", file, sc.Axes[0].Key, vs)
 		}
+	}
+	// The health check: label probe=..., effective.json's "probe".
+	sc, err := Parse("t.yaml", []byte("name: t\nplatform: swarm\naction: {kind: rollout}\nvariants:\n  action.rollout.healthcheck.check: [liveness]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if js := variantsJSON(t, sc, nil); !strings.Contains(js, `"Label":"probe=liveness"`) || !strings.Contains(js, `"healthcheck":{"probe":"liveness"`) {
+		t.Errorf("healthcheck.check recorded as %s", js)
 	}
 	for old, cur := range RenamedKeys() {
 		if recordedPath(cur) != old || recordedPath(old) != old {

@@ -34,9 +34,9 @@
 // the work either way.
 //
 // In-flight requests are counted by a middleware around the work endpoints
-// /slow, /write and /db only: probes (/readyz, /livez) and /job (which answers at
-// once; its work is tracked as the job) are not counted. /readyz reports that
-// count, and so does the "deadline" event.
+// /slow, /write and /db only: health checks (/readyz, /livez) and /job
+// (which answers at once; its work is tracked as the job) are not counted.
+// /readyz reports that count, and so does the "deadline" event.
 //
 // # Modes
 //

@@ -37,7 +37,7 @@ func writeKubeRun(b *strings.Builder, rr variantRollout) {
 		what = "to image " + r.Image
 	}
 	fmt.Fprintf(b, "Rollout %s, order %s, parallelism %d, terminationGracePeriodSeconds %s, readiness %s; %s.",
-		what, r.Order, r.Parallelism, num(r.StopGracePeriodMs/1000), r.Probe, conv)
+		what, r.Order, r.Parallelism, num(r.StopGracePeriodMs/1000), r.HealthCheck, conv)
 	if k.WatchError != "" {
 		fmt.Fprintf(b, " The watch broke: %s.", report.MarkdownCell(k.WatchError))
 	}

@@ -75,7 +75,7 @@ func writeRolloutRun(b *strings.Builder, rr variantRollout, counted bool) {
 	}
 	fmt.Fprintf(b, "Update %s, order %s, parallelism %d, delay %s ms, failure action %s, stop grace period %s ms (%s), "+
 		"health check %s; endpoint mode %s; %s.", what, r.Order, r.Parallelism, num(r.DelayMs), r.FailureAction,
-		num(r.StopGracePeriodMs), r.StopSignal, r.Probe, r.EndpointMode, conv)
+		num(r.StopGracePeriodMs), r.StopSignal, r.HealthCheck, r.EndpointMode, conv)
 	if r.ProxyDNS != "" {
 		fmt.Fprintf(b, " Caddy resolved `%s` every %s ms.", r.ProxyDNS, num(r.ProxyRefreshMs))
 	}

@@ -70,7 +70,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	c.alias("grace", "grace-period")
 	reportOnly := c.fs.Bool("report-only", false, "exit 0 when the verdict names a defect (the report is still written; a run check could not judge still exits 2)")
 	var exp expectFlags
-	exp.register(c.fs)
+	exp.register(c)
 	var sets, envs setFlags
 	c.fs.Var(&sets, "set", "override a field of the generated scenario, e.g. --set load.duration=4s (repeatable)")
 	c.fs.Var(&envs, "env", "NAME=VALUE added to the image's own environment (= --set target.env.NAME=VALUE; repeatable; an override of the image's own value is reported)")

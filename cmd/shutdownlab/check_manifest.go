@@ -113,7 +113,7 @@ func cmdCheckManifest(ctx context.Context, args []string, stdout, stderr io.Writ
 	c.alias("signals", "search-signals")
 	f.cluster.register(c.fs)
 	var exp expectFlags
-	exp.register(c.fs)
+	exp.register(c)
 	pos, err := c.parse(args, stdout)
 	if err != nil {
 		return exitUsage, err

@@ -155,8 +155,10 @@ func TestRunRefusedBeforeStart(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"baseline without variant", []string{"--expect", "p99_ms < 2 * baseline.p99_ms"}, "uses baseline.NAME but no --baseline-variant"},
-		{"baseline variant not in scenario", []string{"--expect", "p99_ms < 2 * baseline.p99_ms", "--baseline-variant", "nope"}, `--baseline-variant "nope" is not a variant`},
+		{"reference without variant", []string{"--expect", "p99_ms < 2 * reference.p99_ms"}, "uses reference.NAME but no --reference-variant"},
+		{"reference variant not in scenario", []string{"--expect", "p99_ms < 2 * reference.p99_ms", "--reference-variant", "nope"}, `--reference-variant "nope" is not a variant`},
+		{"old spelling without variant", []string{"--expect", "p99_ms < 2 * baseline.p99_ms"}, "uses reference.NAME but no --reference-variant"},
+		{"old flag, variant not in scenario", []string{"--expect", "p99_ms < 2 * baseline.p99_ms", "--baseline-variant", "nope"}, `--reference-variant "nope" is not a variant`},
 		{"write metric without writes", []string{"--expect", "ghost_writes == 0"}, `metric "ghost_writes" cannot exist in this scenario: it needs a POST /write in load.mix`},
 		{"probe metric without probe", []string{"--expect", "probe_server_closed == true"}, "needs load.kind probe"},
 		{"ws metric without ws", []string{"--expect", "ws_close_1006 == 0"}, "needs load.kind ws"},

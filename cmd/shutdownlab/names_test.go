@@ -88,3 +88,65 @@ func TestRunWarnsOfDeprecatedKeys(t *testing.T) {
 		t.Errorf("exit %d, want %d", code, exitUsage)
 	}
 }
+
+// TestDeprecatedReferenceSpellings: baseline.NAME and --baseline-variant,
+// the old spellings of reference.NAME and --reference-variant, still
+// work, each use one line on stderr naming where and the spelling to use;
+// the flag given under both names is refused. Each command is refused
+// afterwards for another reason (an --out it cannot write, a result
+// directory that does not exist), so nothing runs.
+func TestDeprecatedReferenceSpellings(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "old.yaml")
+	src := "name: old\nvariants:\n  target.mode: [none, full]\nexpect:\n  - failed == 0\n  - p99_ms < 2 * baseline.p99_ms\n"
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const refused = "--out /proc/version/x"
+	run := []string{"run", "direct-inflight", "--out", "/proc/version/x"}
+	tests := []struct {
+		name string
+		args []string
+		want []string // lines (or parts) of stderr, in order
+		deps int      // how many "is deprecated" lines
+	}{
+		{"current spellings", append(run, "--expect", "p99_ms < 2 * reference.p99_ms", "--reference-variant", "mode=none"), []string{refused}, 0},
+		{"baseline.NAME in --expect", append(run, "--expect", "p99_ms < 2 * baseline.p99_ms", "--reference-variant", "mode=none"),
+			[]string{`expect "p99_ms < 2 * baseline.p99_ms": col 14: baseline.p99_ms is deprecated: use reference.p99_ms` + "\n", refused}, 1},
+		{"--baseline-variant", append(run, "--expect", "p99_ms < 2 * reference.p99_ms", "--baseline-variant", "mode=none"),
+			[]string{"run: --baseline-variant is deprecated: use --reference-variant\n", refused}, 1},
+		{"both old spellings", append(run, "--expect", "baseline.failed == 0 && p99_ms < 2 * baseline.p99_ms", "--baseline-variant", "mode=full"),
+			[]string{"run: --baseline-variant is deprecated: use --reference-variant\n",
+				"col 1: baseline.failed is deprecated: use reference.failed\n",
+				"col 38: baseline.p99_ms is deprecated: use reference.p99_ms\n", refused}, 3},
+		{"both flag names", append(run, "--reference-variant", "mode=none", "--baseline-variant", "mode=none"),
+			[]string{"--baseline-variant and --reference-variant name the same flag: give only --reference-variant (--baseline-variant is deprecated)"}, 1},
+		{"baseline.NAME in a scenario file", []string{"run", p, "--out", "/proc/version/x", "--reference-variant", "mode=none"},
+			[]string{p + `:6: expect[1]: expect "p99_ms < 2 * baseline.p99_ms": col 14: baseline.p99_ms is deprecated: use reference.p99_ms` + "\n", refused}, 1},
+		{"report", []string{"report", filepath.Join(t.TempDir(), "none"), "--expect", "p99_ms < baseline.p99_ms", "--baseline-variant", "x"},
+			[]string{"report: --baseline-variant is deprecated: use --reference-variant\n",
+				`expect "p99_ms < baseline.p99_ms": col 10: baseline.p99_ms is deprecated: use reference.p99_ms` + "\n", "result directory"}, 2},
+		{"check", []string{"check", "a:1", "--baseline-variant", "x", "--runs", "0"},
+			[]string{"check: --baseline-variant is deprecated: use --reference-variant\n", "--runs: 0 is out of range"}, 1},
+		{"check --manifest", []string{"check", "--manifest", "x.yaml", "--baseline-variant", "x", "--search-signals", "SIGKILL"},
+			[]string{"check: --baseline-variant is deprecated: use --reference-variant\n", `--search-signals: "SIGKILL"`}, 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := runMain(t, context.Background(), tc.args...)
+			if code != exitUsage {
+				t.Errorf("exit %d, want %d; stderr %q", code, exitUsage, stderr)
+			}
+			rest := stderr
+			for _, w := range tc.want {
+				i := strings.Index(rest, w)
+				if i < 0 {
+					t.Fatalf("stderr %q lacks %q (in this order)", stderr, w)
+				}
+				rest = rest[i+len(w):]
+			}
+			if n := strings.Count(stderr, "is deprecated"); n != tc.deps {
+				t.Errorf("%d deprecation lines, want %d: %q", n, tc.deps, stderr)
+			}
+		})
+	}
+}

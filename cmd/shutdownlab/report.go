@@ -22,19 +22,22 @@ as not valid. Exit codes as for run.
 func cmdReport(args []string, stdout, stderr io.Writer) (int, error) {
 	c := newCommand("report", reportUsage)
 	var exp expectFlags
-	exp.register(c.fs)
+	exp.register(c)
 	pos, err := c.parse(args, stdout)
 	if err != nil {
+		return exitUsage, err
+	}
+	if err := c.checkAliases(stderr); err != nil {
 		return exitUsage, err
 	}
 	if len(pos) != 1 {
 		return exitUsage, usagef("report needs exactly one result directory")
 	}
-	if err := exp.parse(); err != nil {
+	if err := exp.parse(stderr); err != nil {
 		return exitUsage, err
 	}
-	if (exp.JUnit != "" || exp.BaselineVariant != "") && len(exp.Parsed) == 0 {
-		return exitUsage, usagef("--junit and --baseline-variant need at least one --expect")
+	if (exp.JUnit != "" || exp.ReferenceVariant != "") && len(exp.Parsed) == 0 {
+		return exitUsage, usagef("--junit and --reference-variant need at least one --expect")
 	}
 	dir := pos[0]
 	if err := runplan.ResultDirExists(dir); err != nil {
@@ -53,7 +56,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) (int, error) {
 	}
 	fmt.Fprintf(stdout, "\nwrote %s/{%s,%s,%s,%s} and plots\n", dir,
 		resultdir.MarkdownFile, resultdir.CSVFile, resultdir.SpreadCSVFile, resultdir.SummaryFile)
-	if err := runplan.CheckExpectations("result "+dir, exp.Parsed, runplan.ResultCapabilities(dir, res), exp.BaselineVariant, res.Labels()); err != nil {
+	if err := runplan.CheckExpectations("result "+dir, exp.Parsed, runplan.ResultCapabilities(dir, res), exp.ReferenceVariant, res.Labels()); err != nil {
 		return exitUsage, err
 	}
 	invalid := gate.InvalidRuns(res)

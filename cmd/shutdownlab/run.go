@@ -15,7 +15,7 @@ const runUsage = `Usage: shutdownlab run SCENARIO... [--runs N] [--out DIR] [--s
 SCENARIO is a catalog name (see 'shutdownlab list') or a path to a .yaml file.
 Each scenario's runs are written to DIR/<timestamp>-<scenario>/ with report.md and CSVs.
 Everything is checked before anything starts (scenario files, --set values,
-expectations and the metrics they name, --baseline-variant, --image, and
+expectations and the metrics they name, --reference-variant, --image, and
 that --out and --junit can be written); a refusal exits 64 and writes nothing.
 A scenario with platform: kubernetes (or --set platform=kubernetes) runs on
 the cluster of --kubeconfig/--context (default: the usual kubeconfig rules),
@@ -50,7 +50,7 @@ func planRun(ctx context.Context, args []string, stdout, stderr io.Writer) (*run
 	out := c.fs.String("out", "results/runs", "root directory for result directories")
 	p := runplan.New()
 	var exp expectFlags
-	exp.register(c.fs)
+	exp.register(c)
 	var sets setFlags
 	c.fs.Var(&sets, "set", "override a scenario field by dotted path, e.g. --set load.duration=4s (repeatable; value at most 64 KiB)")
 	image := c.fs.String("image", "", "run this local image instead of the built-in target (= --set target.image=NAME; never pulled)")
@@ -58,6 +58,9 @@ func planRun(ctx context.Context, args []string, stdout, stderr io.Writer) (*run
 	cluster.register(c.fs)
 	names, err := c.parse(args, stdout)
 	if err != nil {
+		return nil, err
+	}
+	if err := c.checkAliases(stderr); err != nil {
 		return nil, err
 	}
 	if err := cluster.check(); err != nil {
@@ -69,7 +72,7 @@ func planRun(ctx context.Context, args []string, stdout, stderr io.Writer) (*run
 	if c.isSet("runs") && (*runs < 1 || *runs > 100) {
 		return nil, usagef("--runs: %d is out of range 1..100", *runs)
 	}
-	if err := exp.parse(); err != nil {
+	if err := exp.parse(stderr); err != nil {
 		return nil, err
 	}
 	if *runs > 0 {

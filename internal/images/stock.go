@@ -126,8 +126,8 @@ type StopSemantics struct {
 	OfficialStopSignal string
 }
 
-// VersionProbe says how a server's version is read on this host.
-type VersionProbe struct {
+// VersionQuery says how a server's version is read on this host.
+type VersionQuery struct {
 	// Cmd runs on the host (bounded to 20 s); its combined output must
 	// match Pattern, whose first group is the version.
 	Cmd     []string
@@ -165,7 +165,7 @@ type StockServer struct {
 	// image, built or reused first, which the fixture is layered on.
 	Base string
 	// Version reads the server's version on this host.
-	Version VersionProbe
+	Version VersionQuery
 	// Stop is the documented stop behaviour.
 	Stop StopSemantics
 }

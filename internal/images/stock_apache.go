@@ -113,7 +113,7 @@ func apacheServer() StockServer {
 		),
 		Entrypoint: []string{ApacheBinary, "-DFOREGROUND", "-f", "/etc/apache2/httpd.conf"},
 		Foreground: "the httpd parent as PID 1 (-DFOREGROUND, as the official httpd image's httpd-foreground does), event MPM children as nobody",
-		Version:    VersionProbe{Cmd: []string{ApacheBinary, "-v"}, Pattern: `Server version: (Apache/\S+(?: \([^)]*\))?)`},
+		Version:    VersionQuery{Cmd: []string{ApacheBinary, "-v"}, Pattern: `Server version: (Apache/\S+(?: \([^)]*\))?)`},
 		Stop: StopSemantics{
 			Graceful: "SIGWINCH",
 			Fast:     "SIGTERM",

@@ -90,7 +90,7 @@ func caddyServer() StockServer {
 		Env:        []string{"HOME=/tmp", "XDG_CONFIG_HOME=/tmp", "XDG_DATA_HOME=/tmp"},
 		Foreground: "caddy run (foreground) as PID 1, on the project's Caddy image",
 		Base:       CaddyImageName,
-		Version:    VersionProbe{GoModule: "github.com/caddyserver/caddy/v2"},
+		Version:    VersionQuery{GoModule: "github.com/caddyserver/caddy/v2"},
 		Stop: StopSemantics{
 			Graceful: "SIGTERM",
 			Fast:     "SIGQUIT",

@@ -73,7 +73,7 @@ func haproxyServer() StockServer {
 		),
 		Entrypoint: []string{HAProxyBinary, "-W", "-db", "-f", "/etc/haproxy/haproxy.cfg"},
 		Foreground: "master-worker mode in the foreground (-W -db, the official image's flags): the master is PID 1 and forwards stop signals to its worker",
-		Version:    VersionProbe{Cmd: []string{HAProxyBinary, "-v"}, Pattern: `HAProxy version (\S+)`},
+		Version:    VersionQuery{Cmd: []string{HAProxyBinary, "-v"}, Pattern: `HAProxy version (\S+)`},
 		Stop: StopSemantics{
 			Graceful: "SIGUSR1",
 			Fast:     "SIGTERM",

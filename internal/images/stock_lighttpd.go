@@ -73,7 +73,7 @@ func lighttpdServer() StockServer {
 		),
 		Entrypoint: []string{LighttpdBinary, "-D", "-f", "/etc/lighttpd/lighttpd.conf"},
 		Foreground: "lighttpd -D (no daemonizing) as PID 1, as nobody after binding; it reaps its CGI children",
-		Version:    VersionProbe{Cmd: []string{LighttpdBinary, "-v"}, Pattern: `(lighttpd/\S+)`},
+		Version:    VersionQuery{Cmd: []string{LighttpdBinary, "-v"}, Pattern: `(lighttpd/\S+)`},
 		Stop: StopSemantics{
 			Graceful: "SIGINT",
 			Fast:     "SIGTERM",

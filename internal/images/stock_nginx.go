@@ -96,7 +96,7 @@ func nginxServer() StockServer {
 		),
 		Entrypoint: []string{NginxBinary, "-c", "/etc/nginx/nginx.conf"},
 		Foreground: "the nginx master as PID 1 (daemon off, master_process on: it reaps its worker), one worker as nobody",
-		Version:    VersionProbe{Cmd: []string{NginxBinary, "-v"}, Pattern: `nginx version: (nginx/\S+)`},
+		Version:    VersionQuery{Cmd: []string{NginxBinary, "-v"}, Pattern: `nginx version: (nginx/\S+)`},
 		Stop: StopSemantics{
 			Graceful: "SIGQUIT",
 			Fast:     "SIGTERM",

@@ -108,7 +108,7 @@ func TestStockTableConsistent(t *testing.T) {
 				}
 			}
 			if len(s.Version.Cmd) == 0 || s.Version.Pattern == "" {
-				t.Errorf("%s: no version probe", s.Name)
+				t.Errorf("%s: no version query", s.Name)
 			}
 		} else if s.Base != images.CaddyImageName || s.Version.GoModule == "" {
 			t.Errorf("%s: base %q, version %+v", s.Name, s.Base, s.Version)

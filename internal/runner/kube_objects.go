@@ -81,10 +81,10 @@ func kubeSettingsOf(s scenarios.Spec, port int) kubeSettings {
 		}
 		h := r.Healthcheck
 		every := int32(max(h.Interval.D().Seconds(), 1))
-		switch h.Probe {
-		case scenarios.ProbeReadiness:
+		switch h.Check {
+		case scenarios.CheckReadiness:
 			k.readiness = get(s.Target.Protocol.ReadyPath, every, int32(h.Retries))
-		case scenarios.ProbeLiveness:
+		case scenarios.CheckLiveness:
 			k.liveness = get("/livez", every, int32(h.Retries))
 		}
 	case a.Terminate() != nil && a.Kind == scenarios.ActionTerminate:

@@ -95,8 +95,8 @@ func kubeRolloutRecord(s scenarios.Spec, ns string) *record.Rollout {
 	ro := s.Action.Rollout()
 	r := &record.Rollout{Service: kubeTarget, EndpointMode: "clusterip", Network: ns,
 		Parallelism: ro.Parallelism, Order: ro.Order, FailureAction: ro.FailureAction, MonitorMs: ms(ro.Monitor.D()),
-		StopGracePeriodMs: ms(ro.StopGracePeriod.D()), StopSignal: ro.StopSignal, Probe: ro.Healthcheck.Probe, Image: ro.Image}
-	if ro.Healthcheck.Probe != scenarios.ProbeNone {
+		StopGracePeriodMs: ms(ro.StopGracePeriod.D()), StopSignal: ro.StopSignal, HealthCheck: ro.Healthcheck.Check, Image: ro.Image}
+	if ro.Healthcheck.Check != scenarios.CheckNone {
 		r.HealthIntervalMs, r.HealthRetries = ms(ro.Healthcheck.Interval.D()), ro.Healthcheck.Retries
 	}
 	return r

@@ -206,12 +206,12 @@ func (x *run) awaitReady(ctx context.Context, c *docker.Container, p *newPodRun)
 		if err := sleepUntil(ctx, tick); err != nil {
 			return err
 		}
-		res.Probes++
+		res.ReadinessProbes++
 		pctx, cancel := context.WithTimeout(ctx, r.Timeout.D())
 		_, err := x.getFromNetwork(pctx, c.ID, port, r.Path)
 		cancel()
 		if err != nil {
-			res.ProbesFailed++
+			res.ReadinessProbesFailed++
 			passed = 0
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -223,7 +223,7 @@ func (x *run) awaitReady(ctx context.Context, c *docker.Container, p *newPodRun)
 			return nil
 		}
 	}
-	return fmt.Errorf("its readiness probe (GET %s on port %d) did not pass within %s: %d probes, %d failed", r.Path, port, p.spec.Timeout, res.Probes, res.ProbesFailed)
+	return fmt.Errorf("its readiness probe (GET %s on port %d) did not pass within %s: %d probes, %d failed", r.Path, port, p.spec.Timeout, res.ReadinessProbes, res.ReadinessProbesFailed)
 }
 
 // errNotReady is a probe's answer outside 200..399.

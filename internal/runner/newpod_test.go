@@ -102,8 +102,8 @@ func TestAwaitReady(t *testing.T) {
 			} else if err != nil {
 				t.Fatal(err)
 			}
-			if p.res.Probes != tt.probes || p.res.ProbesFailed != tt.failed {
-				t.Errorf("probes %d, failed %d; want %d, %d", p.res.Probes, p.res.ProbesFailed, tt.probes, tt.failed)
+			if p.res.ReadinessProbes != tt.probes || p.res.ReadinessProbesFailed != tt.failed {
+				t.Errorf("probes %d, failed %d; want %d, %d", p.res.ReadinessProbes, p.res.ReadinessProbesFailed, tt.probes, tt.failed)
 			}
 			if tt.err != "" {
 				return

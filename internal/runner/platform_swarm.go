@@ -184,7 +184,7 @@ func (s *swarmPlatform) createService(ctx context.Context) error {
 		Update: swarm.Update{Parallelism: uint64(ro.Parallelism), Delay: ro.Delay.D(), Order: ro.Order,
 			FailureAction: ro.FailureAction, Monitor: ro.Monitor.D()},
 	}
-	if p := s.healthPath(ro.Healthcheck.Probe); p != "" {
+	if p := s.healthPath(ro.Healthcheck.Check); p != "" {
 		cfg.Health = &swarm.Health{Test: []string{"/app", "health", p}, Interval: ro.Healthcheck.Interval.D(),
 			Timeout: healthTimeout, Retries: ro.Healthcheck.Retries}
 	}
@@ -207,18 +207,18 @@ func (s *swarmPlatform) fillRecord(cfg swarm.ServiceConfig, ro *scenarios.Rollou
 	r.Service, r.EndpointMode = cfg.Name, cfg.EndpointMode
 	r.Parallelism, r.DelayMs, r.Order, r.FailureAction = ro.Parallelism, ms(ro.Delay.D()), ro.Order, ro.FailureAction
 	r.MonitorMs, r.StopGracePeriodMs, r.StopSignal = ms(ro.Monitor.D()), ms(ro.StopGracePeriod.D()), ro.StopSignal
-	r.Probe, r.Image = ro.Healthcheck.Probe, ro.Image
+	r.HealthCheck, r.Image = ro.Healthcheck.Check, ro.Image
 	if cfg.Health != nil {
 		r.HealthIntervalMs, r.HealthRetries = ms(cfg.Health.Interval), cfg.Health.Retries
 	}
 }
 
-// healthPath is the path the health check GETs for probe ("" for none).
-func (s *swarmPlatform) healthPath(probe string) string {
-	switch probe {
-	case scenarios.ProbeReadiness:
+// healthPath is the path the health check GETs for check ("" for none).
+func (s *swarmPlatform) healthPath(check string) string {
+	switch check {
+	case scenarios.CheckReadiness:
 		return s.spec.Target.Protocol.ReadyPath
-	case scenarios.ProbeLiveness:
+	case scenarios.CheckLiveness:
 		return "/livez"
 	}
 	return ""

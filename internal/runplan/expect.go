@@ -14,22 +14,23 @@ import (
 )
 
 // Expectations are how a result is judged: the expectations given on the
-// command line, the variant baseline.NAME reads, and the JUnit file.
+// command line, the variant reference.NAME reads, and the JUnit file.
 type Expectations struct {
 	// Parsed are the command line's expectations (--expect), checked.
 	Parsed []*gate.Expectation
-	// BaselineVariant is --baseline-variant: the label of the variant
-	// that baseline.NAME in an expectation reads (any variant, not only
-	// the steady-state one).
-	BaselineVariant string
+	// ReferenceVariant is --reference-variant (--baseline-variant, its
+	// deprecated name): the label of the variant that reference.NAME in
+	// an expectation reads (any variant, not only the baseline variant).
+	ReferenceVariant string
 	// JUnit is the JUnit XML file the verdicts go to ("": none).
 	JUnit string
 }
 
 // ParseExpectations checks every expectation before anything runs; a
 // value over the --set size limit, a syntax error or an unknown metric is
-// a usage error showing where.
-func ParseExpectations(exprs []string) ([]*gate.Expectation, error) {
+// a usage error showing where. Each deprecated spelling (baseline.NAME)
+// is one line on stderr naming where and the spelling to use.
+func ParseExpectations(exprs []string, stderr io.Writer) ([]*gate.Expectation, error) {
 	if len(exprs) == 0 {
 		return nil, nil
 	}
@@ -40,13 +41,20 @@ func ParseExpectations(exprs []string) ([]*gate.Expectation, error) {
 	if err != nil {
 		return nil, &UsageError{Msg: CaretMsg(err), Err: err}
 	}
+	for _, e := range exps {
+		for _, d := range e.Deprecations() {
+			fmt.Fprintln(stderr, d)
+		}
+	}
 	return exps, nil
 }
 
 // WithScenario returns the command-line expectations plus those the
 // scenario file declares; an expectation in the file that does not parse
-// is an error naming the file, the line and the field (expect[i]).
-func (e *Expectations) WithScenario(sc *scenarios.Scenario) ([]*gate.Expectation, error) {
+// is an error naming the file, the line and the field (expect[i]). Each
+// deprecated spelling in the file's expectations is one line on stderr
+// naming the file, the line, the field and the spelling to use.
+func (e *Expectations) WithScenario(sc *scenarios.Scenario, stderr io.Writer) ([]*gate.Expectation, error) {
 	if len(sc.Spec.Expect) == 0 {
 		return e.Parsed, nil
 	}
@@ -68,6 +76,10 @@ func (e *Expectations) WithScenario(sc *scenarios.Scenario) ([]*gate.Expectation
 			msgs = append(msgs, msg)
 			continue
 		}
+		for _, d := range x.Deprecations() {
+			field := fmt.Sprintf("expect[%d]", i)
+			fmt.Fprintln(stderr, &scenarios.ValidationError{File: sc.File, Line: sc.Line(field), Field: field, Msg: d.String()})
+		}
 		own = append(own, x)
 	}
 	if len(msgs) > 0 {
@@ -84,7 +96,7 @@ func (e *Expectations) Judge(w io.Writer, res *report.Result, exps []*gate.Expec
 	if len(exps) == 0 {
 		return 0, nil
 	}
-	rep, err := gate.Evaluate(res, exps, e.BaselineVariant)
+	rep, err := gate.Evaluate(res, exps, e.ReferenceVariant)
 	if err != nil {
 		return gate.ExitHarness, err
 	}

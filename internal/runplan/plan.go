@@ -140,7 +140,7 @@ func (p *Plan) Add(sc *scenarios.Scenario, stderr io.Writer) error {
 	for _, note := range sc.ImageNotes(p.Sets) {
 		fmt.Fprintln(stderr, "note: "+note)
 	}
-	exps, err := p.Expect.WithScenario(sc)
+	exps, err := p.Expect.WithScenario(sc, stderr)
 	if err != nil {
 		return BadInput(err)
 	}
@@ -148,23 +148,23 @@ func (p *Plan) Add(sc *scenarios.Scenario, stderr io.Writer) error {
 	for _, v := range vs {
 		labels = append(labels, v.Label)
 	}
-	if err := CheckExpectations(describe(sc), exps, gate.CapabilitiesOfVariants(vs), p.Expect.BaselineVariant, labels); err != nil {
+	if err := CheckExpectations(describe(sc), exps, gate.CapabilitiesOfVariants(vs), p.Expect.ReferenceVariant, labels); err != nil {
 		return err
 	}
 	p.Scenarios, p.Variants[sc], p.exps[sc] = append(p.Scenarios, sc), vs, exps
 	return nil
 }
 
-// CheckOutputs refuses --junit / --baseline-variant without expectations
+// CheckOutputs refuses --junit / --reference-variant without expectations
 // and an --out or --junit that cannot be written.
 func (p *Plan) CheckOutputs() error {
-	if p.Expect.JUnit != "" || p.Expect.BaselineVariant != "" {
+	if p.Expect.JUnit != "" || p.Expect.ReferenceVariant != "" {
 		any := false
 		for _, e := range p.exps {
 			any = any || len(e) > 0
 		}
 		if !any {
-			return Usagef("--junit and --baseline-variant need an expectation (--expect, or expect: in the scenario)")
+			return Usagef("--junit and --reference-variant need an expectation (--expect, or expect: in the scenario)")
 		}
 	}
 	if err := CheckWritableDir("--out", p.Out, p.Out); err != nil {

@@ -102,23 +102,23 @@ func ResultDirExists(dir string) error {
 }
 
 // CheckExpectations refuses, before anything runs, an expectation naming
-// a metric the scenario cannot produce, and baseline.NAME without a
-// --baseline-variant that is one of the scenario's variants. where names
+// a metric the scenario cannot produce, and reference.NAME without a
+// --reference-variant that is one of the scenario's variants. where names
 // the scenario in the message.
-func CheckExpectations(where string, exps []*gate.Expectation, c gate.Capabilities, baselineVariant string, labels []string) error {
+func CheckExpectations(where string, exps []*gate.Expectation, c gate.Capabilities, referenceVariant string, labels []string) error {
 	for _, e := range exps {
 		if err := e.CheckAvailable(c); err != nil {
 			return Usagef("%s: %s", where, CaretMsg(err))
 		}
-		if !e.UsesBaseline() {
+		if !e.UsesReference() {
 			continue
 		}
-		if baselineVariant == "" {
-			return Usagef("%s: expect %q uses baseline.NAME but no --baseline-variant was given (variants: %s)",
+		if referenceVariant == "" {
+			return Usagef("%s: expect %q uses reference.NAME but no --reference-variant was given (variants: %s)",
 				where, scenarios.Shorten(e.Source), strings.Join(labels, ", "))
 		}
-		if !slices.Contains(labels, baselineVariant) {
-			return Usagef("%s: --baseline-variant %q is not a variant of it (variants: %s)", where, scenarios.Shorten(baselineVariant), strings.Join(labels, ", "))
+		if !slices.Contains(labels, referenceVariant) {
+			return Usagef("%s: --reference-variant %q is not a variant of it (variants: %s)", where, scenarios.Shorten(referenceVariant), strings.Join(labels, ", "))
 		}
 	}
 	return nil
