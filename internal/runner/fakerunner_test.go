@@ -64,7 +64,7 @@ func newFakeRun(t *testing.T, f *fakeEngine, v scenarios.Variant) *run {
 	t.Helper()
 	r := newFakeRunner(t, f)
 	r.seq++
-	x := &run{r: r, v: v, spec: v.Spec, dir: t.TempDir(), name: fmt.Sprintf("shutdownlab-fake-%d", r.seq),
+	x := &run{r: r, spec: v.Spec, dir: t.TempDir(), name: fmt.Sprintf("shutdownlab-fake-%d", r.seq),
 		stream: newAgentStream(), targetRef: "target:fake", runtime: "go fake"}
 	load, err := newLoadDriver(v.Spec.Load.Kind)
 	if err != nil {

@@ -83,7 +83,7 @@ func TestUserImageGetsOnlyUserEnv(t *testing.T) {
 			v := fakeVariant(t, "direct-inflight", 300*time.Millisecond, sets...)
 			f := newFakeEngine(nil)
 			f.imageEnv = tc.imageEnv
-			x := &run{r: newFakeRunner(t, f), v: v, spec: v.Spec, targetRef: "my/app:1"}
+			x := &run{r: newFakeRunner(t, f), spec: v.Spec, targetRef: "my/app:1"}
 			if err := x.readImageEnv(context.Background()); err != nil {
 				t.Fatal(err)
 			}

@@ -36,7 +36,6 @@ const agentLogMaxSize = "2g"
 // run is the state of one run in progress.
 type run struct {
 	r        *Runner
-	v        scenarios.Variant
 	spec     scenarios.Spec
 	dir      string
 	name     string // name prefix of every object of this run
@@ -88,7 +87,7 @@ type run struct {
 func (r *Runner) runOnce(ctx context.Context, v scenarios.Variant, i int, dir string) record.Meta {
 	r.seq++
 	x := &run{
-		r: r, v: v, spec: v.Spec, dir: dir,
+		r: r, spec: v.Spec, dir: dir,
 		name:   fmt.Sprintf("shutdownlab-%s-%d", r.eng.Session(), r.seq),
 		stream: newAgentStream(),
 		meta: record.Meta{
