@@ -20,8 +20,8 @@ func (x *run) collect(ctx context.Context) error {
 	var errs []error
 	for i, c := range x.replicas {
 		alias := fmt.Sprintf("replica-%d", i)
-		rep := record.Replica{Name: alias, Image: x.targetRef, Runtime: x.runtime, Init: x.spec.Target.Init, Env: envMap(x.targetEnv(i)),
-			EnvOverridden: envOverrides(x.imageEnv, x.spec.Target.Env)}
+		rep := record.Replica{Name: alias, Image: x.target.ref, Runtime: x.target.runtime, Init: x.spec.Target.Init, Env: envMap(x.targetEnv(i)),
+			EnvOverridden: envOverrides(x.target.imageEnv, x.spec.Target.Env)}
 		st, err := eng.Inspect(ctx, c.ID)
 		if err != nil {
 			errs = append(errs, err)

@@ -65,7 +65,7 @@ func newFakeRun(t *testing.T, f *fakeEngine, v scenarios.Variant) *run {
 	r := newFakeRunner(t, f)
 	r.seq++
 	x := &run{r: r, spec: v.Spec, dir: t.TempDir(), name: fmt.Sprintf("shutdownlab-fake-%d", r.seq),
-		stream: newAgentStream(), targetRef: "target:fake", runtime: "go fake"}
+		stream: newAgentStream(), target: targetImage{ref: "target:fake", runtime: "go fake"}}
 	load, err := newLoadDriver(v.Spec.Load.Kind)
 	if err != nil {
 		t.Fatal(err)

@@ -128,7 +128,7 @@ func (s *swarmPlatform) startAll(ctx context.Context) error {
 	}
 	x.network = x.name
 	s.rec.Network = x.name
-	if x.targetRef, x.runtime, err = x.r.imgs.Target(ctx, imageTarget(x.spec.Target)); err != nil {
+	if x.target.ref, x.target.runtime, err = x.r.imgs.Target(ctx, imageTarget(x.spec.Target)); err != nil {
 		return err
 	}
 	if err := s.createService(ctx); err != nil {
@@ -177,7 +177,7 @@ func (s *swarmPlatform) createService(ctx context.Context) error {
 	}
 	grace := ro.StopGracePeriod.D()
 	cfg := swarm.ServiceConfig{
-		Name: x.name + "-target", Image: x.targetRef, Env: s.serviceEnv(), Replicas: uint64(sp.Replicas),
+		Name: x.name + "-target", Image: x.target.ref, Env: s.serviceEnv(), Replicas: uint64(sp.Replicas),
 		Network: x.network, Aliases: []string{swarmAlias}, EndpointMode: sp.Swarm().EndpointMode,
 		StopGracePeriod: &grace, StopSignal: ro.StopSignal, Init: sp.Target.Init, Labels: x.labels,
 		Constraints: sp.Swarm().Constraints, Command: programEntrypoint(sp.Target), Args: programArgs(sp.Target),

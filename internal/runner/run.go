@@ -43,11 +43,7 @@ type run struct {
 	replicas []*docker.Container
 	agent    *docker.Container
 	proxy    *docker.Container // topology caddy only
-	// targetRef is the target image and runtime its runtime label.
-	targetRef, runtime string
-	// imageEnv is a user image's own environment (nil for the built-in
-	// targets): what target.env may override.
-	imageEnv []string
+	target   targetImage       // the image the replicas run (imagesource.go)
 	labels   map[string]string
 	meta     record.Meta
 	// load is what drives the load (the load agent, the probe, ...).
@@ -267,7 +263,7 @@ func (x *run) startReplica(ctx context.Context, i int, labels map[string]string)
 		stopTimeout = &s
 	}
 	c, err := x.r.eng.Run(ctx, docker.ContainerSpec{
-		Name: x.replicaName(i), Image: x.targetRef, Env: x.targetEnv(i), Labels: labels,
+		Name: x.replicaName(i), Image: x.target.ref, Env: x.targetEnv(i), Labels: labels,
 		Network: x.network, Aliases: []string{replicaAlias(i)},
 		Init: t.Init, StopTimeout: stopTimeout, Entrypoint: programEntrypoint(t), Cmd: programArgs(t),
 	})

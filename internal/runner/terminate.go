@@ -132,7 +132,7 @@ func (x *run) stopSignal(ctx context.Context, set string) string {
 	if set != "" {
 		return set
 	}
-	if info, err := x.r.eng.ImageInfo(ctx, x.targetRef); err == nil {
+	if info, err := x.r.eng.ImageInfo(ctx, x.target.ref); err == nil {
 		sig, _ := scenarios.ImageStopSignal(info.StopSignal)
 		return sig
 	}
