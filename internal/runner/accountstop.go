@@ -23,9 +23,9 @@ const accountStopSlack = 15 * time.Second
 // as running.
 func (x *run) stopForAccounting(ctx context.Context) error {
 	eng := x.r.eng
-	x.mu.Lock()
-	reps := append(x.replicas[:0:0], x.replicas...)
-	x.mu.Unlock()
+	x.obj.mu.Lock()
+	reps := append(x.obj.replicas[:0:0], x.obj.replicas...)
+	x.obj.mu.Unlock()
 	type result struct {
 		i   int
 		ns  int64

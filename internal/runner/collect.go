@@ -18,7 +18,7 @@ import (
 func (x *run) collect(ctx context.Context) error {
 	eng := x.r.eng
 	var errs []error
-	for i, c := range x.replicas {
+	for i, c := range x.obj.replicas {
 		alias := fmt.Sprintf("replica-%d", i)
 		rep := record.Replica{Name: alias, Image: x.target.ref, Runtime: x.target.runtime, Init: x.spec.Target.Init, Env: envMap(x.targetEnv(i)),
 			EnvOverridden: envOverrides(x.target.imageEnv, x.spec.Target.Env)}

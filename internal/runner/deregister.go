@@ -86,7 +86,7 @@ func (x *run) prepareDeregister(ctx context.Context, c *docker.Container) error 
 // proxy.deregister_after after sentNs (the stop signal's send time), in
 // the background; finishDeregister collects it. Nothing without one.
 func (x *run) startDeregister(ctx context.Context, sentNs int64) {
-	if !x.deregisters() || x.proxy == nil || x.dereg != nil {
+	if !x.deregisters() || x.obj.proxy == nil || x.dereg != nil {
 		return
 	}
 	ch := make(chan record.Deregistration, 1)
@@ -94,7 +94,7 @@ func (x *run) startDeregister(ctx context.Context, sentNs int64) {
 	adm, _ := x.r.eng.(proxyAdmin)
 	d := x.spec.Proxy.DeregisterAfter.D()
 	res := record.Deregistration{Upstream: proxy.Upstream(replicaAlias(x.spec.Action.Replica), x.port()), AfterMs: ms(d), Via: deregisterVia}
-	id := x.proxy.ID
+	id := x.obj.proxy.ID
 	at := time.Unix(0, sentNs).Add(d)
 	if x.eps != nil {
 		due := x.eps.announce(at, func(s *endpointState) { s.old = false })

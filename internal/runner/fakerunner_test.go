@@ -71,11 +71,11 @@ func newFakeRun(t *testing.T, f *fakeEngine, v scenarios.Variant) *run {
 		t.Fatal(err)
 	}
 	x.load, x.stream.other = load, load.observe
-	x.labels = map[string]string{"shutdownlab.run": x.name}
-	x.network = x.name
+	x.obj.labels = map[string]string{"shutdownlab.run": x.name}
+	x.obj.network = x.name
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := x.startReplicas(ctx, x.labels); err != nil {
+	if err := x.startReplicas(ctx, x.obj.labels); err != nil {
 		t.Fatalf("start replicas: %v", err)
 	}
 	t.Cleanup(func() { f.Sweep(context.Background(), nil) })

@@ -138,7 +138,7 @@ func (x *run) newPodObserved(res record.NewPod) error {
 // propagation delay, each counted from its readiness, in time order.
 func (x *run) runNewPod(ctx context.Context, i int, p *newPodRun) {
 	res := &p.res
-	c, err := x.startReplica(ctx, i, x.labels)
+	c, err := x.startReplica(ctx, i, x.obj.labels)
 	if err != nil {
 		res.Error = "start: " + err.Error()
 		return
@@ -169,11 +169,11 @@ func (x *run) runNewPod(ctx context.Context, i int, p *newPodRun) {
 // registerNewPod adds the new pod to the proxy's upstreams.
 func (x *run) registerNewPod(ctx context.Context, res *record.NewPod) {
 	adm, ok := x.r.eng.(proxyAdmin)
-	if !ok || x.eps == nil || x.proxy == nil {
+	if !ok || x.eps == nil || x.obj.proxy == nil {
 		res.Error = "join the proxy: this engine cannot exec in the proxy container"
 		return
 	}
-	_, sent, acked, err := x.eps.change(ctx, adm, x.proxy.ID, func(s *endpointState) { s.new = true })
+	_, sent, acked, err := x.eps.change(ctx, adm, x.obj.proxy.ID, func(s *endpointState) { s.new = true })
 	res.RegisterSentNs, res.RegisteredNs = sent, acked
 	if err != nil {
 		res.Error = "join the proxy: " + err.Error()

@@ -145,11 +145,11 @@ func (k *kubePlatform) startAll(ctx context.Context) error {
 	for key, v := range labels {
 		labels[key] = kubeLabelValue(v)
 	}
-	x.labels = labels
+	x.obj.labels = labels
 	if err := k.kc.CreateNamespace(ctx, ns, labels); err != nil {
 		return err
 	}
-	k.ns, x.network = ns, ns
+	k.ns, x.obj.network = ns, ns
 	target, agentImage, err := k.images(ctx)
 	if err != nil {
 		return err

@@ -79,13 +79,13 @@ func (x *run) sampleReplica(ctx context.Context, i int, c *docker.Container) {
 // be read from this host's /proc, it is recorded as not sampled, with the
 // reason; the run goes on.
 func (x *run) sampleContainer(ctx context.Context, name, id string) {
-	x.mu.Lock()
+	x.obj.mu.Lock()
 	if x.sampler == nil {
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), sampleMaxTime)
 		x.sampler = &resourceSampler{ctx: sctx, cancel: cancel}
 	}
 	s := x.sampler
-	x.mu.Unlock()
+	x.obj.mu.Unlock()
 	rs := &replicaSampling{info: record.ResourceReplica{Name: name}, done: make(chan struct{})}
 	s.mu.Lock()
 	s.reps = append(s.reps, rs)
@@ -217,9 +217,9 @@ func procOf(proc string, pid int, id string) string {
 // run directory's resources file and records how sampling went in the
 // run's Meta. Nothing sampled (no replica started) leaves the Meta alone.
 func (x *run) endSampling() error {
-	x.mu.Lock()
+	x.obj.mu.Lock()
 	s := x.sampler
-	x.mu.Unlock()
+	x.obj.mu.Unlock()
 	if s == nil {
 		return nil
 	}

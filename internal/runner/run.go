@@ -35,17 +35,13 @@ const agentLogMaxSize = "2g"
 
 // run is the state of one run in progress.
 type run struct {
-	r        *Runner
-	spec     scenarios.Spec
-	dir      string
-	name     string // name prefix of every object of this run
-	network  string
-	replicas []*docker.Container
-	agent    *docker.Container
-	proxy    *docker.Container // topology caddy only
-	target   targetImage       // the image the replicas run (imagesource.go)
-	labels   map[string]string
-	meta     record.Meta
+	r      *Runner
+	spec   scenarios.Spec
+	dir    string
+	name   string      // name prefix of every object of this run
+	obj    objects     // what set-up created: network, labels, containers
+	target targetImage // the image the replicas run (imagesource.go)
+	meta   record.Meta
 	// load is what drives the load (the load agent, the probe, ...).
 	load   loadDriver
 	stream *agentStream
@@ -72,7 +68,20 @@ type run struct {
 	// still running after the load so a ledger could be read
 	// (stopForAccounting); collect records nothing of it from then on.
 	stoppedNs map[int]int64
-	mu        sync.Mutex // guards replicas, agent and sampler while set-up, or a new pod, runs in parallel
+}
+
+// objects are what set-up created for a run: the network and the labels
+// every object carries (on every platform), and the Docker platform's
+// containers.
+type objects struct {
+	network string
+	labels  map[string]string
+	// mu guards replicas, agent and proxy, and the run's resource sampler,
+	// while set-up, or a new pod, runs in parallel.
+	mu       sync.Mutex
+	replicas []*docker.Container
+	agent    *docker.Container
+	proxy    *docker.Container // topology caddy only
 }
 
 // runOnce performs one repetition of a variant and returns its Meta, on
@@ -218,7 +227,7 @@ func (x *run) execute(ctx context.Context, p platform, t0 time.Time) (retErr err
 		x.endFollow()
 	}()
 
-	sw := &startWait{eng: x.r.eng, replicas: x.replicas, agent: ap, loadName: x.load.name(),
+	sw := &startWait{eng: x.r.eng, replicas: x.obj.replicas, agent: ap, loadName: x.load.name(),
 		timeout: x.startBound(), stream: x.stream, streamEnded: fol.done, progress: x.r.opts.Progress}
 	if err := sw.wait(rctx); err != nil {
 		return err
@@ -245,7 +254,7 @@ func (x *run) startReplicas(ctx context.Context, labels map[string]string) error
 			return err
 		}
 	}
-	for _, c := range x.replicas {
+	for _, c := range x.obj.replicas {
 		if err := x.waitUp(ctx, c); err != nil {
 			return err
 		}
@@ -254,7 +263,7 @@ func (x *run) startReplicas(ctx context.Context, labels map[string]string) error
 }
 
 // startReplica starts target replica i (alias replica-i) and records it in
-// x.replicas; it does not wait for it to be up.
+// x.obj.replicas; it does not wait for it to be up.
 func (x *run) startReplica(ctx context.Context, i int, labels map[string]string) (*docker.Container, error) {
 	t := x.spec.Target
 	var stopTimeout *int
@@ -264,25 +273,25 @@ func (x *run) startReplica(ctx context.Context, i int, labels map[string]string)
 	}
 	c, err := x.r.eng.Run(ctx, docker.ContainerSpec{
 		Name: x.replicaName(i), Image: x.target.ref, Env: x.targetEnv(i), Labels: labels,
-		Network: x.network, Aliases: []string{replicaAlias(i)},
+		Network: x.obj.network, Aliases: []string{replicaAlias(i)},
 		Init: t.Init, StopTimeout: stopTimeout, Entrypoint: programEntrypoint(t), Cmd: programArgs(t),
 	})
 	if err != nil {
 		return nil, err
 	}
-	x.mu.Lock()
-	x.replicas = append(x.replicas, c)
-	x.mu.Unlock()
+	x.obj.mu.Lock()
+	x.obj.replicas = append(x.obj.replicas, c)
+	x.obj.mu.Unlock()
 	x.sampleReplica(ctx, i, c)
 	return c, nil
 }
 
-// replica is replica i's container, read under x.mu: a new pod's goroutine
+// replica is replica i's container, read under x.obj.mu: a new pod's goroutine
 // may be starting another replica meanwhile.
 func (x *run) replica(i int) *docker.Container {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	return x.replicas[i]
+	x.obj.mu.Lock()
+	defer x.obj.mu.Unlock()
+	return x.obj.replicas[i]
 }
 
 // replicaAlias is replica i's DNS name on the scenario network.
@@ -328,15 +337,15 @@ func (x *run) startAgent(ctx context.Context, labels map[string]string) error {
 	lim := x.limits()
 	c, err := x.r.eng.Run(ctx, docker.ContainerSpec{
 		Name: x.name + "-agent", Image: image, Cmd: x.load.args(x),
-		Labels: labels, Network: x.network, LogMaxSize: agentLogMaxSize,
+		Labels: labels, Network: x.obj.network, LogMaxSize: agentLogMaxSize,
 		MemoryBytes: lim.MemoryBytes(), PidsLimit: int64(lim.PIDs),
 	})
 	if err != nil {
 		return fmt.Errorf("%s: %w", x.load.name(), err)
 	}
-	x.mu.Lock()
-	x.agent = c
-	x.mu.Unlock()
+	x.obj.mu.Lock()
+	x.obj.agent = c
+	x.obj.mu.Unlock()
 	return nil
 }
 

@@ -30,8 +30,8 @@ func (x *run) startAll(ctx context.Context) error {
 	if _, err := eng.CreateNetwork(ctx, x.name, labels); err != nil {
 		return err
 	}
-	x.network = x.name
-	x.labels = labels
+	x.obj.network = x.name
+	x.obj.labels = labels
 	var err error
 	if x.target.ref, x.target.runtime, err = x.r.imgs.Target(ctx, imageTarget(x.spec.Target)); err != nil {
 		return err
