@@ -46,10 +46,8 @@ type run struct {
 	load   loadDriver
 	stream *agentStream
 	obs    observation
-	// kills watches the acted-on replica's engine kill events (nil when
-	// the event stream was unavailable: killsErr says why).
-	kills    *docker.KillWatch
-	killsErr string
+	// caps is the state of the capabilities in play in this run.
+	caps runCaps
 	// dereg delivers the proxy deregistration of a roll with
 	// proxy.deregister_after (deregister.go); nil until scheduled.
 	dereg chan record.Deregistration
@@ -68,6 +66,13 @@ type run struct {
 	// still running after the load so a ledger could be read
 	// (stopForAccounting); collect records nothing of it from then on.
 	stoppedNs map[int]int64
+}
+
+// runCaps is the state of the capabilities a run has in play, one value
+// per capability, each declared and kept by that capability's own file;
+// nil while the capability has not acted in this run.
+type runCaps struct {
+	kills *killWatch // the action's watch on the engine's kill events (act.go)
 }
 
 // objects are what set-up created for a run: the network and the labels
