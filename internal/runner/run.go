@@ -55,8 +55,6 @@ type run struct {
 	// endpoint set and the pod's run; nil without one.
 	eps    *endpointSet
 	newPod *newPodRun
-	// steps are the action.before steps sent so far (steps.go).
-	steps []record.Step
 	// follow is the agent's output stream (nil before it started).
 	follow *agentFollow
 	// sampler samples the replicas' processes (resources.go); nil until
@@ -73,6 +71,7 @@ type run struct {
 // nil while the capability has not acted in this run.
 type runCaps struct {
 	kills *killWatch // the action's watch on the engine's kill events (act.go)
+	steps *stepLog   // the action.before steps sent (steps.go)
 }
 
 // objects are what set-up created for a run: the network and the labels
