@@ -76,7 +76,7 @@ func (x *run) prepareDeregister(ctx context.Context, c *docker.Container) error 
 		return invalidf("proxy.deregister_after: this engine cannot exec in the proxy container")
 	}
 	if x.newPodSpec() != nil {
-		x.eps = newEndpointSet()
+		x.caps.newPod = &newPodState{eps: newEndpointSet()}
 		return x.writeEndpointConfigs(ctx, adm, c.ID)
 	}
 	cfg, err := proxy.Deregistered(x.spec.Proxy, x.upstreams(), x.port(), replicaAlias(x.spec.Action.Replica))
@@ -100,9 +100,9 @@ func (x *run) startDeregister(ctx context.Context, sentNs int64) {
 	res := record.Deregistration{Upstream: proxy.Upstream(replicaAlias(x.spec.Action.Replica), x.port()), AfterMs: ms(d), Via: deregisterVia}
 	id := x.obj.proxy.ID
 	at := time.Unix(0, sentNs).Add(d)
-	if x.eps != nil {
-		due := x.eps.announce(at, func(s *endpointState) { s.old = false })
-		go func() { ch <- x.eps.deregisterDue(ctx, adm, id, due, res) }()
+	if eps := x.endpoints(); eps != nil {
+		due := eps.announce(at, func(s *endpointState) { s.old = false })
+		go func() { ch <- eps.deregisterDue(ctx, adm, id, due, res) }()
 		return
 	}
 	go func() { ch <- deregister(ctx, adm, id, at, res) }()

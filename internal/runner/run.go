@@ -48,10 +48,6 @@ type run struct {
 	obs    observation
 	// caps is the state of the capabilities in play in this run.
 	caps runCaps
-	// eps and newPod are a termination's new pod (newpod.go): the proxy's
-	// endpoint set and the pod's run; nil without one.
-	eps    *endpointSet
-	newPod *newPodRun
 	// follow is the agent's output stream (nil before it started).
 	follow *agentFollow
 	// sampler samples the replicas' processes (resources.go); nil until
@@ -67,9 +63,10 @@ type run struct {
 // per capability, each declared and kept by that capability's own file;
 // nil while the capability has not acted in this run.
 type runCaps struct {
-	kills *killWatch  // the action's watch on the engine's kill events (act.go)
-	steps *stepLog    // the action.before steps sent (steps.go)
-	dereg *deregState // the proxy's deregistration, once scheduled (deregister.go)
+	kills  *killWatch   // the action's watch on the engine's kill events (act.go)
+	steps  *stepLog     // the action.before steps sent (steps.go)
+	dereg  *deregState  // the proxy's deregistration, once scheduled (deregister.go)
+	newPod *newPodState // a termination's new pod (newpod.go)
 }
 
 // objects are what set-up created for a run: the network and the labels
