@@ -50,9 +50,6 @@ type run struct {
 	caps runCaps
 	// follow is the agent's output stream (nil before it started).
 	follow *agentFollow
-	// sampler samples the replicas' processes (resources.go); nil until
-	// the first replica started.
-	sampler *resourceSampler
 	// stoppedNs is, by replica index, when the runner stopped a replica
 	// still running after the load so a ledger could be read
 	// (stopForAccounting); collect records nothing of it from then on.
@@ -67,6 +64,9 @@ type runCaps struct {
 	steps  *stepLog     // the action.before steps sent (steps.go)
 	dereg  *deregState  // the proxy's deregistration, once scheduled (deregister.go)
 	newPod *newPodState // a termination's new pod (newpod.go)
+	// resources samples the replicas' processes (resources.go), from the
+	// first replica's start; set and read under objects.mu.
+	resources *resourceSampler
 }
 
 // objects are what set-up created for a run: the network and the labels
@@ -75,8 +75,8 @@ type runCaps struct {
 type objects struct {
 	network string
 	labels  map[string]string
-	// mu guards replicas, agent and proxy, and the run's resource sampler,
-	// while set-up, or a new pod, runs in parallel.
+	// mu guards replicas, agent and proxy, and the run's resource sampler
+	// (runCaps.resources), while set-up, or a new pod, runs in parallel.
 	mu       sync.Mutex
 	replicas []*docker.Container
 	agent    *docker.Container
