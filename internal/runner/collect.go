@@ -32,7 +32,7 @@ func (x *run) collect(ctx context.Context) error {
 		rep.Init = st.Init
 		acted := x.meta.Action != nil && i == x.meta.Action.Replica && x.obs.done
 		exited, final := st.Exited(), st
-		stopped := x.stoppedNs[i] // stopped for the ledger: running until then
+		stopped := x.caps.ledgerStops[i] // stopped for the ledger: running until then
 		switch {
 		case acted:
 			exited, final = x.obs.exited, x.obs.state

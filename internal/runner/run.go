@@ -50,10 +50,6 @@ type run struct {
 	caps runCaps
 	// follow is the agent's output stream (nil before it started).
 	follow *agentFollow
-	// stoppedNs is, by replica index, when the runner stopped a replica
-	// still running after the load so a ledger could be read
-	// (stopForAccounting); collect records nothing of it from then on.
-	stoppedNs map[int]int64
 }
 
 // runCaps is the state of the capabilities a run has in play, one value
@@ -66,7 +62,8 @@ type runCaps struct {
 	newPod *newPodState // a termination's new pod (newpod.go)
 	// resources samples the replicas' processes (resources.go), from the
 	// first replica's start; set and read under objects.mu.
-	resources *resourceSampler
+	resources   *resourceSampler
+	ledgerStops ledgerStops // replicas stopped for the job ledger (accountstop.go)
 }
 
 // objects are what set-up created for a run: the network and the labels
