@@ -37,19 +37,19 @@ const agentLogMaxSize = "2g"
 type run struct {
 	r      *Runner
 	spec   scenarios.Spec
-	dir    string
+	dir    string      // the run's result directory
 	name   string      // name prefix of every object of this run
+	meta   record.Meta // what the run records of itself
 	obj    objects     // what set-up created: network, labels, containers
 	target targetImage // the image the replicas run (imagesource.go)
-	meta   record.Meta
-	// load is what drives the load (the load agent, the probe, ...).
+	// load is what drives the load (the load agent, the probe, ...),
+	// stream observes and writes its output, and follow is that output's
+	// stream running in the background (nil before the agent started).
 	load   loadDriver
 	stream *agentStream
-	obs    observation
-	// caps is the state of the capabilities in play in this run.
-	caps runCaps
-	// follow is the agent's output stream (nil before it started).
 	follow *agentFollow
+	obs    observation // how the acted-on replica ended within the window (act.go)
+	caps   runCaps     // the state of the capabilities in play in this run
 }
 
 // runCaps is the state of the capabilities a run has in play, one value
