@@ -76,15 +76,15 @@ func (x *run) act(ctx context.Context, loadStart time.Time) error {
 
 // recordKills stores the engine's kill events seen so far in rec.
 func (x *run) recordKills(rec *record.Action) {
-	k := x.caps.kills
-	if k == nil {
-		k = &killWatch{}
+	kw := x.caps.kills
+	if kw == nil {
+		kw = &killWatch{}
 	}
-	if k.w == nil {
-		rec.KillsError = k.err
+	if kw.w == nil {
+		rec.KillsError = kw.err
 		return
 	}
-	kills, err := k.w.Stop(killEventGrace)
+	kills, err := kw.w.Stop(killEventGrace)
 	for _, k := range kills {
 		rec.Kills = append(rec.Kills, record.Kill{TimeNs: k.TimeNs, Signal: k.Signal})
 	}
