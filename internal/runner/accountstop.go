@@ -13,19 +13,24 @@ import (
 // the ledger may take to be gone (docker stop's SIGKILL, the engine).
 const accountStopSlack = 15 * time.Second
 
+// ledgerStops is, by replica index, when the runner stopped a replica
+// still running after the load so a ledger could be read
+// (stopForAccounting); collect records nothing of it from then on.
+type ledgerStops map[int]int64
+
 // stopForAccounting stops every replica still running once the load has
 // ended (docker stop: SIGTERM, the container's own stop timeout, SIGKILL),
 // all at once, each bounded by its stop timeout plus accountStopSlack, so
 // that no live worker holds a job when the ledger is read. It is not a
-// measurement: x.stoppedNs keeps when each was stopped, and collect
+// measurement: x.caps.ledgerStops keeps when each was stopped, and collect
 // records nothing of the replica from then on (its exit, its later
 // events). A replica that does not stop is an error: its jobs would count
 // as running.
 func (x *run) stopForAccounting(ctx context.Context) error {
 	eng := x.r.eng
-	x.mu.Lock()
-	reps := append(x.replicas[:0:0], x.replicas...)
-	x.mu.Unlock()
+	x.obj.mu.Lock()
+	reps := append(x.obj.replicas[:0:0], x.obj.replicas...)
+	x.obj.mu.Unlock()
 	type result struct {
 		i   int
 		ns  int64
@@ -57,13 +62,13 @@ func (x *run) stopForAccounting(ctx context.Context) error {
 	}
 	wg.Wait()
 	close(results)
-	if x.stoppedNs == nil {
-		x.stoppedNs = map[int]int64{}
+	if x.caps.ledgerStops == nil {
+		x.caps.ledgerStops = ledgerStops{}
 	}
 	var errs []error
 	for r := range results {
 		if r.ns > 0 {
-			x.stoppedNs[r.i] = r.ns
+			x.caps.ledgerStops[r.i] = r.ns
 		}
 		alias := replicaAlias(r.i)
 		if r.err != nil {

@@ -22,6 +22,14 @@ type stopResult struct {
 	killSentNs int64
 }
 
+// killWatch watches the acted-on replica's engine kill events from
+// before the action: w, or, when the event stream was unavailable, why
+// (err).
+type killWatch struct {
+	w   *docker.KillWatch
+	err string
+}
+
 // observation is how the acted-on replica ended within the window.
 type observation struct {
 	done   bool // the window was observed
@@ -47,9 +55,9 @@ func (x *run) act(ctx context.Context, loadStart time.Time) error {
 	// by measurement, when the signal reached the replica (docker stop's
 	// return says nothing about that).
 	if w, err := x.r.eng.WatchKills(ctx, x.replica(a.Replica).ID); err != nil {
-		x.killsErr = err.Error()
+		x.caps.kills = &killWatch{err: err.Error()}
 	} else {
-		x.kills = w
+		x.caps.kills = &killWatch{w: w}
 		defer w.Stop(0)
 	}
 	// The steps before the action (action.before), then the action.
@@ -68,11 +76,15 @@ func (x *run) act(ctx context.Context, loadStart time.Time) error {
 
 // recordKills stores the engine's kill events seen so far in rec.
 func (x *run) recordKills(rec *record.Action) {
-	if x.kills == nil {
-		rec.KillsError = x.killsErr
+	kw := x.caps.kills
+	if kw == nil {
+		kw = &killWatch{}
+	}
+	if kw.w == nil {
+		rec.KillsError = kw.err
 		return
 	}
-	kills, err := x.kills.Stop(killEventGrace)
+	kills, err := kw.w.Stop(killEventGrace)
 	for _, k := range kills {
 		rec.Kills = append(rec.Kills, record.Kill{TimeNs: k.TimeNs, Signal: k.Signal})
 	}

@@ -57,7 +57,7 @@ func TestFire(t *testing.T) {
 			}
 			ctx := context.Background()
 			if tt.exitsFirst {
-				if exited, _, _ := f.WaitExit(ctx, x.replicas[0].ID, time.Minute); !exited {
+				if exited, _, _ := f.WaitExit(ctx, x.obj.replicas[0].ID, time.Minute); !exited {
 					t.Fatal("the replica did not exit by itself")
 				}
 			}

@@ -14,11 +14,11 @@ import (
 // startFakeAgent starts the run's agent container on the fake engine.
 func startFakeAgent(t *testing.T, f *fakeEngine, x *run) {
 	t.Helper()
-	c, err := f.Run(context.Background(), docker.ContainerSpec{Name: x.name + "-agent", Labels: x.labels})
+	c, err := f.Run(context.Background(), docker.ContainerSpec{Name: x.name + "-agent", Labels: x.obj.labels})
 	if err != nil {
 		t.Fatal(err)
 	}
-	x.agent = c
+	x.obj.agent = c
 }
 
 // TestAwaitAgent: the load must end by itself within its bound (duration

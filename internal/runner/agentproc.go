@@ -43,10 +43,10 @@ func (a containerAgent) signal(ctx context.Context, sig string) error {
 // containerAgentOf is run x's agent container as an agentProc (nil before
 // it was created).
 func containerAgentOf(x *run) agentProc {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if x.agent == nil {
+	x.obj.mu.Lock()
+	defer x.obj.mu.Unlock()
+	if x.obj.agent == nil {
 		return nil
 	}
-	return containerAgent{eng: x.r.eng, id: x.agent.ID}
+	return containerAgent{eng: x.r.eng, id: x.obj.agent.ID}
 }

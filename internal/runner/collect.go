@@ -18,10 +18,10 @@ import (
 func (x *run) collect(ctx context.Context) error {
 	eng := x.r.eng
 	var errs []error
-	for i, c := range x.replicas {
+	for i, c := range x.obj.replicas {
 		alias := fmt.Sprintf("replica-%d", i)
-		rep := record.Replica{Name: alias, Image: x.targetRef, Runtime: x.runtime, Init: x.spec.Target.Init, Env: envMap(x.targetEnv(i)),
-			EnvOverridden: envOverrides(x.imageEnv, x.spec.Target.Env)}
+		rep := record.Replica{Name: alias, Image: x.target.ref, Runtime: x.target.runtime, Init: x.spec.Target.Init, Env: envMap(x.targetEnv(i)),
+			EnvOverridden: envOverrides(x.target.imageEnv, x.spec.Target.Env)}
 		st, err := eng.Inspect(ctx, c.ID)
 		if err != nil {
 			errs = append(errs, err)
@@ -32,7 +32,7 @@ func (x *run) collect(ctx context.Context) error {
 		rep.Init = st.Init
 		acted := x.meta.Action != nil && i == x.meta.Action.Replica && x.obs.done
 		exited, final := st.Exited(), st
-		stopped := x.stoppedNs[i] // stopped for the ledger: running until then
+		stopped := x.caps.ledgerStops[i] // stopped for the ledger: running until then
 		switch {
 		case acted:
 			exited, final = x.obs.exited, x.obs.state

@@ -97,14 +97,14 @@ func TestCollectErrors(t *testing.T) {
 func TestReadBackMissing(t *testing.T) {
 	f := newFakeEngine(map[string]fakeScript{"replica-0": replica(nil)})
 	x := newFakeRun(t, f, fakeVariant(t, "direct-inflight", time.Second))
-	lines, err := x.readBack(context.Background(), x.replicas[0].ID, "/data/ledger.log", "replica-0-ledger.log")
+	lines, err := x.readBack(context.Background(), x.obj.replicas[0].ID, "/data/ledger.log", "replica-0-ledger.log")
 	if lines != nil || err != nil {
 		t.Errorf("readBack = %q, %v; want nothing", lines, err)
 	}
 	if _, err := os.Stat(filepath.Join(x.dir, "replica-0-ledger.log")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a file was saved for a missing file: %v", err)
 	}
-	if _, err := f.CopyFileFrom(context.Background(), x.replicas[0].ID, "/x"); !errors.Is(err, docker.ErrNotFound) {
+	if _, err := f.CopyFileFrom(context.Background(), x.obj.replicas[0].ID, "/x"); !errors.Is(err, docker.ErrNotFound) {
 		t.Errorf("the fake's missing file is not ErrNotFound: %v", err)
 	}
 }

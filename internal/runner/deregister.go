@@ -54,6 +54,10 @@ func reloadVia(path string) string {
 	return "docker exec <proxy> " + strings.Join(reloadCmd(path), " ") + " (POST /load to Caddy's admin API)"
 }
 
+// deregState is the deregistration of the acted-on replica
+// (proxy.deregister_after) once scheduled: res delivers its outcome.
+type deregState struct{ res chan record.Deregistration }
+
 // deregisters tells whether this run deregisters the acted-on replica.
 func (x *run) deregisters() bool {
 	k := x.spec.Action.Kind
@@ -72,7 +76,7 @@ func (x *run) prepareDeregister(ctx context.Context, c *docker.Container) error 
 		return invalidf("proxy.deregister_after: this engine cannot exec in the proxy container")
 	}
 	if x.newPodSpec() != nil {
-		x.eps = newEndpointSet()
+		x.caps.newPod = &newPodState{eps: newEndpointSet()}
 		return x.writeEndpointConfigs(ctx, adm, c.ID)
 	}
 	cfg, err := proxy.Deregistered(x.spec.Proxy, x.upstreams(), x.port(), replicaAlias(x.spec.Action.Replica))
@@ -86,19 +90,19 @@ func (x *run) prepareDeregister(ctx context.Context, c *docker.Container) error 
 // proxy.deregister_after after sentNs (the stop signal's send time), in
 // the background; finishDeregister collects it. Nothing without one.
 func (x *run) startDeregister(ctx context.Context, sentNs int64) {
-	if !x.deregisters() || x.proxy == nil || x.dereg != nil {
+	if !x.deregisters() || x.obj.proxy == nil || x.caps.dereg != nil {
 		return
 	}
 	ch := make(chan record.Deregistration, 1)
-	x.dereg = ch
+	x.caps.dereg = &deregState{res: ch}
 	adm, _ := x.r.eng.(proxyAdmin)
 	d := x.spec.Proxy.DeregisterAfter.D()
 	res := record.Deregistration{Upstream: proxy.Upstream(replicaAlias(x.spec.Action.Replica), x.port()), AfterMs: ms(d), Via: deregisterVia}
-	id := x.proxy.ID
+	id := x.obj.proxy.ID
 	at := time.Unix(0, sentNs).Add(d)
-	if x.eps != nil {
-		due := x.eps.announce(at, func(s *endpointState) { s.old = false })
-		go func() { ch <- x.eps.deregisterDue(ctx, adm, id, due, res) }()
+	if eps := x.endpoints(); eps != nil {
+		due := eps.announce(at, func(s *endpointState) { s.old = false })
+		go func() { ch <- eps.deregisterDue(ctx, adm, id, due, res) }()
 		return
 	}
 	go func() { ch <- deregister(ctx, adm, id, at, res) }()
@@ -134,7 +138,8 @@ func deregister(ctx context.Context, adm proxyAdmin, id string, at time.Time, re
 // and returns an invalid-run error when it did not succeed: without it
 // the run does not measure what the scenario describes.
 func (x *run) finishDeregister(ctx context.Context) error {
-	if x.dereg == nil {
+	d := x.caps.dereg
+	if d == nil {
 		return nil
 	}
 	bound := x.spec.Proxy.DeregisterAfter.D() + deregisterTimeout + 5*time.Second
@@ -142,7 +147,7 @@ func (x *run) finishDeregister(ctx context.Context) error {
 	defer t.Stop()
 	var res record.Deregistration
 	select {
-	case res = <-x.dereg:
+	case res = <-d.res:
 	case <-t.C:
 		return invalidf("proxy deregistration not done within %s", bound)
 	case <-ctx.Done():

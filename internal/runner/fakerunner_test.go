@@ -64,18 +64,18 @@ func newFakeRun(t *testing.T, f *fakeEngine, v scenarios.Variant) *run {
 	t.Helper()
 	r := newFakeRunner(t, f)
 	r.seq++
-	x := &run{r: r, v: v, spec: v.Spec, dir: t.TempDir(), name: fmt.Sprintf("shutdownlab-fake-%d", r.seq),
-		stream: newAgentStream(), targetRef: "target:fake", runtime: "go fake"}
+	x := &run{r: r, spec: v.Spec, dir: t.TempDir(), name: fmt.Sprintf("shutdownlab-fake-%d", r.seq),
+		stream: newAgentStream(), target: targetImage{ref: "target:fake", runtime: "go fake"}}
 	load, err := newLoadDriver(v.Spec.Load.Kind)
 	if err != nil {
 		t.Fatal(err)
 	}
 	x.load, x.stream.other = load, load.observe
-	x.labels = map[string]string{"shutdownlab.run": x.name}
-	x.network = x.name
+	x.obj.labels = map[string]string{"shutdownlab.run": x.name}
+	x.obj.network = x.name
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := x.startReplicas(ctx, x.labels); err != nil {
+	if err := x.startReplicas(ctx, x.obj.labels); err != nil {
 		t.Fatalf("start replicas: %v", err)
 	}
 	t.Cleanup(func() { f.Sweep(context.Background(), nil) })

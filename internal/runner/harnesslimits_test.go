@@ -21,7 +21,7 @@ func TestHarnessLimitsOnAgentOnly(t *testing.T) {
 	} {
 		f := newFakeEngine(map[string]fakeScript{"replica-0": happyReplica()})
 		x := newFakeRun(t, f, fakeVariant(t, "direct-inflight", 300*time.Millisecond, tt.sets...))
-		if err := x.startAgent(context.Background(), x.labels); err != nil {
+		if err := x.startAgent(context.Background(), x.obj.labels); err != nil {
 			t.Fatal(err)
 		}
 		var agent, replicas int

@@ -25,3 +25,12 @@ func imageTarget(t scenarios.Target) images.Target {
 	return images.Target{Image: t.Image, Node: t.Runtime == scenarios.RuntimeNode,
 		Shell: t.Entrypoint == scenarios.EntrypointShell}
 }
+
+// targetImage is the image a run's replicas run, as set-up resolved it.
+type targetImage struct {
+	// ref is the image and runtime its runtime label.
+	ref, runtime string
+	// imageEnv is a user image's own environment (nil for the built-in
+	// targets): what target.env may override.
+	imageEnv []string
+}

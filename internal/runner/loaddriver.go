@@ -132,8 +132,8 @@ type serviceView interface {
 }
 
 func (x *run) objectName(part string) string { return x.name + "-" + part }
-func (x *run) networkName() string           { return x.network }
-func (x *run) runLabels() map[string]string  { return x.labels }
+func (x *run) networkName() string           { return x.obj.network }
+func (x *run) runLabels() map[string]string  { return x.obj.labels }
 func (x *run) session() *Runner              { return x.r }
 func (x *run) logf(format string, args ...any) {
 	x.r.opts.Progress.Logf(format, args...)

@@ -27,6 +27,22 @@ type newPodRun struct {
 	done      chan struct{} // closed when the goroutine returned
 }
 
+// newPodState is a termination's new pod in a run: the proxy's endpoint
+// set, when the run deregisters (prepareDeregister makes it at set-up),
+// and the pod's run, once started (beforeDeletion); either may be nil.
+type newPodState struct {
+	eps *endpointSet
+	run *newPodRun
+}
+
+// endpoints is the new pod's endpoint set (nil: none).
+func (x *run) endpoints() *endpointSet {
+	if x.caps.newPod == nil {
+		return nil
+	}
+	return x.caps.newPod.eps
+}
+
 // newPodSpec is the scenario's new pod (nil: none).
 func (x *run) newPodSpec() *scenarios.NewPod {
 	a := x.spec.Action
@@ -59,7 +75,10 @@ func (x *run) beforeDeletion(ctx context.Context, loadStart time.Time) error {
 	i := x.spec.Replicas
 	p := &newPodRun{spec: *np, available: make(chan struct{}), done: make(chan struct{})}
 	p.res = record.NewPod{Name: replicaAlias(i), Upstream: proxy.Upstream(replicaAlias(i), x.port()), BeforeDeletion: np.BeforeDeletion}
-	x.newPod = p
+	if x.caps.newPod == nil {
+		x.caps.newPod = &newPodState{}
+	}
+	x.caps.newPod.run = p
 	go func() {
 		defer close(p.done)
 		x.runNewPod(ctx, i, p)
@@ -85,10 +104,10 @@ func (x *run) beforeDeletion(ctx context.Context, loadStart time.Time) error {
 // record in the termination's: a pod that never became ready or never
 // joined makes the run invalid, with the reason.
 func (x *run) finishNewPod(ctx context.Context) error {
-	p := x.newPod
-	if p == nil {
+	if x.caps.newPod == nil || x.caps.newPod.run == nil {
 		return nil
 	}
+	p := x.caps.newPod.run
 	bound := p.spec.Timeout.D() + x.spec.Proxy.DeregisterAfter.D() + p.spec.MinReady.D() + deregisterTimeout + newPodSlack
 	t := time.NewTimer(bound)
 	defer t.Stop()
@@ -138,7 +157,7 @@ func (x *run) newPodObserved(res record.NewPod) error {
 // propagation delay, each counted from its readiness, in time order.
 func (x *run) runNewPod(ctx context.Context, i int, p *newPodRun) {
 	res := &p.res
-	c, err := x.startReplica(ctx, i, x.labels)
+	c, err := x.startReplica(ctx, i, x.obj.labels)
 	if err != nil {
 		res.Error = "start: " + err.Error()
 		return
@@ -169,11 +188,12 @@ func (x *run) runNewPod(ctx context.Context, i int, p *newPodRun) {
 // registerNewPod adds the new pod to the proxy's upstreams.
 func (x *run) registerNewPod(ctx context.Context, res *record.NewPod) {
 	adm, ok := x.r.eng.(proxyAdmin)
-	if !ok || x.eps == nil || x.proxy == nil {
+	eps := x.endpoints()
+	if !ok || eps == nil || x.obj.proxy == nil {
 		res.Error = "join the proxy: this engine cannot exec in the proxy container"
 		return
 	}
-	_, sent, acked, err := x.eps.change(ctx, adm, x.proxy.ID, func(s *endpointState) { s.new = true })
+	_, sent, acked, err := eps.change(ctx, adm, x.obj.proxy.ID, func(s *endpointState) { s.new = true })
 	res.RegisterSentNs, res.RegisteredNs = sent, acked
 	if err != nil {
 		res.Error = "join the proxy: " + err.Error()

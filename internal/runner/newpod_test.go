@@ -90,7 +90,7 @@ func TestAwaitReady(t *testing.T) {
 			if timeout == 0 {
 				timeout = 5 * time.Second
 			}
-			x := &run{r: &Runner{eng: loopbackEngine{}}, network: "net"}
+			x := &run{r: &Runner{eng: loopbackEngine{}}, obj: objects{network: "net"}}
 			p := &newPodRun{spec: scenarios.NewPod{Readiness: r, Timeout: scenarios.Duration(timeout)}}
 			start := time.Now()
 			p.res.StartedNs = start.UnixNano()

@@ -145,11 +145,11 @@ func (k *kubePlatform) startAll(ctx context.Context) error {
 	for key, v := range labels {
 		labels[key] = kubeLabelValue(v)
 	}
-	x.labels = labels
+	x.obj.labels = labels
 	if err := k.kc.CreateNamespace(ctx, ns, labels); err != nil {
 		return err
 	}
-	k.ns, x.network = ns, ns
+	k.ns, x.obj.network = ns, ns
 	target, agentImage, err := k.images(ctx)
 	if err != nil {
 		return err
@@ -196,11 +196,11 @@ func (k *kubePlatform) images(ctx context.Context) (target, agent string, err er
 	} else if im := x.spec.Target.Image; im != "" {
 		// A user's image: delivered when local, else as named (the nodes
 		// have it or pull it).
-		target, x.targetRef, x.runtime = im, im, "image "+im
-	} else if x.targetRef, x.runtime, err = x.r.imgs.Target(ctx, imageTarget(x.spec.Target)); err != nil {
+		target, x.target.ref, x.target.runtime = im, im, "image "+im
+	} else if x.target.ref, x.target.runtime, err = x.r.imgs.Target(ctx, imageTarget(x.spec.Target)); err != nil {
 		return "", "", err
 	} else {
-		target = x.targetRef
+		target = x.target.ref
 	}
 	if agent, err = x.load.image(ctx, x.r.imgs); err != nil {
 		return "", "", err

@@ -122,13 +122,13 @@ func (s *swarmPlatform) startAll(ctx context.Context) error {
 		return err
 	}
 	labels := map[string]string{"shutdownlab.run": x.name, "shutdownlab.scenario": x.spec.Name}
-	x.labels = labels
+	x.obj.labels = labels
 	if s.netID, err = s.sw.CreateOverlay(ctx, x.name, labels); err != nil {
 		return err
 	}
-	x.network = x.name
+	x.obj.network = x.name
 	s.rec.Network = x.name
-	if x.targetRef, x.runtime, err = x.r.imgs.Target(ctx, imageTarget(x.spec.Target)); err != nil {
+	if x.target.ref, x.target.runtime, err = x.r.imgs.Target(ctx, imageTarget(x.spec.Target)); err != nil {
 		return err
 	}
 	if err := s.createService(ctx); err != nil {
@@ -177,9 +177,9 @@ func (s *swarmPlatform) createService(ctx context.Context) error {
 	}
 	grace := ro.StopGracePeriod.D()
 	cfg := swarm.ServiceConfig{
-		Name: x.name + "-target", Image: x.targetRef, Env: s.serviceEnv(), Replicas: uint64(sp.Replicas),
-		Network: x.network, Aliases: []string{swarmAlias}, EndpointMode: sp.Swarm().EndpointMode,
-		StopGracePeriod: &grace, StopSignal: ro.StopSignal, Init: sp.Target.Init, Labels: x.labels,
+		Name: x.name + "-target", Image: x.target.ref, Env: s.serviceEnv(), Replicas: uint64(sp.Replicas),
+		Network: x.obj.network, Aliases: []string{swarmAlias}, EndpointMode: sp.Swarm().EndpointMode,
+		StopGracePeriod: &grace, StopSignal: ro.StopSignal, Init: sp.Target.Init, Labels: x.obj.labels,
 		Constraints: sp.Swarm().Constraints, Command: programEntrypoint(sp.Target), Args: programArgs(sp.Target),
 		Update: swarm.Update{Parallelism: uint64(ro.Parallelism), Delay: ro.Delay.D(), Order: ro.Order,
 			FailureAction: ro.FailureAction, Monitor: ro.Monitor.D()},
@@ -261,10 +261,10 @@ func (s *swarmPlatform) teardown(ctx context.Context) error {
 		errs = append(errs, s.sw.RemoveService(ctx, s.serviceID, s.grace()+swarmServiceSlack))
 	}
 	if _, err := s.r.eng.Sweep(ctx, map[string]string{"shutdownlab.run": s.name}); err != nil {
-		if s.network == "" {
+		if s.obj.network == "" {
 			errs = append(errs, err)
 		} else {
-			errs = append(errs, s.sw.RemoveNetwork(ctx, s.network, swarmNetworkBound))
+			errs = append(errs, s.sw.RemoveNetwork(ctx, s.obj.network, swarmNetworkBound))
 		}
 	}
 	if s.lease != nil {

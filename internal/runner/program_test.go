@@ -31,7 +31,7 @@ func TestReplicaProgram(t *testing.T) {
 		v := fakeVariant(t, tt.scenario, time.Second, tt.sets...)
 		v.Spec.Target.Command, v.Spec.Target.Args = tt.command, tt.args
 		x := newFakeRun(t, f, v)
-		c, err := f.get(x.replicas[0].ID)
+		c, err := f.get(x.obj.replicas[0].ID)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -89,15 +89,15 @@ func (x *run) runCaddy(ctx context.Context, labels map[string]string, cfg []byte
 		return nil, fmt.Errorf("caddy image: %w", err)
 	}
 	c, err := x.r.eng.Run(ctx, docker.ContainerSpec{
-		Name: x.name + "-proxy", Image: ref, Labels: labels, Network: x.network,
+		Name: x.name + "-proxy", Image: ref, Labels: labels, Network: x.obj.network,
 		Aliases: []string{proxyAlias}, Env: []string{caddyConfigEnv + "=" + string(cfg), "HOME=/tmp", "XDG_CONFIG_HOME=/tmp", "XDG_DATA_HOME=/tmp"},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("proxy: %w", err)
 	}
-	x.mu.Lock()
-	x.proxy = c
-	x.mu.Unlock()
+	x.obj.mu.Lock()
+	x.obj.proxy = c
+	x.obj.mu.Unlock()
 	if err := x.r.eng.WaitLog(ctx, c.ID, caddyReadyLine, proxyReadyTimeout); err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -109,10 +109,10 @@ func (x *run) runCaddy(ctx context.Context, labels map[string]string, cfg []byte
 
 // collectProxy saves Caddy's log as proxy.log in the run directory.
 func (x *run) collectProxy(ctx context.Context) error {
-	if x.proxy == nil {
+	if x.obj.proxy == nil {
 		return nil
 	}
-	stdout, stderr, err := x.r.eng.LogsAll(ctx, x.proxy.ID)
+	stdout, stderr, err := x.r.eng.LogsAll(ctx, x.obj.proxy.ID)
 	if err != nil {
 		return err
 	}

@@ -83,14 +83,14 @@ func TestUserImageGetsOnlyUserEnv(t *testing.T) {
 			v := fakeVariant(t, "direct-inflight", 300*time.Millisecond, sets...)
 			f := newFakeEngine(nil)
 			f.imageEnv = tc.imageEnv
-			x := &run{r: newFakeRunner(t, f), v: v, spec: v.Spec, targetRef: "my/app:1"}
+			x := &run{r: newFakeRunner(t, f), spec: v.Spec, target: targetImage{ref: "my/app:1"}}
 			if err := x.readImageEnv(context.Background()); err != nil {
 				t.Fatal(err)
 			}
 			if got := x.targetEnv(0); !slices.Equal(got, tc.wantEnv) {
 				t.Errorf("env %q, want %q", got, tc.wantEnv)
 			}
-			if got := envOverrides(x.imageEnv, x.spec.Target.Env); !maps.Equal(got, tc.wantOver) {
+			if got := envOverrides(x.target.imageEnv, x.spec.Target.Env); !maps.Equal(got, tc.wantOver) {
 				t.Errorf("overrides %v, want %v", got, tc.wantOver)
 			}
 		})

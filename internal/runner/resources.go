@@ -52,7 +52,8 @@ var (
 // resourceSampler samples the process tree of every target replica
 // (internal/resources) from the moment its container started until it
 // exits or the run ends: open fds, RSS, processes and threads, every
-// sampleInterval.
+// sampleInterval. It is the resources capability's state in a run
+// (runCaps.resources).
 type resourceSampler struct {
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -79,13 +80,13 @@ func (x *run) sampleReplica(ctx context.Context, i int, c *docker.Container) {
 // be read from this host's /proc, it is recorded as not sampled, with the
 // reason; the run goes on.
 func (x *run) sampleContainer(ctx context.Context, name, id string) {
-	x.mu.Lock()
-	if x.sampler == nil {
+	x.obj.mu.Lock()
+	if x.caps.resources == nil {
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), sampleMaxTime)
-		x.sampler = &resourceSampler{ctx: sctx, cancel: cancel}
+		x.caps.resources = &resourceSampler{ctx: sctx, cancel: cancel}
 	}
-	s := x.sampler
-	x.mu.Unlock()
+	s := x.caps.resources
+	x.obj.mu.Unlock()
 	rs := &replicaSampling{info: record.ResourceReplica{Name: name}, done: make(chan struct{})}
 	s.mu.Lock()
 	s.reps = append(s.reps, rs)
@@ -217,9 +218,9 @@ func procOf(proc string, pid int, id string) string {
 // run directory's resources file and records how sampling went in the
 // run's Meta. Nothing sampled (no replica started) leaves the Meta alone.
 func (x *run) endSampling() error {
-	x.mu.Lock()
-	s := x.sampler
-	x.mu.Unlock()
+	x.obj.mu.Lock()
+	s := x.caps.resources
+	x.obj.mu.Unlock()
 	if s == nil {
 		return nil
 	}

@@ -63,7 +63,7 @@ func (x *run) startReplacement(ctx context.Context, settle bool) error {
 	rep := &record.Replacement{Name: replicaAlias(i), Strategy: string(x.spec.Action.Roll.Replacement)}
 	x.meta.Replacement = rep
 	rep.StartedNs = time.Now().UnixNano()
-	c, err := x.startReplica(ctx, i, x.labels)
+	c, err := x.startReplica(ctx, i, x.obj.labels)
 	if err != nil {
 		return err
 	}

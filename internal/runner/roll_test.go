@@ -61,13 +61,13 @@ func checkReplacement(t *testing.T, x *run, none bool) {
 	t.Helper()
 	rep := x.meta.Replacement
 	if none {
-		if rep != nil || len(x.replicas) != 2 {
-			t.Errorf("replacement %+v, %d replicas: want none", rep, len(x.replicas))
+		if rep != nil || len(x.obj.replicas) != 2 {
+			t.Errorf("replacement %+v, %d replicas: want none", rep, len(x.obj.replicas))
 		}
 		return
 	}
-	if rep == nil || len(x.replicas) != 3 {
-		t.Fatalf("replacement %+v, %d replicas: want replica-2 started", rep, len(x.replicas))
+	if rep == nil || len(x.obj.replicas) != 3 {
+		t.Fatalf("replacement %+v, %d replicas: want replica-2 started", rep, len(x.obj.replicas))
 	}
 	if rep.Name != "replica-2" || rep.Strategy != string(x.spec.Action.Roll.Replacement) || rep.StartedNs == 0 || rep.UpNs < rep.StartedNs {
 		t.Errorf("replacement %+v: want replica-2, its strategy, up after its start", rep)

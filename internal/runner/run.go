@@ -35,49 +35,49 @@ const agentLogMaxSize = "2g"
 
 // run is the state of one run in progress.
 type run struct {
-	r        *Runner
-	v        scenarios.Variant
-	spec     scenarios.Spec
-	dir      string
-	name     string // name prefix of every object of this run
-	network  string
+	r      *Runner
+	spec   scenarios.Spec
+	dir    string      // the run's result directory
+	name   string      // name prefix of every object of this run
+	meta   record.Meta // what the run records of itself
+	obj    objects     // what set-up created: network, labels, containers
+	target targetImage // the image the replicas run (imagesource.go)
+	// load is what drives the load (the load agent, the probe, ...),
+	// stream observes and writes its output, and follow is that output's
+	// stream running in the background (nil before the agent started).
+	load   loadDriver
+	stream *agentStream
+	follow *agentFollow
+	obs    observation // how the acted-on replica ended within the window (act.go)
+	caps   runCaps     // the state of the capabilities in play in this run
+}
+
+// runCaps is the state of the capabilities a run has in play, one value
+// per capability, each declared and kept by that capability's own file;
+// nil while the capability has not acted in this run.
+type runCaps struct {
+	kills  *killWatch   // the action's watch on the engine's kill events (act.go)
+	steps  *stepLog     // the action.before steps sent (steps.go)
+	dereg  *deregState  // the proxy's deregistration, once scheduled (deregister.go)
+	newPod *newPodState // a termination's new pod (newpod.go)
+	// resources samples the replicas' processes (resources.go), from the
+	// first replica's start; set and read under objects.mu.
+	resources   *resourceSampler
+	ledgerStops ledgerStops // replicas stopped for the job ledger (accountstop.go)
+}
+
+// objects are what set-up created for a run: the network and the labels
+// every object carries (on every platform), and the Docker platform's
+// containers.
+type objects struct {
+	network string
+	labels  map[string]string
+	// mu guards replicas, agent and proxy, and the run's resource sampler
+	// (runCaps.resources), while set-up, or a new pod, runs in parallel.
+	mu       sync.Mutex
 	replicas []*docker.Container
 	agent    *docker.Container
 	proxy    *docker.Container // topology caddy only
-	// targetRef is the target image and runtime its runtime label.
-	targetRef, runtime string
-	// imageEnv is a user image's own environment (nil for the built-in
-	// targets): what target.env may override.
-	imageEnv []string
-	labels   map[string]string
-	meta     record.Meta
-	// load is what drives the load (the load agent, the probe, ...).
-	load   loadDriver
-	stream *agentStream
-	obs    observation
-	// kills watches the acted-on replica's engine kill events (nil when
-	// the event stream was unavailable: killsErr says why).
-	kills    *docker.KillWatch
-	killsErr string
-	// dereg delivers the proxy deregistration of a roll with
-	// proxy.deregister_after (deregister.go); nil until scheduled.
-	dereg chan record.Deregistration
-	// eps and newPod are a termination's new pod (newpod.go): the proxy's
-	// endpoint set and the pod's run; nil without one.
-	eps    *endpointSet
-	newPod *newPodRun
-	// steps are the action.before steps sent so far (steps.go).
-	steps []record.Step
-	// follow is the agent's output stream (nil before it started).
-	follow *agentFollow
-	// sampler samples the replicas' processes (resources.go); nil until
-	// the first replica started.
-	sampler *resourceSampler
-	// stoppedNs is, by replica index, when the runner stopped a replica
-	// still running after the load so a ledger could be read
-	// (stopForAccounting); collect records nothing of it from then on.
-	stoppedNs map[int]int64
-	mu        sync.Mutex // guards replicas, agent and sampler while set-up, or a new pod, runs in parallel
 }
 
 // runOnce performs one repetition of a variant and returns its Meta, on
@@ -88,7 +88,7 @@ type run struct {
 func (r *Runner) runOnce(ctx context.Context, v scenarios.Variant, i int, dir string) record.Meta {
 	r.seq++
 	x := &run{
-		r: r, v: v, spec: v.Spec, dir: dir,
+		r: r, spec: v.Spec, dir: dir,
 		name:   fmt.Sprintf("shutdownlab-%s-%d", r.eng.Session(), r.seq),
 		stream: newAgentStream(),
 		meta: record.Meta{
@@ -223,7 +223,7 @@ func (x *run) execute(ctx context.Context, p platform, t0 time.Time) (retErr err
 		x.endFollow()
 	}()
 
-	sw := &startWait{eng: x.r.eng, replicas: x.replicas, agent: ap, loadName: x.load.name(),
+	sw := &startWait{eng: x.r.eng, replicas: x.obj.replicas, agent: ap, loadName: x.load.name(),
 		timeout: x.startBound(), stream: x.stream, streamEnded: fol.done, progress: x.r.opts.Progress}
 	if err := sw.wait(rctx); err != nil {
 		return err
@@ -250,7 +250,7 @@ func (x *run) startReplicas(ctx context.Context, labels map[string]string) error
 			return err
 		}
 	}
-	for _, c := range x.replicas {
+	for _, c := range x.obj.replicas {
 		if err := x.waitUp(ctx, c); err != nil {
 			return err
 		}
@@ -259,7 +259,7 @@ func (x *run) startReplicas(ctx context.Context, labels map[string]string) error
 }
 
 // startReplica starts target replica i (alias replica-i) and records it in
-// x.replicas; it does not wait for it to be up.
+// x.obj.replicas; it does not wait for it to be up.
 func (x *run) startReplica(ctx context.Context, i int, labels map[string]string) (*docker.Container, error) {
 	t := x.spec.Target
 	var stopTimeout *int
@@ -268,26 +268,26 @@ func (x *run) startReplica(ctx context.Context, i int, labels map[string]string)
 		stopTimeout = &s
 	}
 	c, err := x.r.eng.Run(ctx, docker.ContainerSpec{
-		Name: x.replicaName(i), Image: x.targetRef, Env: x.targetEnv(i), Labels: labels,
-		Network: x.network, Aliases: []string{replicaAlias(i)},
+		Name: x.replicaName(i), Image: x.target.ref, Env: x.targetEnv(i), Labels: labels,
+		Network: x.obj.network, Aliases: []string{replicaAlias(i)},
 		Init: t.Init, StopTimeout: stopTimeout, Entrypoint: programEntrypoint(t), Cmd: programArgs(t),
 	})
 	if err != nil {
 		return nil, err
 	}
-	x.mu.Lock()
-	x.replicas = append(x.replicas, c)
-	x.mu.Unlock()
+	x.obj.mu.Lock()
+	x.obj.replicas = append(x.obj.replicas, c)
+	x.obj.mu.Unlock()
 	x.sampleReplica(ctx, i, c)
 	return c, nil
 }
 
-// replica is replica i's container, read under x.mu: a new pod's goroutine
+// replica is replica i's container, read under x.obj.mu: a new pod's goroutine
 // may be starting another replica meanwhile.
 func (x *run) replica(i int) *docker.Container {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	return x.replicas[i]
+	x.obj.mu.Lock()
+	defer x.obj.mu.Unlock()
+	return x.obj.replicas[i]
 }
 
 // replicaAlias is replica i's DNS name on the scenario network.
@@ -333,15 +333,15 @@ func (x *run) startAgent(ctx context.Context, labels map[string]string) error {
 	lim := x.limits()
 	c, err := x.r.eng.Run(ctx, docker.ContainerSpec{
 		Name: x.name + "-agent", Image: image, Cmd: x.load.args(x),
-		Labels: labels, Network: x.network, LogMaxSize: agentLogMaxSize,
+		Labels: labels, Network: x.obj.network, LogMaxSize: agentLogMaxSize,
 		MemoryBytes: lim.MemoryBytes(), PidsLimit: int64(lim.PIDs),
 	})
 	if err != nil {
 		return fmt.Errorf("%s: %w", x.load.name(), err)
 	}
-	x.mu.Lock()
-	x.agent = c
-	x.mu.Unlock()
+	x.obj.mu.Lock()
+	x.obj.agent = c
+	x.obj.mu.Unlock()
 	return nil
 }
 

@@ -30,10 +30,10 @@ func (x *run) startAll(ctx context.Context) error {
 	if _, err := eng.CreateNetwork(ctx, x.name, labels); err != nil {
 		return err
 	}
-	x.network = x.name
-	x.labels = labels
+	x.obj.network = x.name
+	x.obj.labels = labels
 	var err error
-	if x.targetRef, x.runtime, err = x.r.imgs.Target(ctx, imageTarget(x.spec.Target)); err != nil {
+	if x.target.ref, x.target.runtime, err = x.r.imgs.Target(ctx, imageTarget(x.spec.Target)); err != nil {
 		return err
 	}
 	if err := x.readImageEnv(ctx); err != nil {
@@ -104,11 +104,11 @@ func (x *run) readImageEnv(ctx context.Context) error {
 	if x.spec.Target.Image == "" {
 		return nil
 	}
-	info, err := x.r.eng.ImageInfo(ctx, x.targetRef)
+	info, err := x.r.eng.ImageInfo(ctx, x.target.ref)
 	if err != nil {
 		return err
 	}
-	x.imageEnv = info.Env
+	x.target.imageEnv = info.Env
 	over := envOverrides(info.Env, x.spec.Target.Env)
 	if len(over) == 0 {
 		return nil
@@ -117,7 +117,7 @@ func (x *run) readImageEnv(ctx context.Context) error {
 	for _, k := range sortedKeys(over) {
 		parts = append(parts, fmt.Sprintf("%s=%s (image: %s=%s)", k, x.spec.Target.Env[k], k, over[k]))
 	}
-	note := fmt.Sprintf("note: target.env overrides the environment image %s ships with: %s", x.targetRef, strings.Join(parts, ", "))
+	note := fmt.Sprintf("note: target.env overrides the environment image %s ships with: %s", x.target.ref, strings.Join(parts, ", "))
 	if !x.r.noted[note] {
 		if x.r.noted == nil {
 			x.r.noted = map[string]bool{}

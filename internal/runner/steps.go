@@ -8,9 +8,12 @@ import (
 	"github.com/shutdownlab/shutdownlab/record"
 )
 
+// stepLog is the action.before steps sent so far, in their order.
+type stepLog struct{ sent []record.Step }
+
 // runSteps does the action's steps (action.before) to the acted-on
 // replica, each at its planned time after load start, and records each
-// one in x.steps as it is sent: a crash (docker kill -s SIGUSR2: the
+// one in x.caps.steps as it is sent: a crash (docker kill -s SIGUSR2: the
 // cluster target's primary SIGKILLs one worker) or a signal. A replica
 // that is gone before a step makes the run invalid, as one gone before the
 // action does.
@@ -37,7 +40,10 @@ func (x *run) runSteps(ctx context.Context, loadStart time.Time) error {
 		if err != nil {
 			rec.Error = err.Error()
 		}
-		x.steps = append(x.steps, rec)
+		if x.caps.steps == nil {
+			x.caps.steps = &stepLog{}
+		}
+		x.caps.steps.sent = append(x.caps.steps.sent, rec)
 		if err != nil {
 			return fmt.Errorf("action.before[%d] %s: %w", i, st.Kind, err)
 		}
@@ -51,7 +57,8 @@ func (x *run) runSteps(ctx context.Context, loadStart time.Time) error {
 // action that never fired still gets a record (SentNs 0) holding the
 // steps and every kill event seen.
 func (x *run) keepSteps() {
-	if len(x.steps) == 0 {
+	steps := x.caps.steps
+	if steps == nil || len(steps.sent) == 0 {
 		return
 	}
 	rec := x.meta.Action
@@ -61,7 +68,7 @@ func (x *run) keepSteps() {
 		x.meta.Action = rec
 		x.recordKills(rec) // the action never fired: every kill is a step's
 	}
-	rec.Before = x.steps
+	rec.Before = steps.sent
 	rec.Kills = splitKills(rec.Before, rec.Kills, rec.SentNs)
 }
 

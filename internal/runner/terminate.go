@@ -132,7 +132,7 @@ func (x *run) stopSignal(ctx context.Context, set string) string {
 	if set != "" {
 		return set
 	}
-	if info, err := x.r.eng.ImageInfo(ctx, x.targetRef); err == nil {
+	if info, err := x.r.eng.ImageInfo(ctx, x.target.ref); err == nil {
 		sig, _ := scenarios.ImageStopSignal(info.StopSignal)
 		return sig
 	}
@@ -212,9 +212,9 @@ func (x *run) getFromNetwork(ctx context.Context, id string, port int, path stri
 	if err != nil {
 		return 0, err
 	}
-	ip := st.IP(x.network)
+	ip := st.IP(x.obj.network)
 	if ip == "" {
-		return 0, fmt.Errorf("the replica has no address on network %s", x.network)
+		return 0, fmt.Errorf("the replica has no address on network %s", x.obj.network)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+ip+":"+strconv.Itoa(port)+path, nil)
 	if err != nil {

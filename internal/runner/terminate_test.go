@@ -204,7 +204,7 @@ func TestHTTPHookFailure(t *testing.T) {
 		{"no answer: failed", closedPort, 0, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			x := &run{r: &Runner{eng: loopbackEngine{}}, network: "net"}
+			x := &run{r: &Runner{eng: loopbackEngine{}}, obj: objects{network: "net"}}
 			h := &scenarios.PreStop{HTTPGet: &scenarios.HTTPGetHook{Path: "/drain", Port: tt.port}}
 			got := x.runHook(context.Background(), &docker.Container{ID: "old"}, h, 5*time.Second, time.Now())
 			if got.Failed() != tt.failed || got.Code != tt.code || got.Path != "/drain" || got.Port != tt.port {
