@@ -79,7 +79,7 @@ func runManifestOnCluster(ctx context.Context, p *runplan.Plan, o manifestOpts, 
 	if g.Result == nil {
 		return Result{Code: code}, err
 	}
-	facts := clusterFactsOf(g.Result)
+	facts := clusterFactsOf(g.Result, g.Dir)
 	// Without a readinessProbe a new pod takes connections before its app
 	// serves: no preStop sleep can fix that, so no search is run.
 	if !facts.safe() && facts.killed == 0 && facts.runs > 0 && o.pod.Readiness != nil && err == nil && ctx.Err() == nil {
@@ -95,7 +95,7 @@ func runManifestOnCluster(ctx context.Context, p *runplan.Plan, o manifestOpts, 
 			sg, scode, _ := sp.RunGenerated(ctx, ssc, stdout, stderr)
 			code = max(code, scode)
 			if sg.Result != nil {
-				facts.search, facts.searchDir = clusterSearchOf(sg.Result), sg.Dir
+				facts.search, facts.searchDir = clusterSearchOf(sg.Result, sg.Dir), sg.Dir
 			}
 		}
 	}
@@ -111,6 +111,9 @@ func runManifestOnCluster(ctx context.Context, p *runplan.Plan, o manifestOpts, 
 // clusterFacts are what the rollout runs on the cluster measured.
 type clusterFacts struct {
 	runs, failed, killed int
+	// races and unsafe split, over the runs, the most failed: those with
+	// the keep-alive race's signature (rolloutRaces), and the others.
+	races, unsafe int
 	// before is, in the run with the most failed, the failed requests
 	// that started before the rollout was sent (not about it).
 	before  int
@@ -131,14 +134,18 @@ type clusterFacts struct {
 	interrupted           bool
 }
 
-// safe: every valid run completed its rollout with nothing failed.
-func (c clusterFacts) safe() bool { return c.runs > 0 && c.failed == 0 && c.incomplete == 0 }
+// safe: every valid run completed its rollout with nothing failed but
+// the keep-alive race (rolloutRaces).
+func (c clusterFacts) safe() bool { return c.runs > 0 && c.unsafe == 0 && c.incomplete == 0 }
 
-// clusterFactsOf reads the facts of a result's valid runs.
-func clusterFactsOf(res *report.Result) clusterFacts {
+// clusterFactsOf reads the facts of the valid runs of a result (in
+// directory dir: their records, for the keep-alive race).
+func clusterFactsOf(res *report.Result, dir string) clusterFacts {
 	c := clusterFacts{byClass: map[string]int{}}
-	for _, v := range res.Variants {
-		for _, r := range v.Runs {
+	for vi := range res.Variants {
+		v := &res.Variants[vi]
+		for ri := range v.Runs {
+			r := &v.Runs[ri]
 			if kb := r.Meta.Kubernetes(); kb != nil && c.context == "" {
 				c.context, c.server = kb.Context, kb.Server
 			}
@@ -146,10 +153,27 @@ func clusterFactsOf(res *report.Result) clusterFacts {
 				continue
 			}
 			c.runs++
-			c.addRun(r)
+			c.addRun(*r)
+			c.addRaces(dir, v, r)
 		}
 	}
 	return c
+}
+
+// addRaces splits run r's rollout failures into the keep-alive race and
+// the others (all others when its records cannot be read).
+func (c *clusterFacts) addRaces(dir string, v *report.Variant, r *report.Run) {
+	var m struct {
+		Failed int `json:"rollout_failed"`
+	}
+	if b, err := json.Marshal(&r.Metrics); err == nil {
+		_ = json.Unmarshal(b, &m)
+	}
+	races := 0
+	if ro := r.Meta.Rollout(); ro != nil && m.Failed > 0 && dir != "" {
+		races, _ = rolloutRaces(dir, v, r, ro.SentNs)
+	}
+	c.races, c.unsafe = max(c.races, races), max(c.unsafe, m.Failed-races)
 }
 
 // addRun adds one valid run's facts.
@@ -238,8 +262,8 @@ func endpointTimes(eps []record.KubeEndpoint, p record.KubePod) (notReady, remov
 }
 
 // clusterSearchOf reads the pre-stop search: the most failed requests of
-// any run, per sleep.
-func clusterSearchOf(res *report.Result) map[int]int {
+// any run but the keep-alive race's, per sleep.
+func clusterSearchOf(res *report.Result, dir string) map[int]int {
 	out := map[int]int{}
 	for _, v := range res.Variants {
 		s := -1
@@ -253,9 +277,9 @@ func clusterSearchOf(res *report.Result) map[int]int {
 		if s < 0 {
 			continue
 		}
-		f := clusterFactsOf(&report.Result{Variants: []report.Variant{v}})
+		f := clusterFactsOf(&report.Result{Variants: []report.Variant{v}}, dir)
 		if f.runs > 0 {
-			out[s] = f.failed
+			out[s] = f.unsafe
 			if f.incomplete > 0 {
 				out[s] = max(f.failed, 1)
 			}
@@ -279,11 +303,16 @@ func clusterVerdict(o manifestOpts, c clusterFacts) (string, int) {
 	case c.runs == 0:
 		b.WriteString("  could not tell: no valid run (the report's \"Runs not counted\" says why)\n")
 		return b.String(), VerdictUnclear
-	case c.safe():
+	case c.safe() && c.failed == 0:
 		b.WriteString("  rollout: SAFE: no request failed while every pod was replaced\n")
+	case c.safe():
+		fmt.Fprintf(&b, "  rollout: SAFE for clients that retry: no work was dropped while every pod was replaced, but up to %d requests hit the keep-alive race (%s)\n", c.races, raceWords)
 	default:
 		code = VerdictDefect
 		fmt.Fprintf(&b, "  rollout: UNSAFE: up to %d requests failed while the pods were replaced (by class, over the whole run: %s)", c.failed, classWords(c.byClass))
+		if c.races > 0 {
+			fmt.Fprintf(&b, "; up to %d of them the keep-alive race (%s)", c.races, raceWords)
+		}
 		if c.incomplete > 0 {
 			fmt.Fprintf(&b, "; %d run(s) did not complete the rollout within %s", c.incomplete, clusterRolloutWait)
 		}
@@ -313,31 +342,12 @@ func clusterVerdict(o manifestOpts, c clusterFacts) (string, int) {
 		fmt.Fprintf(&b, "  new pods: give the container a readinessProbe (httpGet on a path that answers 2xx only once the app serves, such as GET %s): without one a new pod is ready, and takes connections, as soon as its container started, while its app may still be starting; no pre-stop search was run: a longer preStop sleep cannot fix that\n", o.readyPath)
 	}
 	if c.search != nil {
-		b.WriteString(clusterSearchWords(c.search))
+		b.WriteString(clusterSearchWords(c.search, manifestSleep(o)))
 	}
 	if c.searchDir != "" {
 		fmt.Fprintf(&b, "  pre-stop search measurements: %s\n", filepath.Join(c.searchDir, resultdir.MarkdownFile))
 	}
 	return b.String(), code
-}
-
-// clusterSearchWords says the smallest pre-stop sleep that measured safe.
-func clusterSearchWords(s map[int]int) string {
-	keys := slices.Sorted(func(yield func(int) bool) {
-		for k := range s {
-			if !yield(k) {
-				return
-			}
-		}
-	})
-	var tried []string
-	for _, k := range keys {
-		if s[k] == 0 {
-			return fmt.Sprintf("  to make it safe: preStop sleep %ds measured safe on this cluster (the smallest whole-second sleep tried: lifecycle.preStop.sleep.seconds: %d, which needs no shell in the image) [measured: pre-stop search]\n", k, k)
-		}
-		tried = append(tried, fmt.Sprintf("%ds: %d failed", k, s[k]))
-	}
-	return "  to make it safe: no preStop sleep tried was safe (" + strings.Join(tried, "; ") + "): what fails is not the propagation alone [measured: pre-stop search]\n"
 }
 
 func orWord(s, alt string) string {
