@@ -51,7 +51,7 @@ FULLTEST_NAMES = \
 	TestFullDiskDoesNotHang TestShellFormSignalNotHandled TestImageFlagDirectInflight \
 	TestStockFixturesRun TestNodeTargetCloseModeStreams TestNodeTargetEvents TestNodeTargetP1 \
 	TestLeaseTwoSessions TestLeaseOnUserSwarm TestCleanOrphans \
-	TestRiverSoftStopHandsOver TestSmokeP2
+	TestRiverSoftStopHandsOver TestSmokeP2 TestSwarmRolloutShape
 
 test: prereqs ## vet, every unit/golden/fuzz-seed test and one Docker integration test per capability and platform (≤ 10 min)
 	$(GO) vet ./...
