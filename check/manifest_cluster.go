@@ -214,7 +214,7 @@ func (c *clusterFacts) addRun(r report.Run) {
 		if p.GraceS != nil {
 			c.graceS = *p.GraceS
 		}
-		if t := exitNs(p); t > 0 {
+		if t := p.ExitUpperNs(); t > 0 {
 			c.exitMs = append(c.exitMs, float64(t-p.DeletionSeenNs)/1e6)
 		}
 		if p.ExitCode != nil {
@@ -228,19 +228,6 @@ func (c *clusterFacts) addRun(r report.Run) {
 			c.removedMs = append(c.removedMs, float64(rm-p.DeletionSeenNs)/1e6)
 		}
 	}
-}
-
-// exitNs is the upper bound of a pod's exit (see the runner's kubeExitNs).
-func exitNs(p record.KubePod) int64 {
-	switch {
-	case p.TerminatedNs == 0 && p.FinishedAtNs == 0:
-		return 0
-	case p.FinishedAtNs == 0:
-		return p.TerminatedNs
-	case p.TerminatedNs == 0:
-		return p.FinishedAtNs + 1e9
-	}
-	return min(p.TerminatedNs, p.FinishedAtNs+1e9)
 }
 
 // endpointTimes are when pod's endpoint was first seen not ready (or

@@ -126,3 +126,21 @@ type KubeEndpoint struct {
 	Terminating *bool `json:"terminating,omitempty"`
 	Removed     bool  `json:"removed,omitempty"`
 }
+
+// ExitUpperNs is the upper bound of the pod's container exit (0: it did
+// not end). Kubernetes states finishedAt in whole seconds and the watch
+// sees the termination after the kubelet reported it, so the exit lies
+// between FinishedAtNs and the later of FinishedAtNs + 1 s and
+// TerminatedNs; this is the earliest upper bound: the watch's sight, or
+// the end of finishedAt's second when that is earlier.
+func (p KubePod) ExitUpperNs() int64 {
+	switch {
+	case p.TerminatedNs == 0 && p.FinishedAtNs == 0:
+		return 0
+	case p.FinishedAtNs == 0:
+		return p.TerminatedNs
+	case p.TerminatedNs == 0:
+		return p.FinishedAtNs + 1e9
+	}
+	return min(p.TerminatedNs, p.FinishedAtNs+1e9)
+}

@@ -16,20 +16,9 @@ import (
 // watch's sight; kubeExitNs takes the earliest upper bound, and the
 // report says the resolution (docs/kubernetes.md).
 
-// kubeExitNs is the upper bound of a pod's container exit: the watch's
-// sight of it, or finishedAt's second's end when that is earlier (0: it
-// did not end).
-func kubeExitNs(p record.KubePod) int64 {
-	switch {
-	case p.TerminatedNs == 0 && p.FinishedAtNs == 0:
-		return 0
-	case p.FinishedAtNs == 0:
-		return p.TerminatedNs
-	case p.TerminatedNs == 0:
-		return p.FinishedAtNs + 1e9
-	}
-	return min(p.TerminatedNs, p.FinishedAtNs+1e9)
-}
+// kubeExitNs is the upper bound of a pod's container exit
+// (record.KubePod.ExitUpperNs; 0: it did not end).
+func kubeExitNs(p record.KubePod) int64 { return p.ExitUpperNs() }
 
 // currentTemplateHash is the pod-template-hash of the pods the recorder
 // saw ready and not deleted: the Deployment's template before the action.
