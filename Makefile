@@ -53,7 +53,7 @@ FULLTEST_NAMES = \
 	TestLeaseTwoSessions TestLeaseOnUserSwarm TestCleanOrphans \
 	TestRiverSoftStopHandsOver TestSmokeP2 TestSwarmRolloutShape
 
-test: prereqs ## vet, every unit/golden/fuzz-seed test and one Docker integration test per capability and platform (≤ 10 min)
+test: prereqs ## vet, every unit/golden/fuzz-seed test and one Docker integration test per capability and platform (aims at ≤ 10 min; measured 10.9)
 	$(GO) vet ./...
 	$(GO) test $(TESTFLAGS) -skip '$(FULLTESTS)' ./...
 
@@ -86,7 +86,7 @@ clean: ## remove leftover shutdownlab containers/networks and local build output
 	$(GO) run ./cmd/shutdownlab clean
 	rm -rf bin
 
-kube-up: ## start the single-node Kubernetes kit (root; builds v1.34.4 once, ~15 min cold); last line: export KUBECONFIG=...
+kube-up: ## start the single-node Kubernetes kit (root; builds v1.34.4 once, 6-15 min cold); last line: export KUBECONFIG=...
 	@bash scripts/kube.sh up
 
 kube-down: ## stop the Kubernetes kit and remove all it left (processes, mounts, iptables, bridge, cgroups); keeps the binaries
