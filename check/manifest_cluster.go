@@ -161,16 +161,20 @@ func clusterFactsOf(res *report.Result, dir string) clusterFacts {
 }
 
 // addRaces splits run r's rollout failures into the keep-alive race and
-// the others (all others when its records cannot be read).
+// the others (all others when its records cannot be read). In a run that
+// SIGKILLed a pod none counts as the race: a request in flight at the
+// kill ends the same way (eof or reset, no response byte, on a reused
+// connection) and is dropped work, which the records cannot tell apart.
 func (c *clusterFacts) addRaces(dir string, v *report.Variant, r *report.Run) {
 	var m struct {
 		Failed int `json:"rollout_failed"`
+		Killed int `json:"old_tasks_killed"`
 	}
 	if b, err := json.Marshal(&r.Metrics); err == nil {
 		_ = json.Unmarshal(b, &m)
 	}
 	races := 0
-	if ro := r.Meta.Rollout(); ro != nil && m.Failed > 0 && dir != "" {
+	if ro := r.Meta.Rollout(); ro != nil && m.Failed > 0 && m.Killed == 0 && dir != "" {
 		races, _ = rolloutRaces(dir, v, r, ro.SentNs)
 	}
 	c.races, c.unsafe = max(c.races, races), max(c.unsafe, m.Failed-races)
