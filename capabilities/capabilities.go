@@ -5,10 +5,17 @@
 // their rows calls Install too; without it a report has the core's rows
 // alone. Package document reads the sections from here.
 //
+// Importing this package also registers, through the listed packages'
+// init functions, what a capability brings beyond its report rows: the
+// probe's load kind with package scenarios and its driver with the
+// runner (capabilities/probe). A program, or a test that decodes such a
+// scenario, imports this list rather than the capability itself.
+//
 // Adding a capability is a directory of its own under capabilities/ —
 // its package builds a report.Capability (and, if report.md shows it, a
-// report.Section), its analysis package computes its part — and one entry
-// in each list below: the only shared file it touches.
+// report.Section), its analysis package computes its part, its init
+// registers anything else with the core's exported Register functions —
+// and one entry in each list below: the only shared file it touches.
 package capabilities
 
 import (

@@ -109,7 +109,7 @@ func TestCapabilitiesOfVariants(t *testing.T) {
 			s.Load.Mix = append(s.Load.Mix, scenarios.Request{Method: "POST", Path: "/write"})
 		}, false)}, []report.Need{report.NeedsWrites}},
 		{"writes ignored by a probe", []scenarios.Variant{v(func(s *scenarios.Spec) {
-			s.Load.Kind, s.Load.Mix = scenarios.LoadProbe, []scenarios.Request{{Method: "POST", Path: "/write"}}
+			s.Load.Kind, s.Load.Mix = probe.LoadKind, []scenarios.Request{{Method: "POST", Path: "/write"}}
 		}, false)}, []report.Need{probe.Need}},
 		{"ws on the cluster target", []scenarios.Variant{v(func(s *scenarios.Spec) { s.Load.Kind, s.Target.Program = scenarios.LoadWS, scenarios.ProgramCluster }, false)},
 			[]report.Need{websockets.Need, cluster.Need}},

@@ -45,10 +45,9 @@ func needs() []need {
 }
 
 // specHasWrites: a POST /write in the mix of a load that sends the mix
-// (every kind but probe and ws).
+// (scenarios.LoadSpec.SendsMix: every kind but probe and ws).
 func specHasWrites(v scenarios.Variant) bool {
-	switch v.Spec.Load.Kind {
-	case scenarios.LoadProbe, scenarios.LoadWS:
+	if !v.Spec.Load.SendsMix() {
 		return false
 	}
 	for _, r := range v.Spec.Load.Mix {

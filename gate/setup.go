@@ -7,6 +7,7 @@ import (
 
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report"
+	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
 // Setup is what a result was measured under, variant by variant: variant
@@ -14,15 +15,30 @@ import (
 // results are comparable only when every field both record agrees.
 type Setup map[string]map[string]string
 
-// SetupFields are the fields Comparable compares, in the order it reports
-// them: the load (kind, shape, clients, duration, rate, request limit,
-// mix, probe), the action (kind, when, signal, stop grace), the topology
-// and the number of replicas. RecordedSetup fills the action, topology,
-// replicas and load.kind from events.json; the caller adds the load
-// parameters from the spec it ran.
+// SetupFields are the core fields Comparable compares, in the order it
+// reports them: the load (kind, shape, clients, duration, rate, request
+// limit, mix), then (setupFields) the fields the load kinds declare
+// (scenarios.LoadKindDef.SetupFields: the probe's load.probe), the
+// action (kind, when, signal, stop grace), the topology and the number of
+// replicas. RecordedSetup fills the action, topology, replicas and
+// load.kind from events.json; the caller adds the load parameters from
+// the spec it ran.
 var SetupFields = []string{
-	"load.kind", "load.shape", "load.clients", "load.duration", "load.rate", "load.max_requests", "load.mix", "load.probe",
+	"load.kind", "load.shape", "load.clients", "load.duration", "load.rate", "load.max_requests", "load.mix",
 	"action.kind", "action.at", "action.signal", "action.timeout", "topology", "replicas",
+}
+
+// setupFields is SetupFields with the load kinds' own fields after
+// load.mix, in the kinds' order; read when asked, after every kind
+// registered.
+func setupFields() []string {
+	at := slices.Index(SetupFields, "load.mix") + 1
+	out := slices.Clone(SetupFields[:at])
+	for _, k := range scenarios.LoadKinds() {
+		d, _ := scenarios.LoadKindOf(k)
+		out = append(out, d.SetupFields...)
+	}
+	return append(out, SetupFields[at:]...)
 }
 
 // Set records one field of one variant.
@@ -93,7 +109,7 @@ func recordedAction(s Setup, variant string, a *record.Action, baseline bool) {
 // Comparable returns why newRes cannot be compared with oldRes (nil when
 // it can): a different scenario, a different set of variants, a baseline
 // without a valid run (in all, or in a variant), or a field of
-// SetupFields recorded on both sides with different values. Each reason
+// setupFields() recorded on both sides with different values. Each reason
 // names the field and both values.
 func Comparable(newRes, oldRes *report.Result, newSetup, oldSetup Setup) []string {
 	var out []string
@@ -118,7 +134,7 @@ func Comparable(newRes, oldRes *report.Result, newSetup, oldSetup Setup) []strin
 		if !slices.Contains(ol, v) {
 			continue
 		}
-		for _, f := range SetupFields {
+		for _, f := range setupFields() {
 			nv, nok := newSetup[v][f]
 			ov, ook := oldSetup[v][f]
 			if nok && ook && nv != ov {
@@ -129,7 +145,7 @@ func Comparable(newRes, oldRes *report.Result, newSetup, oldSetup Setup) []strin
 	return out
 }
 
-// Unrecorded lists, as notes for the output, the fields of SetupFields
+// Unrecorded lists, as notes for the output, the fields of setupFields()
 // recorded on one side only, for the variants both results have (the
 // others are a reason of Comparable already): a result written before the
 // field was saved, or a variant none of whose runs finished. Comparable
@@ -149,10 +165,10 @@ func Unrecorded(newRes, oldRes *report.Result, newSetup, oldSetup Setup) []strin
 		has, not Setup
 	}{{"baseline", newSetup, oldSetup}, {"new", oldSetup, newSetup}} {
 		// The variants lacking each field; fields lacking in the same
-		// variants make one note, in SetupFields order.
+		// variants make one note, in setupFields() order.
 		type group struct{ variants, fields []string }
 		var groups []*group
-		for _, f := range SetupFields {
+		for _, f := range setupFields() {
 			var vs []string
 			for _, v := range common {
 				_, has := side.has[v][f]

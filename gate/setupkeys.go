@@ -59,9 +59,14 @@ func SpecSetup(label string, sp scenarios.Spec) Setup {
 	s := Setup{}
 	l := sp.Load
 	s.setPlacement(label, string(l.Kind), string(sp.Topology), sp.Replicas)
-	if l.Kind == scenarios.LoadProbe && l.Probe() != nil {
-		s.Set(label, "load.probe", fmt.Sprintf("%s %d ms, max wait %v", l.Probe().Kind, l.Probe().RequestMs(), l.Probe().MaxWait))
-	} else {
+	var kindFields map[string]string
+	if def, _ := scenarios.LoadKindOf(l.Kind); def.Setup != nil {
+		kindFields = def.Setup(l) // the kind's own parameters (load.probe)
+	}
+	for f, v := range kindFields {
+		s.Set(label, f, v)
+	}
+	if kindFields == nil {
 		setLoad(s, label, l)
 	}
 	s.setAction(label, specAction(sp.Action))

@@ -59,6 +59,11 @@ type Capability struct {
 	// (RunInput.Take). Load hands it to Compute as ComputeInput.Input;
 	// Compute without a run directory (report.Compute) hands nil.
 	Input func(rd string) (RunInput, error)
+	// Finished, when set, reports whether the run's record holds the
+	// closing line of the capability's load (the probe's line, the ws
+	// totals), as the agent's summary is the agent's: RunValidity then
+	// blames the runner, not an unfinished run, for an invalid one.
+	Finished func(meta record.Meta) bool
 	// Part is a nil pointer of the type of its part
 	// ((*wsmetrics.Metrics)(nil)): the one type SetPart takes under Name,
 	// and the fields the catalog's tests read.

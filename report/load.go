@@ -95,7 +95,7 @@ func RunValidity(meta record.Meta, m *Metrics) (bool, string) {
 		switch {
 		case meta.InvalidReason != "":
 			return false, meta.InvalidReason
-		case meta.Agent == nil && meta.Probe() == nil && meta.WS() == nil:
+		case meta.Agent == nil && !loadFinished(meta):
 			return false, "not marked valid, and no agent summary line: the run did not finish"
 		}
 		return false, "marked invalid by the runner (no reason recorded)"
@@ -105,6 +105,17 @@ func RunValidity(meta record.Meta, m *Metrics) (bool, string) {
 		return false, "accounting error"
 	}
 	return true, ""
+}
+
+// loadFinished reports whether an installed capability's load left its
+// closing line in meta (Capability.Finished).
+func loadFinished(meta record.Meta) bool {
+	for _, c := range installed() {
+		if c.Finished != nil && c.Finished(meta) {
+			return true
+		}
+	}
+	return false
 }
 
 // Load reads a scenario result directory: its variants in order

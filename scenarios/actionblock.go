@@ -23,7 +23,7 @@ type actionBlockDef struct {
 	// normalize gives a spec its block's defaults and canonical
 	// spellings (nil: none); validate checks the block under its kind.
 	normalize func(s *Spec)
-	validate  func(s *Spec, fail failFunc)
+	validate  func(s *Spec, fail FailFunc)
 }
 
 // actionBlocks are the action kinds' blocks, each registered by its
@@ -79,7 +79,7 @@ func (s *Spec) normalizeActionBlocks() {
 
 // validateActionBlocks refuses a block under another kind than its own
 // and checks the one of the spec's kind.
-func validateActionBlocks(s *Spec, fail failFunc) {
+func validateActionBlocks(s *Spec, fail FailFunc) {
 	for _, k := range actionBlockKinds() {
 		d := actionBlocks[k]
 		switch {

@@ -49,7 +49,7 @@ func TestActionBlockTable(t *testing.T) {
 // one, or a block without its constructor or check panics at start.
 func TestRegisterActionBlockRefuses(t *testing.T) {
 	newT := func() ActionBlock { return new(Terminate) }
-	check := func(*Spec, failFunc) {}
+	check := func(*Spec, FailFunc) {}
 	for name, reg := range map[string]func(){
 		"kind taken": func() {
 			registerActionBlock(ActionTerminate, actionBlockDef{key: "t2", newBlock: newT, validate: check})

@@ -48,7 +48,7 @@ type platformDef struct {
 	// normalize gives a spec on it its defaults, validate checks what it
 	// supports (nil: nothing to do).
 	normalize func(s *Spec)
-	validate  func(s *Spec, fail failFunc)
+	validate  func(s *Spec, fail FailFunc)
 }
 
 // platformDefs are the platforms, in the order errors list them; direct
@@ -93,7 +93,7 @@ func ActionKinds() []ActionKind {
 
 // validateActionKind checks action.kind: a known kind, on a platform that
 // can express it.
-func validateActionKind(s *Spec, fail failFunc) {
+func validateActionKind(s *Spec, fail FailFunc) {
 	k := s.Action.Kind
 	d, ok := actionKindOf(k)
 	if !ok {

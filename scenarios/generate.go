@@ -121,7 +121,7 @@ func sparseBlocks(host any) (yaml.MapSlice, error) {
 		}
 	case LoadSpec:
 		for k, b := range h.blocks {
-			byKey[loadKinds[k].block] = b
+			byKey[loadKinds[k].Block] = b
 		}
 	case Action:
 		for k, b := range h.blocks {

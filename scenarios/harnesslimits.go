@@ -53,7 +53,7 @@ func (s *Spec) HarnessLimits() HarnessLimits {
 func (l HarnessLimits) MemoryBytes() int64 { return int64(l.MemoryMB) << 20 }
 
 // validateLimits checks limits.memory_mb and limits.pids (0: default).
-func validateLimits(s *Spec, fail failFunc) {
+func validateLimits(s *Spec, fail FailFunc) {
 	if s.Limits == nil {
 		return
 	}

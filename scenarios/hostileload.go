@@ -77,10 +77,12 @@ type HostileLoad struct {
 }
 
 func init() {
-	registerLoadKind(LoadHostile, loadKindDef{block: "hostile", newBlock: func() LoadBlock { return new(HostileLoad) }, validate: validateHostile})
+	RegisterLoadKind(LoadHostile, LoadKindDef{Block: "hostile", NewBlock: func() LoadBlock { return new(HostileLoad) }, Validate: validateHostile,
+		TargetPaths: hostilePaths})
 }
 
-func (*HostileLoad) loadKind() LoadKind { return LoadHostile }
+// LoadKind says the block is the hostile load's (LoadBlock).
+func (*HostileLoad) LoadKind() LoadKind { return LoadHostile }
 
 // Hostile returns the load's hostile block (load.hostile), nil without one.
 func (l LoadSpec) Hostile() *HostileLoad { return loadBlock[*HostileLoad](l, LoadHostile) }
@@ -121,9 +123,18 @@ func (h *HostileLoad) AbortBytes() int {
 	return h.Body() / 2
 }
 
+// hostilePaths is the hostile client's path, load.hostile.path, when it is
+// a valid one (validateHostile names a bad one).
+func hostilePaths(s *Spec) []PathRef {
+	if h := s.Load.Hostile(); h != nil && validPath(h.Path) {
+		return []PathRef{{"load.hostile.path", h.Path}}
+	}
+	return []PathRef{}
+}
+
 // validateHostile checks a hostile load: a hostile block with sound
 // values, and none of the agent's request settings.
-func validateHostile(s *Spec, loc *locator, fail failFunc) {
+func validateHostile(s *Spec, loc Locator, fail FailFunc) {
 	h := s.Load.Hostile()
 	if h == nil {
 		fail("load.hostile", "", "required for load.kind hostile (kind: "+strings.Join(HostileKinds, ", ")+")")
@@ -156,17 +167,17 @@ func validateHostile(s *Spec, loc *locator, fail failFunc) {
 		fail("load.hostile.body_bytes", itoa(b), fmt.Sprintf("must be 0..%d", MaxHostileBody))
 	}
 	validateHostileKind(h, loc, fail)
-	for _, f := range agentOnlyFields {
-		if loc.given(f) {
+	for _, f := range AgentOnlyFields {
+		if loc.Given(f) {
 			fail(f, "", "only for load.kind agent (a hostile load is configured in load.hostile)")
 		}
 	}
 }
 
 // validateHostileKind checks the settings that belong to some kinds only.
-func validateHostileKind(h *HostileLoad, loc *locator, fail failFunc) {
+func validateHostileKind(h *HostileLoad, loc Locator, fail FailFunc) {
 	if h.Kind == HostileAbort {
-		if loc.given("load.hostile.bytes_per_s") {
+		if loc.Given("load.hostile.bytes_per_s") {
 			fail("load.hostile.bytes_per_s", fmtFloat(h.BytesPerS), "only for the slow kinds (an abort sends at once)")
 		}
 		if a := h.AbortBytes(); a < 0 || a >= h.Body() {
@@ -184,7 +195,7 @@ func validateHostileKind(h *HostileLoad, loc *locator, fail failFunc) {
 		fail("load.hostile.body_bytes", "0", "slow_body needs a body")
 	}
 	for _, f := range []string{"load.hostile.abort_after", "load.hostile.hold", "load.hostile.reset"} {
-		if loc.given(f) {
+		if loc.Given(f) {
 			fail(f, "", "only for kind abort")
 		}
 	}

@@ -67,10 +67,11 @@ type JobsLoad struct {
 }
 
 func init() {
-	registerLoadKind(LoadJobs, loadKindDef{block: "jobs", newBlock: func() LoadBlock { return new(JobsLoad) }, validate: validateJobs})
+	RegisterLoadKind(LoadJobs, LoadKindDef{Block: "jobs", NewBlock: func() LoadBlock { return new(JobsLoad) }, Validate: validateJobs})
 }
 
-func (*JobsLoad) loadKind() LoadKind { return LoadJobs }
+// LoadKind says the block is the jobs load's (LoadBlock).
+func (*JobsLoad) LoadKind() LoadKind { return LoadJobs }
 
 // Jobs returns the load's jobs block (load.jobs), nil without one.
 func (l LoadSpec) Jobs() *JobsLoad { return loadBlock[*JobsLoad](l, LoadJobs) }
@@ -101,7 +102,7 @@ func (j *JobsLoad) InsertSpan() time.Duration {
 // validateJobs checks a jobs load: a jobs block with sound values, the Go
 // target (the worker is its role), inserts that fit load.duration, and
 // none of the agent's request settings.
-func validateJobs(s *Spec, loc *locator, fail failFunc) {
+func validateJobs(s *Spec, loc Locator, fail FailFunc) {
 	j := s.Load.Jobs()
 	if j == nil {
 		fail("load.jobs", "", "required for load.kind jobs (count, steps, step_ms, ...)")
@@ -128,7 +129,7 @@ func validateJobs(s *Spec, loc *locator, fail failFunc) {
 	}
 	if j.HTTPMS < 0 || j.HTTPMS > MaxJobsHTTPMS {
 		fail("load.jobs.http_ms", itoa(j.HTTPMS), fmt.Sprintf("must be 0..%d", MaxJobsHTTPMS))
-	} else if j.HTTPClients == 0 && loc.given("load.jobs.http_ms") {
+	} else if j.HTTPClients == 0 && loc.Given("load.jobs.http_ms") {
 		fail("load.jobs.http_ms", itoa(j.HTTPMS), "only with http_clients > 0")
 	}
 	if q := j.Quiet; q != nil {
@@ -146,8 +147,8 @@ func validateJobs(s *Spec, loc *locator, fail failFunc) {
 	} else if s.Target.Runtime != RuntimeGo {
 		fail("target.runtime", string(s.Target.Runtime), "load.kind jobs needs runtime go (the queue worker is the Go target's WORKER role)")
 	}
-	for _, f := range agentOnlyFields {
-		if loc.given(f) {
+	for _, f := range AgentOnlyFields {
+		if loc.Given(f) {
 			fail(f, "", "only for load.kind agent (a jobs load is configured in load.jobs)")
 		}
 	}

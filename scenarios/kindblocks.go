@@ -11,7 +11,7 @@ import (
 // A kind's settings block (load.ws, action.terminate, a platform's swarm,
 // …) is no field of LoadSpec, Action or Spec: the kind's own file (or
 // the platform's entry) registers the block's key and type
-// (registerLoadKind, registerActionBlock, platformDefs), and the schema check, the
+// (RegisterLoadKind, registerActionBlock, platformDefs), and the schema check, the
 // strict decoder (build), --set and the JSON of effective.json find it
 // through that registration, as if it were a field. Code reads a block
 // through its kind's accessor (l.WS(), a.Terminate()) and sets one with
@@ -143,13 +143,13 @@ func loadBlock[T LoadBlock](l LoadSpec, k LoadKind) T { return blockOf[T](l.bloc
 
 // SetBlock gives the load the settings block b of b's kind, replacing one
 // it had; a nil pointer removes it.
-func (l *LoadSpec) SetBlock(b LoadBlock) { l.blocks = withBlock(l.blocks, b.loadKind(), b) }
+func (l *LoadSpec) SetBlock(b LoadBlock) { l.blocks = withBlock(l.blocks, b.LoadKind(), b) }
 
 // MarshalJSON writes the load's fields, then each block it holds as the
 // key load.KEY (a valid spec holds one at most, its kind's).
 func (l LoadSpec) MarshalJSON() ([]byte, error) {
 	type plain LoadSpec // its fields, without this method
-	return marshalWithBlocks(plain(l), l.blocks, func(k LoadKind) string { return loadKinds[k].block }, blockHosts[loadSpecType])
+	return marshalWithBlocks(plain(l), l.blocks, func(k LoadKind) string { return loadKinds[k].Block }, blockHosts[loadSpecType])
 }
 
 // UnmarshalJSON reads what MarshalJSON writes: the fields onto l's

@@ -70,7 +70,7 @@ func normalizeKubernetes(s *Spec) {
 // agent dialling the Service (no proxy of ours: the Service is the
 // balancer), the server program, and stop settings said once, in the
 // action's block (or the manifest).
-func validateKubernetes(s *Spec, fail failFunc) {
+func validateKubernetes(s *Spec, fail FailFunc) {
 	t := &s.Target
 	if s.Topology != TopologyDirect {
 		fail("topology", string(s.Topology), "platform kubernetes takes direct: the agent dials the Service, which balances over the pods (kube-proxy)")

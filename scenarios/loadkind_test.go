@@ -11,12 +11,12 @@ import (
 func TestLoadKindTable(t *testing.T) {
 	var full LoadSpec
 	for k, d := range loadKinds {
-		if d.block == "" {
+		if d.Block == "" {
 			continue
 		}
-		b := d.newBlock()
-		if b.loadKind() != k {
-			t.Errorf("load.kind %s: its block %T says kind %s", k, b, b.loadKind())
+		b := d.NewBlock()
+		if b.LoadKind() != k {
+			t.Errorf("load.kind %s: its block %T says kind %s", k, b, b.LoadKind())
 		}
 		full.SetBlock(b)
 	}
@@ -31,10 +31,10 @@ func TestLoadKindTable(t *testing.T) {
 		})
 		want := 0
 		for o, d := range loadKinds {
-			if o != k && d.block != "" {
+			if o != k && d.Block != "" {
 				want++
-				if !strings.Contains(strings.Join(got, "\n"), "load."+d.block+": only for load.kind "+string(o)) {
-					t.Errorf("load.kind %s: load.%s not refused (got %q)", k, d.block, got)
+				if !strings.Contains(strings.Join(got, "\n"), "load."+d.Block+": only for load.kind "+string(o)) {
+					t.Errorf("load.kind %s: load.%s not refused (got %q)", k, d.Block, got)
 				}
 			}
 		}
@@ -49,11 +49,11 @@ func TestLoadKindTable(t *testing.T) {
 func TestRegisterLoadKindRefuses(t *testing.T) {
 	newWS := func() LoadBlock { return new(WSLoad) }
 	for name, reg := range map[string]func(){
-		"kind taken":      func() { registerLoadKind(LoadWS, loadKindDef{}) },
-		"empty kind":      func() { registerLoadKind("", loadKindDef{}) },
-		"block key taken": func() { registerLoadKind("ws2", loadKindDef{block: "ws", newBlock: newWS}) },
-		"key, no block":   func() { registerLoadKind("ws3", loadKindDef{block: "ws3"}) },
-		"block, no key":   func() { registerLoadKind("ws4", loadKindDef{newBlock: newWS}) },
+		"kind taken":      func() { RegisterLoadKind(LoadWS, LoadKindDef{}) },
+		"empty kind":      func() { RegisterLoadKind("", LoadKindDef{}) },
+		"block key taken": func() { RegisterLoadKind("ws2", LoadKindDef{Block: "ws", NewBlock: newWS}) },
+		"key, no block":   func() { RegisterLoadKind("ws3", LoadKindDef{Block: "ws3"}) },
+		"block, no key":   func() { RegisterLoadKind("ws4", LoadKindDef{NewBlock: newWS}) },
 	} {
 		func() {
 			defer func() {

@@ -69,7 +69,7 @@ func (r *Readiness) UnmarshalYAML(unmarshal func(any) error) error {
 
 // validateNewPod checks action.terminate.new_pod: it joins the proxy, so
 // it needs topology caddy and the propagation delay.
-func validateNewPod(s *Spec, n *NewPod, fail failFunc) {
+func validateNewPod(s *Spec, n *NewPod, fail FailFunc) {
 	const f = "action.terminate.new_pod"
 	if s.Topology != TopologyCaddy {
 		fail(f, "", "needs topology caddy (the new pod joins the proxy's upstreams)")

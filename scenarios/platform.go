@@ -192,7 +192,7 @@ func normalizeRollout(s *Spec) {
 }
 
 // validatePlatform checks platform and the swarm block.
-func validatePlatform(s *Spec, fail failFunc) {
+func validatePlatform(s *Spec, fail FailFunc) {
 	if d, ok := platformOf(s.Platform); !ok {
 		fail("platform", string(s.Platform), "want "+joinPlatforms(platformNames()))
 	} else {
@@ -208,7 +208,7 @@ func validatePlatform(s *Spec, fail failFunc) {
 }
 
 // validateSwarm checks what platform swarm supports.
-func validateSwarm(s *Spec, fail failFunc) {
+func validateSwarm(s *Spec, fail FailFunc) {
 	t := &s.Target
 	if s.Load.Kind != LoadAgent && s.Load.Kind != "" {
 		fail("load.kind", string(s.Load.Kind), "platform swarm drives the load agent only")
@@ -240,7 +240,7 @@ func validateSwarm(s *Spec, fail failFunc) {
 }
 
 // validateRollout checks action.rollout.
-func validateRollout(s *Spec, fail failFunc) {
+func validateRollout(s *Spec, fail FailFunc) {
 	r := s.Action.Rollout()
 	if r.Parallelism < 0 || r.Parallelism > MaxReplicas {
 		fail("action.rollout.parallelism", strconv.Itoa(r.Parallelism), fmt.Sprintf("must be 0..%d (0: all at once)", MaxReplicas))
@@ -275,7 +275,7 @@ func validateRollout(s *Spec, fail failFunc) {
 }
 
 // checkSpan checks lo <= d <= hi.
-func checkSpan(fail failFunc, path string, d Duration, lo, hi time.Duration) {
+func checkSpan(fail FailFunc, path string, d Duration, lo, hi time.Duration) {
 	if d.D() < lo || d.D() > hi {
 		fail(path, d.String(), fmt.Sprintf("must be in %s..%s", Duration(lo), Duration(hi)))
 	}

@@ -32,7 +32,7 @@ var backendReplicaRE = regexp.MustCompile(`^replica-([0-9]+):([0-9]+)$`)
 // validateProgram checks target.program: server or cluster; cluster only
 // for the built-in Node target with an exec entrypoint, and a BACKEND that
 // names a replica only one the scenario starts.
-func validateProgram(s *Spec, fail failFunc) {
+func validateProgram(s *Spec, fail FailFunc) {
 	t := &s.Target
 	switch t.Program {
 	case "", ProgramServer:

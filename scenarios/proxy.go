@@ -121,7 +121,7 @@ func (s *Spec) normalizeProxy() {
 }
 
 // validateTopology checks topology, proxy, roll and baseline.
-func validateTopology(s *Spec, fail failFunc) {
+func validateTopology(s *Spec, fail FailFunc) {
 	switch s.Topology {
 	case TopologyDirect:
 		if !reflect.DeepEqual(s.Proxy, defaultProxy()) {
@@ -159,7 +159,7 @@ func validateTopology(s *Spec, fail failFunc) {
 }
 
 // validateProxy checks the proxy block of topology caddy.
-func validateProxy(p *Proxy, fail failFunc) {
+func validateProxy(p *Proxy, fail FailFunc) {
 	if !slices.Contains(Policies, p.Policy) {
 		fail("proxy.policy", p.Policy, "want one of "+strings.Join(Policies, ", "))
 	}
@@ -205,7 +205,7 @@ const MaxDeregisterAfter = time.Minute
 // validateDeregister checks proxy.deregister_after: only for a roll behind
 // Caddy, within 0..MaxDeregisterAfter and before the observation window
 // ends (the runner waits for the admin API's answer within the window).
-func validateDeregister(s *Spec, fail failFunc) {
+func validateDeregister(s *Spec, fail FailFunc) {
 	d := s.Proxy.DeregisterAfter
 	if d == nil {
 		return

@@ -35,10 +35,11 @@ func (l LoadSpec) RequestPeriod() time.Duration {
 
 // StaggerSpan is the span over which the closed-loop clients' first
 // requests are spread: load.stagger when set, else one request period
-// (RequestPeriod), never more than the load's duration. Open-loop and probe
-// loads are not staggered (0).
+// (RequestPeriod), never more than the load's duration. Open-loop loads,
+// and those of a kind without such clients (LoadKindDef.NoStagger: the
+// probe, ws), are not staggered (0).
 func (l LoadSpec) StaggerSpan() time.Duration {
-	if l.Shape != ShapeClosed || l.Kind == LoadProbe || l.Kind == LoadWS {
+	if l.Shape != ShapeClosed || l.kindDef().NoStagger {
 		return 0
 	}
 	if l.Stagger != nil {

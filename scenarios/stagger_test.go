@@ -24,9 +24,8 @@ func TestStaggerSpan(t *testing.T) {
 		{"explicit", LoadSpec{Shape: ShapeClosed, Duration: Seconds(6), Stagger: ms(50), Mix: []Request{{Path: "/slow?ms=300"}}}, 50 * time.Millisecond},
 		// Never longer than the load.
 		{"short load", LoadSpec{Shape: ShapeClosed, Duration: Duration(100 * time.Millisecond), Mix: []Request{{Path: "/slow?ms=300"}}}, 100 * time.Millisecond},
-		// Open loop and probes are paced otherwise.
+		// Open loop is paced otherwise (the probe: capabilities/probe).
 		{"open", LoadSpec{Shape: ShapeOpen, Duration: Seconds(6), Mix: []Request{{Path: "/slow?ms=300"}}}, 0},
-		{"probe", LoadSpec{Shape: ShapeClosed, Kind: LoadProbe, Duration: Seconds(6)}, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -60,7 +60,7 @@ func (s *Spec) normalizeSteps() {
 // validateSteps checks action.before: the action kinds that take steps,
 // each step's kind and signal, and that the steps happen in order before
 // the action.
-func validateSteps(s *Spec, fail failFunc) {
+func validateSteps(s *Spec, fail FailFunc) {
 	a := &s.Action
 	if len(a.Before) == 0 {
 		return
@@ -107,7 +107,7 @@ func validateSteps(s *Spec, fail failFunc) {
 // validateAgain checks action.again: kinds signal and stop only (a signal
 // to send again), > 0, and early enough that the observation window still
 // watches the replica when it arrives.
-func validateAgain(s *Spec, fail failFunc) {
+func validateAgain(s *Spec, fail FailFunc) {
 	a := &s.Action
 	if a.Again == nil {
 		return

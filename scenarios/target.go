@@ -60,10 +60,13 @@ func (l *locator) given(path string) bool {
 	return l.lines[path] > 0 || l.fromSet[path]
 }
 
+// Given is given, for a kind's Validate (Locator).
+func (l *locator) Given(path string) bool { return l.given(path) }
+
 // validateTarget checks target.entrypoint, target.image and
 // target.protocol, and that every path the load uses is one the image
 // declares.
-func validateTarget(s *Spec, loc *locator, fail failFunc) {
+func validateTarget(s *Spec, loc *locator, fail FailFunc) {
 	t := &s.Target
 	switch t.Entrypoint {
 	case EntrypointExec, EntrypointShell:
@@ -110,20 +113,11 @@ func validateTarget(s *Spec, loc *locator, fail failFunc) {
 	}
 	declareImagePaths(s, loc)
 	refuse := func(field, path string) { fail(field, path, undeclaredPath(*t, path)) }
-	switch s.Load.Kind {
-	case LoadProbe:
-		if !p.Serves("/slow") {
-			refuse("load.probe.kind", "/slow")
-		}
-		return
-	case LoadWS:
-		if w := s.Load.WS(); w != nil && !p.Serves(w.Path) {
-			refuse("load.ws.path", w.Path)
-		}
-		return
-	case LoadHostile:
-		if h := s.Load.Hostile(); h != nil && validPath(h.Path) && !p.Serves(h.Path) {
-			refuse("load.hostile.path", h.Path)
+	if paths := s.Load.kindDef().TargetPaths; paths != nil {
+		for _, r := range paths(s) {
+			if !p.Serves(r.Path) {
+				refuse(r.Field, r.Path)
+			}
 		}
 		return
 	}

@@ -5,8 +5,8 @@ import (
 	"testing"
 )
 
-// TestNewFieldErrors checks load.kind/probe, target.entrypoint, target.image
-// and target.protocol errors: each with file:line, field and value.
+// TestNewFieldErrors checks load.kind, target.entrypoint, target.image
+// and target.protocol errors (the probe's own: capabilities/probe): each with file:line, field and value.
 func TestNewFieldErrors(t *testing.T) {
 	tests := []struct {
 		name string
@@ -18,24 +18,6 @@ func TestNewFieldErrors(t *testing.T) {
 		}},
 		{"bad load kind", "name: t\nload:\n  kind: agnet\n", []string{
 			`t.yaml:3: load.kind: "agnet": want agent, hostile, jobs, probe, ws`,
-		}},
-		{"probe block without kind probe", "name: t\nload:\n  probe: {kind: idle}\n", []string{
-			"t.yaml:3: load.probe: only for load.kind probe",
-		}},
-		{"probe kind missing block", "name: t\nload:\n  kind: probe\n", []string{
-			"t.yaml:2: load.probe: required for load.kind probe (kind: idle or inflight)",
-		}},
-		{"bad probe values", "name: t\nload:\n  kind: probe\n  probe:\n    kind: busy\n    ms: -1\n    max_wait: 0s\n", []string{
-			`t.yaml:5: load.probe.kind: "busy": want idle or inflight`,
-			`t.yaml:6: load.probe.ms: "-1": must be 0..600000`,
-			`t.yaml:7: load.probe.max_wait: "0s": must be > 0 and at most 10m`,
-		}},
-		{"probe with agent-only fields", "name: t\nload:\n  kind: probe\n  clients: 3\n  probe: {kind: idle}\n  mix:\n    - {path: /slow}\n", []string{
-			"t.yaml:4: load.clients: only for load.kind agent (a probe sends one request)",
-			"t.yaml:6: load.mix: only for load.kind agent (a probe sends one request)",
-		}},
-		{"probe action after the watch", "name: t\nload:\n  kind: probe\n  probe: {kind: idle, max_wait: 5s}\naction:\n  at: 6s\n", []string{
-			`t.yaml:6: action.at: "6s": must come while the probe watches its socket (before ms + max_wait = 5s)`,
 		}},
 		{"protocol without image: paths not checked", "name: t\ntarget:\n  protocol: {paths: [/x]}\n", nil},
 		{"image refuses an undeclared path", "name: t\ntarget:\n  image: my/app:1\n  protocol:\n    paths: [/slow]\nload:\n  mix:\n    - {path: \"/slow?ms=5\"}\n    - {method: POST, path: \"/write?ms=5\"}\n", []string{
@@ -79,10 +61,11 @@ func join(s []string) string {
 	return out
 }
 
-// TestNewFieldDefaults checks the defaults and that the new fields can be
-// set and varied like the others.
+// TestNewFieldDefaults checks the target's defaults and that its new
+// fields can be set and varied like the others (the probe block's:
+// capabilities/probe).
 func TestNewFieldDefaults(t *testing.T) {
-	sc, err := parse("t.yaml", []byte("name: t\nload:\n  kind: probe\n  probe: {kind: inflight}\n"))
+	sc, err := parse("t.yaml", []byte("name: t\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,15 +74,12 @@ func TestNewFieldDefaults(t *testing.T) {
 		s.Target.Protocol.ReadyPath != "/readyz" {
 		t.Errorf("target defaults %+v", s.Target)
 	}
-	if p := s.Load.Probe(); p.RequestMs() != 4000 || p.MaxWait != Seconds(30) {
-		t.Errorf("probe defaults %+v", p)
-	}
-	vs, err := sc.Expand([]string{"target.entrypoint=shell", "load.probe.ms=100", "target.image=my/app:2", "target.protocol.paths=/slow"})
+	vs, err := sc.Expand([]string{"target.entrypoint=shell", "target.image=my/app:2", "target.protocol.paths=/slow"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := vs[0].Spec; s.Target.Entrypoint != EntrypointShell || s.Load.Probe().RequestMs() != 100 || s.Target.Image != "my/app:2" {
-		t.Errorf("after --set: %+v %+v", s.Target, s.Load.Probe())
+	if s := vs[0].Spec; s.Target.Entrypoint != EntrypointShell || s.Target.Image != "my/app:2" {
+		t.Errorf("after --set: %+v", s.Target)
 	}
 	_, err = sc.Expand([]string{"target.entrypoint=sh"})
 	if want := `--set: target.entrypoint: "sh": want exec or shell`; err == nil || err.Error() != want {

@@ -86,7 +86,7 @@ func normalizeTerminate(s *Spec) {
 }
 
 // validateTerminate checks action.terminate under kind terminate.
-func validateTerminate(s *Spec, fail failFunc) {
+func validateTerminate(s *Spec, fail FailFunc) {
 	t := s.Action.Terminate()
 	checkSeconds(fail, "action.terminate.grace_period", t.Grace)
 	if t.Grace.D() > MaxTerminationGrace {
@@ -108,7 +108,7 @@ func validateTerminate(s *Spec, fail failFunc) {
 
 // validatePreStop checks that a hook has exactly one handler, and its
 // settings.
-func validatePreStop(p *PreStop, port int, fail failFunc) {
+func validatePreStop(p *PreStop, port int, fail FailFunc) {
 	n := 0
 	if p.Sleep != nil {
 		n++

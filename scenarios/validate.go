@@ -69,9 +69,9 @@ func normalizeSignal(name string) (string, bool) {
 	return name, false
 }
 
-// failFunc records one problem: the field's path, its value as written and
+// FailFunc records one problem: the field's path, its value as written and
 // what is wrong with it.
-type failFunc = func(path, value, msg string)
+type FailFunc = func(path, value, msg string)
 
 // validate checks a decoded, normalised spec and returns every problem,
 // section by section in file order.
@@ -100,7 +100,7 @@ func validate(s *Spec, loc *locator) ValidationErrors {
 }
 
 // validateHeader checks name, reproduces and runs.
-func validateHeader(s *Spec, fail failFunc) {
+func validateHeader(s *Spec, fail FailFunc) {
 	if s.Name == "" {
 		fail("name", "", "required")
 	} else if !nameRE.MatchString(s.Name) {
@@ -119,7 +119,7 @@ func validateHeader(s *Spec, fail failFunc) {
 // validateRuntime checks how the target runs: target.runtime, mode,
 // grace_period, ready_timeout and env, and replicas. (validateTarget checks
 // the image, entrypoint and protocol.)
-func validateRuntime(s *Spec, fail failFunc) {
+func validateRuntime(s *Spec, fail FailFunc) {
 	switch s.Target.Runtime {
 	case RuntimeGo, RuntimeNode:
 	default:
@@ -156,7 +156,7 @@ func validateRuntime(s *Spec, fail failFunc) {
 }
 
 // validateLoad checks the load's shape, size and time bounds.
-func validateLoad(l *LoadSpec, fail failFunc) {
+func validateLoad(l *LoadSpec, fail FailFunc) {
 	itoa := strconv.Itoa
 	switch l.Shape {
 	case ShapeClosed, ShapeOpen:
@@ -193,7 +193,7 @@ func validateLoad(l *LoadSpec, fail failFunc) {
 }
 
 // validateMix checks load.mix: at least one request, each well-formed.
-func validateMix(mix []Request, fail failFunc) {
+func validateMix(mix []Request, fail FailFunc) {
 	if len(mix) == 0 {
 		fail("load.mix", "", "want at least one request")
 	}
@@ -219,7 +219,7 @@ func validateMix(mix []Request, fail failFunc) {
 
 // validateJob checks load.job, when there is one: its size, and that it
 // starts while the load runs.
-func validateJob(l *LoadSpec, fail failFunc) {
+func validateJob(l *LoadSpec, fail FailFunc) {
 	j := l.Job
 	if j == nil {
 		return
@@ -239,7 +239,7 @@ func validateJob(l *LoadSpec, fail failFunc) {
 
 // validateAction checks action: its kind, the settings only some kinds
 // take (stop_signal, grace_period), when it happens and which replica it hits.
-func validateAction(s *Spec, fail failFunc) {
+func validateAction(s *Spec, fail FailFunc) {
 	a, l := &s.Action, &s.Load
 	validateActionKind(s, fail)
 	sends := a.Kind == ActionSignal || a.Kind == ActionRoll && a.Roll.Via == ActionSignal
@@ -260,7 +260,7 @@ func validateAction(s *Spec, fail failFunc) {
 	}
 	if a.At < 0 {
 		fail("action.at", a.At.String(), "must not be negative")
-	} else if a.Kind != ActionNone && l.Kind != LoadProbe && a.At >= l.Duration && l.Duration > 0 {
+	} else if a.Kind != ActionNone && !l.kindDef().PastDuration && a.At >= l.Duration && l.Duration > 0 {
 		fail("action.at", a.At.String(), fmt.Sprintf("must be before load.duration (%s), so the action happens while load runs", l.Duration))
 	}
 	if a.Replica < 0 || a.Replica >= s.Replicas && s.Replicas >= 1 {
@@ -269,7 +269,7 @@ func validateAction(s *Spec, fail failFunc) {
 }
 
 // checkSeconds checks a Docker timeout: not negative, whole seconds.
-func checkSeconds(fail failFunc, path string, d Duration) {
+func checkSeconds(fail FailFunc, path string, d Duration) {
 	switch {
 	case d < 0:
 		fail(path, d.String(), "must not be negative")

@@ -77,10 +77,12 @@ type WSLoad struct {
 }
 
 func init() {
-	registerLoadKind(LoadWS, loadKindDef{block: "ws", newBlock: func() LoadBlock { return new(WSLoad) }, validate: validateWS})
+	RegisterLoadKind(LoadWS, LoadKindDef{Block: "ws", NewBlock: func() LoadBlock { return new(WSLoad) }, Validate: validateWS,
+		NoMix: true, NoStagger: true, TargetPaths: wsPaths})
 }
 
-func (*WSLoad) loadKind() LoadKind { return LoadWS }
+// LoadKind says the block is the ws load's (LoadBlock).
+func (*WSLoad) LoadKind() LoadKind { return LoadWS }
 
 // WS returns the load's ws block (load.ws), nil without one.
 func (l LoadSpec) WS() *WSLoad { return loadBlock[*WSLoad](l, LoadWS) }
@@ -126,9 +128,17 @@ func (w *WSLoad) RampSpan(duration time.Duration) time.Duration {
 	return min(time.Second, duration/4)
 }
 
+// wsPaths is the stream's path, load.ws.path (none without a block).
+func wsPaths(s *Spec) []PathRef {
+	if w := s.Load.WS(); w != nil {
+		return []PathRef{{"load.ws.path", w.Path}}
+	}
+	return []PathRef{}
+}
+
 // validateWS checks a ws load: a ws block with sound values, a stream path
 // the target serves, and an action the stream can take.
-func validateWS(s *Spec, loc *locator, fail failFunc) {
+func validateWS(s *Spec, loc Locator, fail FailFunc) {
 	w := s.Load.WS()
 	if w == nil {
 		fail("load.ws", "", "required for load.kind ws (clients, policy, ...)")
@@ -167,15 +177,15 @@ func validateWS(s *Spec, loc *locator, fail failFunc) {
 			fail(d.path, d.v.String(), "must be > 0 and at most 1m")
 		}
 	}
-	for _, f := range agentOnlyFields {
-		if loc.given(f) {
+	for _, f := range AgentOnlyFields {
+		if loc.Given(f) {
 			fail(f, "", "only for load.kind agent (a ws load holds load.ws.clients connections)")
 		}
 	}
 }
 
 // validateWSPolicy checks load.ws.policy.
-func validateWSPolicy(p WSPolicy, fail failFunc) {
+func validateWSPolicy(p WSPolicy, fail FailFunc) {
 	switch p.Kind {
 	case WSImmediate:
 		return

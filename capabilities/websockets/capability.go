@@ -19,7 +19,8 @@ const Need report.Need = "ws"
 // the HTTP headline shows a few of its rows (headlineExtra).
 var Capability = report.Capability{Part: (*wsmetrics.Metrics)(nil), Name: Need, Requirement: "load.kind ws",
 	OfSpec: report.LoadKindIs(scenarios.LoadWS), Has: report.LoadKindRan(Need, record.LoadKindWS),
-	Rows: rows, After: "job_committed",
+	Finished: func(m record.Meta) bool { return m.WS() != nil },
+	Rows:     rows, After: "job_committed",
 	Headline:      &report.Headline{Cols: headline, Text: headlineText},
 	HeadlineExtra: headlineExtra,
 	Input:         func(string) (report.RunInput, error) { return &wsmetrics.Lines{}, nil },

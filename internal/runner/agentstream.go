@@ -43,9 +43,11 @@ type agentStream struct {
 	mu        sync.Mutex
 	outErr    error
 	loadStart int64
-	summary   *record.Summary     // the last summary line
-	probe     *record.ProbeResult // the last probe line
-	tally     record.Tally        // what the lines hold, for the accounting rule
+	summary   *record.Summary // the last summary line
+	tally     record.Tally    // what the lines hold, for the accounting rule
+	// last is the last decoded line of each type the tally counts beyond
+	// requests (the probe's line), for the driver (Last).
+	last map[string]any
 
 	// other, when set, takes each line of a type not kept here (the load
 	// driver's own lines, loadDriver.observe); it is called under mu.
@@ -156,7 +158,9 @@ func (s *agentStream) consume(r io.Reader, w io.Writer) error {
 
 // observe decodes one line (record.Line) and counts it: a line that does
 // not decode is malformed, a request line is counted by class (and live as
-// progress), and the start, summary and probe lines are kept.
+// progress), the start and summary lines are kept, and the other lines
+// record's tally counts (the probe's) are counted and the last of each
+// type kept; any other line goes to the driver (other).
 func (s *agentStream) observe(line []byte) {
 	l := &s.dec
 	err := l.Decode(line)
@@ -176,9 +180,9 @@ func (s *agentStream) observe(line []byte) {
 	case record.TypeStart:
 		s.loadStart = l.Start.LoadStart
 		s.once.Do(func() { close(s.started) })
-	case record.TypeProbe:
+	case record.TypeProbe: // record.Tally counts them in every run (CheckAccounting refuses them)
 		s.tally.Probes++
-		s.probe, _ = l.Value.(*record.ProbeResult)
+		s.keep(l.Type, l.Value)
 	case record.TypeSummary:
 		sum := l.Summary
 		s.summary = &sum
@@ -213,21 +217,28 @@ func (s *agentStream) checkAccounting() error {
 	return joinProblems(record.CheckAccounting(s.summary, &s.tally))
 }
 
-// Probe returns the probe's line (nil before it arrived) and how many
-// probe lines arrived.
-func (s *agentStream) Probe() (*record.ProbeResult, int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.probe, s.tally.Probes
+// keep keeps v as the last line of type typ (under mu).
+func (s *agentStream) keep(typ string, v any) {
+	if s.last == nil {
+		s.last = map[string]any{}
+	}
+	s.last[typ] = v
 }
 
-// checkProbe is checkAccounting for a probe run
-// (record.CheckProbeAccounting): exactly one probe line, no request line,
-// no malformed line.
-func (s *agentStream) checkProbe() error {
+// Last returns the last line of type typ the stream kept, decoded (nil
+// before one arrived): LoadOutput.
+func (s *agentStream) Last(typ string) any {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return joinProblems(record.CheckProbeAccounting(&s.tally))
+	return s.last[typ]
+}
+
+// Account applies an accounting rule to what arrived (the probe's:
+// record.CheckProbeAccounting): LoadOutput.
+func (s *agentStream) Account(rule func(*record.Tally) []error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return joinProblems(rule(&s.tally))
 }
 
 // joinProblems makes one error of the accounting rule's problems, "; "

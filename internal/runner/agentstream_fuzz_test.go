@@ -52,7 +52,7 @@ func FuzzAgentStream(f *testing.F) {
 		if !bytes.Equal(out.Bytes(), data) {
 			t.Fatalf("records file differs from the agent output:\n got %q\nwant %q", out.Bytes(), data)
 		}
-		_ = s.checkProbe()
+		_ = s.Account(record.CheckProbeAccounting)
 		if err := s.checkAccounting(); err != nil {
 			return
 		}

@@ -91,11 +91,11 @@ func TestAgentStreamProbe(t *testing.T) {
 		if err := s.consume(strings.NewReader(tt.in), &out); err != nil {
 			t.Fatal(err)
 		}
-		err := s.checkProbe()
+		err := s.Account(record.CheckProbeAccounting)
 		if (tt.wantErr == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), tt.wantErr) {
 			t.Errorf("%s: err %v, want %q", tt.name, err, tt.wantErr)
 		}
-		if p, _ := s.Probe(); tt.wantErr == "" && (p == nil || p.Kind != record.ProbeIdle || p.Closed != record.ProbeClosedEOF) {
+		if p, _ := s.Last(record.TypeProbe).(*record.ProbeResult); tt.wantErr == "" && (p == nil || p.Kind != record.ProbeIdle || p.Closed != record.ProbeClosedEOF) {
 			t.Errorf("%s: probe line %+v", tt.name, p)
 		}
 	}

@@ -19,7 +19,9 @@ import (
 // copies every line to records.jsonl and keeps the lines agentStream knows
 // (start, req, summary, probe); a line of any other type goes to the
 // driver's observe. A new kind is one new file: a type implementing
-// loadDriver, registered in loadDrivers by that file.
+// loadDriver, registered in loadDrivers by that file; or, for a kind
+// that lives in its capability's package (capabilities/probe), a
+// LoadDriver registered by RegisterLoadDriver (loaddriver_export.go).
 type loadDriver interface {
 	// name names the load in messages: "load agent", "probe".
 	name() string
@@ -52,8 +54,8 @@ type loadDriver interface {
 }
 
 // loadDrivers make a fresh driver for a run, keyed by load kind, each
-// registered by its driver's own file (loaddriver_NAME.go): a new kind
-// adds no line here.
+// registered by its driver's own file (loaddriver_NAME.go) or its
+// capability's package (RegisterLoadDriver): a new kind adds no line here.
 var loadDrivers = newRegistry[scenarios.LoadKind, func() loadDriver]("load kind")
 
 // newLoadDriver returns a driver for kind ("" is the default kind, the

@@ -19,7 +19,7 @@ import (
 // driver its kind, "" is the load
 // agent, and a kind without one is refused with its name.
 func TestLoadDriverRegistry(t *testing.T) {
-	for kind, want := range map[scenarios.LoadKind]string{"": "load agent", scenarios.LoadAgent: "load agent", scenarios.LoadProbe: "probe", scenarios.LoadWS: "ws agent", scenarios.LoadJobs: "job producer"} {
+	for kind, want := range map[scenarios.LoadKind]string{"": "load agent", scenarios.LoadAgent: "load agent", scenarios.LoadKind(record.LoadKindProbe): "probe", scenarios.LoadWS: "ws agent", scenarios.LoadJobs: "job producer"} {
 		d, err := newLoadDriver(kind)
 		if err != nil || d.name() != want {
 			t.Errorf("kind %q: driver %v, %v; want %q", kind, d, err, want)
@@ -164,7 +164,7 @@ func TestUnknownLoadKind(t *testing.T) {
 	if got := loadOutcome("carrier-pigeon", record.Meta{}); got != "" {
 		t.Errorf("outcome of an unknown kind %q, want none", got)
 	}
-	if got := loadOutcome(scenarios.LoadProbe, record.Meta{}.With(&record.ProbeResult{})); got != "probe line recorded" {
+	if got := loadOutcome(record.LoadKindProbe, record.Meta{}.With(&record.ProbeResult{})); got != "probe line recorded" {
 		t.Errorf("probe outcome %q", got)
 	}
 }
