@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/shutdownlab/shutdownlab/capabilities/pod"
 	"github.com/shutdownlab/shutdownlab/internal/kube"
 	"github.com/shutdownlab/shutdownlab/report"
 	"github.com/shutdownlab/shutdownlab/scenarios"
@@ -77,8 +76,8 @@ func readRuns(d *delayRuns, res *report.Result, label string) {
 			if o := r.Meta.OverlappedWith; len(o) > 0 {
 				d.Overlapped = append(d.Overlapped, overlapWords(r.Meta.Run, o))
 			}
-			pr, err := podRunOf(&r.Metrics)
-			if !r.Valid || err != nil || pod.Of(&r.Metrics) == nil {
+			pr, ok := podRunOf(&r.Metrics)
+			if !r.Valid || !ok {
 				continue
 			}
 			if a := r.Meta.Action; a != nil && a.Termination() != nil {

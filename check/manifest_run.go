@@ -92,7 +92,7 @@ func runsWords(n int) string {
 func podKilled(f manifestFacts) bool {
 	for _, d := range f.Delays {
 		for _, r := range d.Runs {
-			if r.Killed {
+			if r.PodKilled {
 				return true
 			}
 		}
@@ -106,7 +106,7 @@ func podKilled(f manifestFacts) bool {
 // three of them. None otherwise: a sleep cures nothing else.
 func searchSleeps(f manifestFacts) []time.Duration {
 	for _, d := range f.Delays {
-		if d.Delay != f.Stated || d.safe() || len(d.Runs) == 0 || d.worst().Propagation == 0 {
+		if d.Delay != f.Stated || d.safe() || len(d.Runs) == 0 || d.worst().PodFailedPropagation == 0 {
 			continue
 		}
 		from := time.Duration(math.Ceil(f.Stated.Seconds())) * time.Second
