@@ -194,8 +194,8 @@ func checkActions(o checkOpts, vs []scenarios.Variant, res *report.Result) []act
 				if o := r.Meta.OverlappedWith; len(o) > 0 {
 					a.Overlapped = append(a.Overlapped, overlapWords(r.Meta.Run, o))
 				}
-				if rm, err := fromReport(&r.Metrics); r.Valid && err == nil {
-					a.Runs = append(a.Runs, rm)
+				if r.Valid {
+					a.Runs = append(a.Runs, r.Metrics)
 				}
 			}
 		}
