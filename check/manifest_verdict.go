@@ -93,35 +93,6 @@ func (d delayRuns) worst() podRun {
 	return w
 }
 
-// manifestFacts are the verdict's inputs.
-type manifestFacts struct {
-	// Termination says in words what the kubelet did ("preStop sleep 3s,
-	// then SIGTERM, SIGKILL 30s after the deletion").
-	Termination string
-	StopSignal  string
-	Grace       time.Duration
-	// Sleep is the manifest's preStop sleep (-1: no sleep hook); HookKind
-	// its hook's kind (kube.HookSleep, ...; "": none), HookCommand an exec
-	// hook's command.
-	Sleep       time.Duration
-	HookKind    string
-	HookCommand []string
-	Stated      time.Duration
-	Delays      []delayRuns
-	// Search are the pre-stop search's candidates at Stated (nil: none).
-	Search []delayRuns
-	// Rollout says in words how the new pod of the rolling update joins
-	// ("" without one); Readiness names its readiness probe ("" for none).
-	Rollout, Readiness string
-	// ReadyPath is the path the harness found the app ready on; Load the
-	// runs' load length: what a re-run with a readiness probe needs.
-	ReadyPath string
-	Load      time.Duration
-	// Interrupted is true when the check was stopped before its end
-	// (Ctrl-C, SIGTERM, SIGHUP): what did not run is said so.
-	Interrupted bool
-}
-
 // manifestVerdict renders the verdict and returns it with its exit code:
 // VerdictDefect when unsafe at the stated delay, VerdictUnclear when no
 // run of it was valid.
