@@ -145,3 +145,24 @@ func TestAddRacesKilled(t *testing.T) {
 		}
 	}
 }
+
+// TestClusterFactsOf: a run's facts are read from the rollout metrics
+// and the core metrics as report computes them: the most failed in the
+// rollout, those before it, SIGKILLs, a rollout that did not converge,
+// the failed classes; a run without rollout metrics did not converge.
+func TestClusterFactsOf(t *testing.T) {
+	capabilities.Install()
+	run := func(rm *rolloutmetrics.Metrics, failed int) report.Run {
+		m := report.Metrics{Failed: failed, ByClass: map[string]int{"ok": 90, "reset": failed}}
+		m.SetPart(rollout.Need, rm)
+		return report.Run{Metrics: m, Valid: true}
+	}
+	res := &report.Result{Variants: []report.Variant{{Runs: []report.Run{
+		run(&rolloutmetrics.Metrics{RolloutFailed: 4, RolloutConverged: true, OldTasksKilled: 1}, 7),
+		run(nil, 0),
+	}}}}
+	c := clusterFactsOf(res, "")
+	if c.runs != 2 || c.failed != 4 || c.before != 3 || c.killed != 1 || c.incomplete != 1 || c.unsafe != 4 || c.byClass["reset"] != 7 || c.byClass["ok"] != 0 {
+		t.Errorf("facts %+v", c)
+	}
+}
