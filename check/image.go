@@ -13,6 +13,7 @@ import (
 	"github.com/shutdownlab/shutdownlab/internal/docker"
 	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 	"github.com/shutdownlab/shutdownlab/internal/runplan"
+	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report"
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
@@ -173,33 +174,82 @@ func writeVerdict(w io.Writer, dir string, o checkOpts, fs []finding) {
 }
 
 // checkActions pairs each variant of the check with the metrics of its
-// valid runs in res.
+// valid runs in res, and says of its action what its runs recorded.
 func checkActions(o checkOpts, vs []scenarios.Variant, res *report.Result) []actionRuns {
 	var out []actionRuns
 	for _, v := range vs {
-		a := actionRuns{Action: "signal " + v.Spec.Action.Signal, Signal: v.Spec.Action.Signal, GraceS: o.graceS,
-			WindowS: int(v.Spec.Observe.Window.D() / time.Second)}
-		if v.Spec.Action.Kind == scenarios.ActionStop {
-			a.Action, a.Stop, a.Signal = fmt.Sprintf("docker stop -t %d", o.graceS), true, o.stopSignal
-		}
+		a := plannedAction(o, v)
 		for _, rv := range res.Variants {
-			if rv.Label != v.Label {
-				continue
-			}
-			for _, r := range rv.Runs {
-				a.Recorded++
-				if r.Meta.Incomplete {
-					a.Incomplete++
-				}
-				if o := r.Meta.OverlappedWith; len(o) > 0 {
-					a.Overlapped = append(a.Overlapped, overlapWords(r.Meta.Run, o))
-				}
-				if rm, err := fromReport(&r.Metrics); r.Valid && err == nil {
-					a.Runs = append(a.Runs, rm)
-				}
+			if rv.Label == v.Label {
+				a.asRecorded(rv.Runs)
+				a.readRuns(rv.Runs)
 			}
 		}
 		out = append(out, a)
 	}
 	return out
+}
+
+// plannedAction is variant v's action as check planned it: what the
+// verdict says of it when no run recorded it.
+func plannedAction(o checkOpts, v scenarios.Variant) actionRuns {
+	a := actionRuns{Action: "signal " + v.Spec.Action.Signal, Signal: v.Spec.Action.Signal, GraceS: o.graceS,
+		WindowS: int(v.Spec.Observe.Window.D() / time.Second)}
+	if v.Spec.Action.Kind == scenarios.ActionStop {
+		a.Action, a.Stop, a.Signal = fmt.Sprintf("docker stop -t %d", o.graceS), true, o.stopSignal
+	}
+	return a
+}
+
+// asRecorded sets what the first of runs that fired its action recorded
+// of it: the signal a signal action sent, and the grace period (docker
+// stop's -t, else the acted-on container's stop timeout as the engine
+// read it back). A docker stop's signal, the image's STOPSIGNAL, is not
+// recorded by name: the plan's stays.
+func (a *actionRuns) asRecorded(runs []report.Run) {
+	for _, r := range runs {
+		ra := r.Meta.Action
+		if ra == nil || ra.SentNs == 0 {
+			continue
+		}
+		if g := recordedGrace(r.Meta); g != nil {
+			a.GraceS = *g
+			if a.Stop {
+				a.Action = fmt.Sprintf("docker stop -t %d", *g)
+			}
+		}
+		if !a.Stop && ra.Signal != "" {
+			a.Action, a.Signal = "signal "+ra.Signal, ra.Signal
+		}
+		return
+	}
+}
+
+// recordedGrace is the grace period a run recorded: docker stop's -t,
+// else the acted-on container's stop timeout (nil: neither recorded).
+func recordedGrace(m record.Meta) *int {
+	if m.Action.StopTimeoutS != nil {
+		return m.Action.StopTimeoutS
+	}
+	if i := m.Action.Replica; i >= 0 && i < len(m.Replicas) {
+		return m.Replicas[i].StopTimeoutS
+	}
+	return nil
+}
+
+// readRuns adds runs to a: how many ran, those an interrupt cut short,
+// those another session overlapped, and the metrics of the valid ones.
+func (a *actionRuns) readRuns(runs []report.Run) {
+	for _, r := range runs {
+		a.Recorded++
+		if r.Meta.Incomplete {
+			a.Incomplete++
+		}
+		if o := r.Meta.OverlappedWith; len(o) > 0 {
+			a.Overlapped = append(a.Overlapped, overlapWords(r.Meta.Run, o))
+		}
+		if r.Valid {
+			a.Runs = append(a.Runs, r.Metrics)
+		}
+	}
 }

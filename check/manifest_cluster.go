@@ -10,7 +10,6 @@ package check
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -18,6 +17,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shutdownlab/shutdownlab/capabilities/rollout"
+	"github.com/shutdownlab/shutdownlab/capabilities/rollout/rolloutmetrics"
 	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 	"github.com/shutdownlab/shutdownlab/internal/runplan"
 	"github.com/shutdownlab/shutdownlab/record"
@@ -166,40 +167,25 @@ func clusterFactsOf(res *report.Result, dir string) clusterFacts {
 // kill ends the same way (eof or reset, no response byte, on a reused
 // connection) and is dropped work, which the records cannot tell apart.
 func (c *clusterFacts) addRaces(dir string, v *report.Variant, r *report.Run) {
-	var m struct {
-		Failed int `json:"rollout_failed"`
-		Killed int `json:"old_tasks_killed"`
-	}
-	if b, err := json.Marshal(&r.Metrics); err == nil {
-		_ = json.Unmarshal(b, &m)
-	}
+	m := rolloutOf(&r.Metrics)
 	races := 0
-	if ro := r.Meta.Rollout(); ro != nil && m.Failed > 0 && m.Killed == 0 && dir != "" {
+	if ro := r.Meta.Rollout(); ro != nil && m.RolloutFailed > 0 && m.OldTasksKilled == 0 && dir != "" {
 		races, _ = rolloutRaces(dir, v, r, ro.SentNs)
 	}
-	c.races, c.unsafe = max(c.races, races), max(c.unsafe, m.Failed-races)
+	c.races, c.unsafe = max(c.races, races), max(c.unsafe, m.RolloutFailed-races)
 }
 
 // addRun adds one valid run's facts.
 func (c *clusterFacts) addRun(r report.Run) {
-	var m struct {
-		All       int            `json:"failed"`
-		Failed    int            `json:"rollout_failed"`
-		Converged bool           `json:"rollout_converged"`
-		Killed    int            `json:"old_tasks_killed"`
-		ByClass   map[string]int `json:"by_class"`
+	m, all := rolloutOf(&r.Metrics), r.Metrics.Failed
+	if m.RolloutFailed > c.failed || m.RolloutFailed == c.failed && all-m.RolloutFailed > c.before {
+		c.failed, c.before = m.RolloutFailed, all-m.RolloutFailed
 	}
-	if b, err := json.Marshal(&r.Metrics); err == nil {
-		_ = json.Unmarshal(b, &m)
-	}
-	if m.Failed > c.failed || m.Failed == c.failed && m.All-m.Failed > c.before {
-		c.failed, c.before = m.Failed, m.All-m.Failed
-	}
-	c.killed = max(c.killed, m.Killed)
-	if !m.Converged {
+	c.killed = max(c.killed, m.OldTasksKilled)
+	if !m.RolloutConverged {
 		c.incomplete++
 	}
-	for k, n := range m.ByClass {
+	for k, n := range r.Metrics.ByClass {
 		if k != "ok" && k != "not_sent" {
 			c.byClass[k] = max(c.byClass[k], n)
 		}
@@ -232,6 +218,15 @@ func (c *clusterFacts) addRun(r report.Run) {
 			c.removedMs = append(c.removedMs, float64(rm-p.DeletionSeenNs)/1e6)
 		}
 	}
+}
+
+// rolloutOf is the run's rollout metrics; zero (nothing failed, not
+// converged) when the run has none.
+func rolloutOf(m *report.Metrics) rolloutmetrics.Metrics {
+	if p := rollout.Of(m); p != nil {
+		return *p
+	}
+	return rolloutmetrics.Metrics{}
 }
 
 // endpointTimes are when pod's endpoint was first seen not ready (or

@@ -7,7 +7,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shutdownlab/shutdownlab/capabilities"
+	"github.com/shutdownlab/shutdownlab/capabilities/rollout"
+	"github.com/shutdownlab/shutdownlab/capabilities/rollout/rolloutmetrics"
 	"github.com/shutdownlab/shutdownlab/internal/kube"
+	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report"
 )
 
@@ -108,5 +112,57 @@ func TestRolloutRaces(t *testing.T) {
 	}
 	if n, ok := rolloutRaces(t.TempDir(), v, r, 1000); n != 0 || ok {
 		t.Errorf("rolloutRaces of a missing run = %d, %v; want 0, false", n, ok)
+	}
+}
+
+// TestAddRacesKilled: the same records count as the keep-alive race in a
+// run that killed no pod, and as none in a run that SIGKILLed one (a
+// request in flight at the kill ends the same way and is dropped work).
+func TestAddRacesKilled(t *testing.T) {
+	capabilities.Install() // the run carries the rollout part, as after Main
+	dir := t.TempDir()
+	rd := filepath.Join(dir, "default", "run-001")
+	if err := os.MkdirAll(rd, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	lines := `{"type":"req","id":"b","reused":true,"start_ns":1000,"written_ns":1001,"end_ns":1002,"class":"eof"}
+{"type":"req","id":"c","reused":true,"start_ns":1100,"end_ns":1102,"class":"reset"}
+`
+	if err := os.WriteFile(filepath.Join(rd, "records.jsonl"), []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	v := &report.Variant{Slug: "default"}
+	for _, tt := range []struct {
+		killed, races, unsafe int
+	}{{0, 2, 0}, {1, 0, 2}} {
+		r := &report.Run{Name: "run-001"}
+		r.Meta.SetPart(&record.Rollout{SentNs: 1000})
+		r.Metrics.SetPart(rollout.Capability.Name, &rolloutmetrics.Metrics{RolloutFailed: 2, OldTasksKilled: tt.killed})
+		var c clusterFacts
+		c.addRaces(dir, v, r)
+		if c.races != tt.races || c.unsafe != tt.unsafe {
+			t.Errorf("killed %d: races %d, unsafe %d; want %d, %d", tt.killed, c.races, c.unsafe, tt.races, tt.unsafe)
+		}
+	}
+}
+
+// TestClusterFactsOf: a run's facts are read from the rollout metrics
+// and the core metrics as report computes them: the most failed in the
+// rollout, those before it, SIGKILLs, a rollout that did not converge,
+// the failed classes; a run without rollout metrics did not converge.
+func TestClusterFactsOf(t *testing.T) {
+	capabilities.Install()
+	run := func(rm *rolloutmetrics.Metrics, failed int) report.Run {
+		m := report.Metrics{Failed: failed, ByClass: map[string]int{"ok": 90, "reset": failed}}
+		m.SetPart(rollout.Need, rm)
+		return report.Run{Metrics: m, Valid: true}
+	}
+	res := &report.Result{Variants: []report.Variant{{Runs: []report.Run{
+		run(&rolloutmetrics.Metrics{RolloutFailed: 4, RolloutConverged: true, OldTasksKilled: 1}, 7),
+		run(nil, 0),
+	}}}}
+	c := clusterFactsOf(res, "")
+	if c.runs != 2 || c.failed != 4 || c.before != 3 || c.killed != 1 || c.incomplete != 1 || c.unsafe != 4 || c.byClass["reset"] != 7 || c.byClass["ok"] != 0 {
+		t.Errorf("facts %+v", c)
 	}
 }

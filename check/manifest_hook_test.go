@@ -23,7 +23,7 @@ func notFoundHook() *record.HookRun {
 // hookRun is run r with its preStop hook's record h.
 func hookRun(r podRun, h *record.HookRun) podRun {
 	failed := h.Failed()
-	r.Hook, r.HookFailed = h, &failed
+	r.Hook, r.PodHookFailed = h, &failed
 	return r
 }
 
@@ -214,5 +214,26 @@ func TestReadRuns(t *testing.T) {
 	readRuns(&none, res, "proxy.deregister_after=5s")
 	if none.Recorded != 0 || len(none.Runs) != 0 {
 		t.Errorf("a variant that never ran: %+v", none)
+	}
+}
+
+// TestPodRunOf: a run is read from the report's own metric types, its
+// core fields from the core metrics; a null pod_failed_new_pod (no new
+// pod) counts no failure sent to a new pod; metrics without the pod part
+// are no termination run.
+func TestPodRunOf(t *testing.T) {
+	capabilities.Install()
+	m := report.Metrics{MaxMs: fp(120), ExitCode: ip(0)}
+	if _, ok := podRunOf(&m); ok {
+		t.Fatal("metrics without the pod part read as a termination run")
+	}
+	m.SetPart(pod.Need, &podmetrics.Metrics{PodFailed: 2, PodFailedPropagation: 2})
+	r, ok := podRunOf(&m)
+	if !ok || r.PodFailed != 2 || r.newPodFailed() != 0 || val64(r.Core.MaxMs) != 120 || val(r.Core.ExitCode) != 0 {
+		t.Fatalf("read %+v", r)
+	}
+	m.SetPart(pod.Need, &podmetrics.Metrics{PodFailed: 3, PodFailedNewPod: ip(3)})
+	if r, _ := podRunOf(&m); r.newPodFailed() != 3 {
+		t.Errorf("new pod failures %d, want 3", r.newPodFailed())
 	}
 }

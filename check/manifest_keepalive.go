@@ -17,8 +17,8 @@ func keepAliveBound(f manifestFacts) time.Duration {
 	var worst float64
 	for _, d := range f.Delays {
 		for _, r := range d.Runs {
-			if r.MaxMs != nil {
-				worst = max(worst, hookMs(r)+*r.MaxMs)
+			if r.Core.MaxMs != nil {
+				worst = max(worst, hookMs(r)+*r.Core.MaxMs)
 			}
 		}
 	}
@@ -27,10 +27,10 @@ func keepAliveBound(f manifestFacts) time.Duration {
 
 // hookMs is a run's preStop hook time (0 without a hook).
 func hookMs(r podRun) float64 {
-	if r.HookMs == nil {
+	if r.PodHookMs == nil {
 		return 0
 	}
-	return *r.HookMs
+	return *r.PodHookMs
 }
 
 // keepAliveWhy says where the keep-alive bound comes from.

@@ -41,18 +41,18 @@ func runManifestCheck(ctx context.Context, p *runplan.Plan, o manifestOpts, opts
 	}
 	var signalFs []finding
 	if podKilled(facts) && len(opts.Signals) > 0 && more() {
-		sr, scode, serr := runSearch(ctx, o.checkOpts(), ownSignalFirst(opts.Signals, o.stopSignal()), append(podEnvSets(o.pod), opts.Sets...), opts.Out, stdout, stderr)
+		sr, scode, serr := runSearch(ctx, o.checkOpts(), ownSignalFirst(opts.Signals, facts.StopSignal), append(podEnvSets(o.pod), opts.Sets...), opts.Out, stdout, stderr)
 		if serr != nil {
 			fmt.Fprintf(stderr, "shutdownlab: signal search: %v\n", serr)
 		}
-		signalFs = append(podSignalFindings(sr, o.stopSignal()), overlapFindings(sr.cands, "signal search, ")...)
+		signalFs = append(podSignalFindings(sr, facts.StopSignal), overlapFindings(sr.cands, "signal search, ")...)
 		code, searchDirs = max(code, scode), append(searchDirs, sr.dir)
 	}
 	// An interrupt cancels ctx: the verdict says what it left unmeasured
 	// instead of guessing why a delay has no valid run.
 	facts.Interrupted = ctx.Err() != nil
 	body, vcode := manifestVerdict(facts)
-	text := manifestHeader(o) + body + manifestNotes(o, signalFs, searchDirs)
+	text := manifestHeader(o, facts.Image) + body + manifestNotes(o, facts.Pods, signalFs, searchDirs)
 	fmt.Fprint(stdout, "\n"+text)
 	if werr := resultdir.WriteFileAtomic(filepath.Join(g.Dir, resultdir.VerdictFile), []byte(text)); werr != nil {
 		fmt.Fprintf(stderr, "shutdownlab: %v\n", werr)
@@ -68,19 +68,6 @@ func runManifestCheck(ctx context.Context, p *runplan.Plan, o manifestOpts, opts
 	return Result{Code: code, Verdict: vcode}, err
 }
 
-// hookWordsOf names a scenario's pre-stop hook as hookWords does.
-func hookWordsOf(p *scenarios.PreStop) string {
-	switch {
-	case p == nil:
-		return hookWords(nil)
-	case p.Sleep != nil:
-		return hookWords(&kube.Hook{Kind: kube.HookSleep, Sleep: p.Sleep.D()})
-	case p.Exec != nil:
-		return hookWords(&kube.Hook{Kind: kube.HookExec, Command: p.Exec})
-	}
-	return hookWords(&kube.Hook{Kind: kube.HookHTTPGet, Path: p.HTTPGet.Path, Port: p.HTTPGet.Port})
-}
-
 func runsWords(n int) string {
 	if n == 1 {
 		return "1 run"
@@ -92,7 +79,7 @@ func runsWords(n int) string {
 func podKilled(f manifestFacts) bool {
 	for _, d := range f.Delays {
 		for _, r := range d.Runs {
-			if r.Killed {
+			if r.PodKilled {
 				return true
 			}
 		}
@@ -106,7 +93,7 @@ func podKilled(f manifestFacts) bool {
 // three of them. None otherwise: a sleep cures nothing else.
 func searchSleeps(f manifestFacts) []time.Duration {
 	for _, d := range f.Delays {
-		if d.Delay != f.Stated || d.safe() || len(d.Runs) == 0 || d.worst().Propagation == 0 {
+		if d.Delay != f.Stated || d.safe() || len(d.Runs) == 0 || d.worst().PodFailedPropagation == 0 {
 			continue
 		}
 		from := time.Duration(math.Ceil(f.Stated.Seconds())) * time.Second
@@ -164,16 +151,18 @@ func podEnvSets(pod kube.Pod) []string {
 	return out
 }
 
-// manifestHeader is the verdict's first line.
-func manifestHeader(o manifestOpts) string {
+// manifestHeader is the verdict's first line; image is the image the
+// runs ran (o's when "": none ran).
+func manifestHeader(o manifestOpts, image string) string {
 	p := o.pod
-	return fmt.Sprintf("verdict for %s %s (%s), container %s, image %s, emulated on Docker (no --context: a real cluster measures it with check --manifest FILE --context CTX):\n", p.Kind, p.Name, p.File, p.Container, o.image)
+	return fmt.Sprintf("verdict for %s %s (%s), container %s, image %s, emulated on Docker (no --context: a real cluster measures it with check --manifest FILE --context CTX):\n", p.Kind, p.Name, p.File, p.Container, orWord(image, o.image))
 }
 
 // manifestNotes are the verdict's last lines: the signal search's
 // findings (and its runs another session overlapped), what the emulation
-// did not run, and where the searches' measurements are.
-func manifestNotes(o manifestOpts, signalFs []finding, dirs []string) string {
+// ran (pods behind the proxy; o's when 0: none ran) and did not run, and
+// where the searches' measurements are.
+func manifestNotes(o manifestOpts, pods int, signalFs []finding, dirs []string) string {
 	var b strings.Builder
 	for _, f := range signalFs {
 		if f.Kind != findOverlap {
@@ -186,8 +175,11 @@ func manifestNotes(o manifestOpts, signalFs []finding, dirs []string) string {
 		}
 	}
 	p := o.pod
-	serving := fmt.Sprintf("%d pods behind the proxy (replicas %d", o.pods(), p.Replicas)
-	if o.pods() != p.Replicas {
+	if pods == 0 {
+		pods = o.pods()
+	}
+	serving := fmt.Sprintf("%d pods behind the proxy (replicas %d", pods, p.Replicas)
+	if pods != p.Replicas {
 		serving += fmt.Sprintf("; at least %d, at most %d run)", manifestMinPods, manifestMaxPods)
 	} else {
 		serving += ")"

@@ -7,53 +7,53 @@ package check
 // measured exit needs. Pure: its inputs are the metrics of the runs.
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
 	"time"
 
+	"github.com/shutdownlab/shutdownlab/capabilities/pod"
+	"github.com/shutdownlab/shutdownlab/capabilities/pod/podmetrics"
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report"
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
-// podRun are the metrics of one valid termination run the verdict reads,
-// under their JSON names (docs/metrics.md).
+// podRun is one valid termination run as the verdict reads it: its pod
+// metrics (podmetrics.Metrics, docs/metrics.md), its core metrics, and
+// its hook's record.
 type podRun struct {
-	Failed           int      `json:"pod_failed"`
-	NewPod           int      `json:"pod_failed_new_pod"`
-	Propagation      int      `json:"pod_failed_propagation"`
-	Drain            int      `json:"pod_failed_drain"`
-	Elsewhere        int      `json:"pod_failed_elsewhere"`
-	AfterKill        int      `json:"pod_failed_after_kill"`
-	BeforeDeletion   int      `json:"pod_failed_before_deletion"`
-	ProxyReload      int      `json:"pod_failed_proxy_reload"`
-	Killed           bool     `json:"pod_killed"`
-	HookMs           *float64 `json:"pod_hook_ms"`
-	SignalToExitMs   *float64 `json:"pod_signal_to_exit_ms"`
-	DeletionToExitMs *float64 `json:"pod_deletion_to_exit_ms"`
-	// MaxMs is the run's slowest ok request.
-	MaxMs      *float64 `json:"max_ms"`
-	ExitCode   *int     `json:"exit_code"`
-	HookFailed *bool    `json:"pod_hook_failed"`
+	podmetrics.Metrics
+	// Core are the run's core metrics: the verdict reads its slowest ok
+	// request (MaxMs) and its pod's exit code (ExitCode).
+	Core report.Metrics
 	// Hook is the run's pre-stop hook as the runner recorded it (nil
 	// without one): how it failed, when it did.
-	Hook *record.HookRun `json:"-"`
+	Hook *record.HookRun
 }
 
 // hookFailed reports whether the run's pre-stop hook failed (the
 // kubelet's FailedPreStopHook).
-func (r podRun) hookFailed() bool { return r.HookFailed != nil && *r.HookFailed }
+func (r podRun) hookFailed() bool { return r.PodHookFailed != nil && *r.PodHookFailed }
 
-// podRunOf copies the pod metrics of m by their JSON names.
-func podRunOf(m *report.Metrics) (podRun, error) {
-	var pr podRun
-	b, err := json.Marshal(m)
-	if err == nil {
-		err = json.Unmarshal(b, &pr)
+// newPodFailed counts the failed requests the proxy sent to the new pod:
+// 0 without a new pod (pod_failed_new_pod is null then), as none was
+// there to take any.
+func (r podRun) newPodFailed() int {
+	if r.PodFailedNewPod == nil {
+		return 0
 	}
-	return pr, err
+	return *r.PodFailedNewPod
+}
+
+// podRunOf is the run of metrics m; false when m has no pod metrics
+// (its action was not a pod's termination).
+func podRunOf(m *report.Metrics) (podRun, bool) {
+	p := pod.Of(m)
+	if p == nil {
+		return podRun{}, false
+	}
+	return podRun{Metrics: *p, Core: *m}, true
 }
 
 // delayRuns are the valid runs of one propagation delay (or, in the
@@ -75,7 +75,7 @@ type delayRuns struct {
 // preStop hook did not fail); false without a valid run.
 func (d delayRuns) safe() bool {
 	for _, r := range d.Runs {
-		if r.Failed > 0 || r.Killed || r.hookFailed() {
+		if r.PodFailed > 0 || r.PodKilled || r.hookFailed() {
 			return false
 		}
 	}
@@ -86,40 +86,11 @@ func (d delayRuns) safe() bool {
 func (d delayRuns) worst() podRun {
 	w := d.Runs[0]
 	for _, r := range d.Runs[1:] {
-		if r.Failed > w.Failed || r.Failed == w.Failed && r.Killed && !w.Killed {
+		if r.PodFailed > w.PodFailed || r.PodFailed == w.PodFailed && r.PodKilled && !w.PodKilled {
 			w = r
 		}
 	}
 	return w
-}
-
-// manifestFacts are the verdict's inputs.
-type manifestFacts struct {
-	// Termination says in words what the kubelet did ("preStop sleep 3s,
-	// then SIGTERM, SIGKILL 30s after the deletion").
-	Termination string
-	StopSignal  string
-	Grace       time.Duration
-	// Sleep is the manifest's preStop sleep (-1: no sleep hook); HookKind
-	// its hook's kind (kube.HookSleep, ...; "": none), HookCommand an exec
-	// hook's command.
-	Sleep       time.Duration
-	HookKind    string
-	HookCommand []string
-	Stated      time.Duration
-	Delays      []delayRuns
-	// Search are the pre-stop search's candidates at Stated (nil: none).
-	Search []delayRuns
-	// Rollout says in words how the new pod of the rolling update joins
-	// ("" without one); Readiness names its readiness probe ("" for none).
-	Rollout, Readiness string
-	// ReadyPath is the path the harness found the app ready on; Load the
-	// runs' load length: what a re-run with a readiness probe needs.
-	ReadyPath string
-	Load      time.Duration
-	// Interrupted is true when the check was stopped before its end
-	// (Ctrl-C, SIGTERM, SIGHUP): what did not run is said so.
-	Interrupted bool
 }
 
 // manifestVerdict renders the verdict and returns it with its exit code:
@@ -200,11 +171,11 @@ func delayText(d delayRuns, f manifestFacts) string {
 		runs = ""
 	}
 	var aside []string
-	if w.BeforeDeletion > 0 {
-		aside = append(aside, fmt.Sprintf("%d failed before the deletion (not about it)", w.BeforeDeletion))
+	if w.PodFailedBeforeDeletion > 0 {
+		aside = append(aside, fmt.Sprintf("%d failed before the deletion (not about it)", w.PodFailedBeforeDeletion))
 	}
-	if w.ProxyReload > 0 {
-		aside = append(aside, fmt.Sprintf("%d closed by the proxy's reload (the emulation's mechanism, not counted)", w.ProxyReload))
+	if w.PodFailedProxyReload > 0 {
+		aside = append(aside, fmt.Sprintf("%d closed by the proxy's reload (the emulation's mechanism, not counted)", w.PodFailedProxyReload))
 	}
 	tail := exitWords(w)
 	if len(aside) > 0 {
@@ -214,31 +185,31 @@ func delayText(d delayRuns, f manifestFacts) string {
 		return "safe: 0 failed" + runs + "; " + tail
 	}
 	var why []string
-	if w.NewPod > 0 {
-		why = append(why, fmt.Sprintf("%d sent by the proxy to the new pod before its app served them (%s)", w.NewPod, joinWords(f.Readiness)))
+	if n := w.newPodFailed(); n > 0 {
+		why = append(why, fmt.Sprintf("%d sent by the proxy to the new pod before its app served them (%s)", n, joinWords(f.Readiness)))
 	}
-	if w.Propagation > 0 {
-		why = append(why, fmt.Sprintf("%d sent while the endpoint was still registered (the pod stopped serving before the proxy stopped sending to it: %s)", w.Propagation, holdWords(f, d)))
+	if w.PodFailedPropagation > 0 {
+		why = append(why, fmt.Sprintf("%d sent while the endpoint was still registered (the pod stopped serving before the proxy stopped sending to it: %s)", w.PodFailedPropagation, holdWords(f, d)))
 	}
-	if w.Drain > 0 {
-		why = append(why, fmt.Sprintf("%d in flight at %s (work the app held and dropped when told to stop)", w.Drain, f.StopSignal))
+	if w.PodFailedDrain > 0 {
+		why = append(why, fmt.Sprintf("%d in flight at %s (work the app held and dropped when told to stop)", w.PodFailedDrain, f.StopSignal))
 	}
-	if w.Elsewhere > 0 {
-		why = append(why, fmt.Sprintf("%d sent after the endpoint was gone (the pods left, or the proxy, failed them)", w.Elsewhere))
+	if w.PodFailedElsewhere > 0 {
+		why = append(why, fmt.Sprintf("%d sent after the endpoint was gone (the pods left, or the proxy, failed them)", w.PodFailedElsewhere))
 	}
-	if w.AfterKill > 0 {
-		why = append(why, fmt.Sprintf("%d at the grace period's SIGKILL", w.AfterKill))
+	if w.PodFailedAfterKill > 0 {
+		why = append(why, fmt.Sprintf("%d at the grace period's SIGKILL", w.PodFailedAfterKill))
 	}
-	if w.Killed {
+	if w.PodKilled {
 		why = append(why, fmt.Sprintf("SIGKILLed: terminationGracePeriodSeconds %d ended before it exited", int(f.Grace/time.Second)))
 	}
-	if d.anyHookFailed() && w.Propagation == 0 {
+	if d.anyHookFailed() && w.PodFailedPropagation == 0 {
 		why = append(why, "the preStop hook failed (FailedPreStopHook; see above)")
 	}
-	if w.Failed == 0 {
+	if w.PodFailed == 0 {
 		return fmt.Sprintf("UNSAFE: no request failed%s, but %s; %s", runs, strings.Join(why, "; "), tail)
 	}
-	return fmt.Sprintf("UNSAFE: %d failed%s: %s; %s", w.Failed, runs, strings.Join(why, "; "), tail)
+	return fmt.Sprintf("UNSAFE: %d failed%s: %s; %s", w.PodFailed, runs, strings.Join(why, "; "), tail)
 }
 
 // joinWords explains a new pod's failures by its readiness probe.
@@ -252,7 +223,7 @@ func joinWords(readiness string) string {
 // readinessText is the answer about the new pod at the stated delay ("":
 // it failed nothing there).
 func readinessText(f manifestFacts, stated *delayRuns) string {
-	if stated == nil || len(stated.Runs) == 0 || stated.worst().NewPod == 0 {
+	if stated == nil || len(stated.Runs) == 0 || stated.worst().newPodFailed() == 0 {
 		return ""
 	}
 	// A re-run with the probe needs the load to outlast the app's start
@@ -284,12 +255,12 @@ func holdWords(f manifestFacts, d delayRuns) string {
 // exitWords says how the run's pod ended.
 func exitWords(r podRun) string {
 	switch {
-	case r.DeletionToExitMs == nil:
+	case r.PodDeletionToExitMs == nil:
 		return "did not exit within the window"
-	case r.ExitCode != nil && *r.ExitCode != 0:
-		return fmt.Sprintf("exited %d, %.1f s after the deletion", *r.ExitCode, *r.DeletionToExitMs/1000)
+	case r.Core.ExitCode != nil && *r.Core.ExitCode != 0:
+		return fmt.Sprintf("exited %d, %.1f s after the deletion", *r.Core.ExitCode, *r.PodDeletionToExitMs/1000)
 	}
-	return fmt.Sprintf("exited %.1f s after the deletion", *r.DeletionToExitMs/1000)
+	return fmt.Sprintf("exited %.1f s after the deletion", *r.PodDeletionToExitMs/1000)
 }
 
 // graceText is the grace period the measured exits need: the later of
@@ -299,10 +270,10 @@ func graceText(f manifestFacts) string {
 	killed, slowest := 0, 0.0
 	for _, d := range f.Delays {
 		for _, r := range d.Runs {
-			if r.Killed {
+			if r.PodKilled {
 				killed++
-			} else if r.DeletionToExitMs != nil {
-				slowest = max(slowest, *r.DeletionToExitMs)
+			} else if r.PodDeletionToExitMs != nil {
+				slowest = max(slowest, *r.PodDeletionToExitMs)
 			}
 		}
 	}
@@ -339,7 +310,7 @@ func searchText(f manifestFacts) string {
 				dur(f.Stated), dur(c.Sleep), int(c.Sleep/time.Second), triedBefore(tried), nativeSleepWords(f))
 		}
 		if len(c.Runs) > 0 {
-			tried = append(tried, fmt.Sprintf("%s: %d failed", dur(c.Sleep), c.worst().Failed))
+			tried = append(tried, fmt.Sprintf("%s: %d failed", dur(c.Sleep), c.worst().PodFailed))
 		} else {
 			tried = append(tried, dur(c.Sleep)+": "+noRunText(c, f.Interrupted))
 		}

@@ -5,19 +5,21 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/shutdownlab/shutdownlab/capabilities/pod/podmetrics"
 )
 
 func pr(failed, propagation, drain, afterKill int, killed bool, exitMs float64) podRun {
-	r := podRun{Failed: failed, Propagation: propagation, Drain: drain, AfterKill: afterKill, Killed: killed}
+	r := podRun{Metrics: podmetrics.Metrics{PodFailed: failed, PodFailedPropagation: propagation, PodFailedDrain: drain, PodFailedAfterKill: afterKill, PodKilled: killed}}
 	if exitMs > 0 {
-		r.DeletionToExitMs = &exitMs
+		r.PodDeletionToExitMs = &exitMs
 	}
 	return r
 }
 
 // withHookMax sets a run's preStop hook time and slowest request.
 func withHookMax(r podRun, hookMs, maxMs float64) podRun {
-	r.HookMs, r.MaxMs = &hookMs, &maxMs
+	r.PodHookMs, r.Core.MaxMs = &hookMs, &maxMs
 	return r
 }
 
@@ -51,13 +53,13 @@ func TestManifestVerdict(t *testing.T) {
 		{"SIGKILL without a failed request is not safe", facts(s, at(s, pr(0, 0, 0, 0, true, 30100))),
 			VerdictDefect, []string{"UNSAFE: no request failed, but SIGKILLed: terminationGracePeriodSeconds 30 ended before it exited", "grace period: SIGKILLed in 1 run:"}},
 		{"a new pod without a readiness probe took traffic", func() manifestFacts {
-			f := facts(2*s, at(2*s, podRun{Failed: 40, NewPod: 40}))
+			f := facts(2*s, at(2*s, podRun{Metrics: podmetrics.Metrics{PodFailed: 40, PodFailedNewPod: ip(40)}}))
 			f.Rollout, f.ReadyPath, f.Load = "a new pod replaces it", "/readyz", 8*s
 			return f
 		}(), VerdictDefect, []string{"rollout: a new pod replaces it", "UNSAFE: 40 failed: 40 sent by the proxy to the new pod before its app served them (without a readinessProbe the pod is ready",
 			"new pods: give the container a readinessProbe", "not measured in this run; to measure it: --set action.terminate.new_pod.readiness.path=/readyz --set action.terminate.new_pod.readiness.period=1s --set load.duration=20s"}},
 		{"a readiness probe that passes too early", func() manifestFacts {
-			f := facts(2*s, at(2*s, podRun{Failed: 3, NewPod: 3}))
+			f := facts(2*s, at(2*s, podRun{Metrics: podmetrics.Metrics{PodFailed: 3, PodFailedNewPod: ip(3)}}))
 			f.Readiness = "GET /healthz on the container's port every 1s after 0s, 1 in a row"
 			return f
 		}(), VerdictDefect, []string{"its readinessProbe, GET /healthz", "new pods: the readinessProbe GET /healthz on the container's port every 1s after 0s, 1 in a row passed before the app served"}},

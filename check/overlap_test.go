@@ -46,7 +46,7 @@ func TestCheckVerdictOverlap(t *testing.T) {
 	}
 	// check --manifest's verdict puts the signal search's overlaps among
 	// its notes, after the search's findings.
-	notes := manifestNotes(manifestOpts{pod: testPod(t)}, append(searchFindings(searchResult{watch: 6, cands: search}), overlapFindings(search, "signal search, ")...), nil)
+	notes := manifestNotes(manifestOpts{pod: testPod(t)}, 0, append(searchFindings(searchResult{watch: 6, cands: search}), overlapFindings(search, "signal search, ")...), nil)
 	if !strings.Contains(notes, "  note: signal search, SIGINT: run 1 overlapped with another shutdownlab session (s-third): its timings may be disturbed\n") ||
 		strings.Contains(notes, "    - signal search, SIGINT: run 1 overlapped") {
 		t.Errorf("manifest notes:\n%s", notes)

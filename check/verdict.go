@@ -1,7 +1,6 @@
 package check
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 
@@ -14,43 +13,10 @@ import (
 // work, does it exit by itself, how fast, which known broken-shutdown
 // signature does it show, and what would make it clean.
 
-// runMetrics are the metrics of one run the verdict reads, under their
-// JSON names in report.Metrics (docs/metrics.md).
-type runMetrics struct {
-	Failed                 int            `json:"failed"`
-	DroppedInflight        *int           `json:"dropped_inflight"`
-	FailedInDeliveryWindow *int           `json:"failed_in_delivery_window"`
-	FailedBeforeSignal     *int           `json:"failed_before_signal"`
-	FailedWhileRunning     *int           `json:"failed_while_running"`
-	IdleCloseRace          *int           `json:"idle_close_race"`
-	ServedAfterSignal      *int           `json:"served_after_signal"`
-	ExitCode               *int           `json:"exit_code"`
-	ExitAfterMs            *float64       `json:"exit_after_ms"`
-	Killed                 bool           `json:"killed"`
-	StopTimeoutS           *int           `json:"stop_timeout_s"`
-	DrainObservedMs        *float64       `json:"drain_observed_ms"`
-	PhaseInconclusive      bool           `json:"phase_inconclusive"`
-	IdleCloseBeforeSignal  *int           `json:"idle_close_before_signal"`
-	NewConnsAfterSignal    *int           `json:"new_conns_after_signal"`
-	ConnsOpenedAfterSignal *int           `json:"conns_opened_after_signal"`
-	DroppedAtKill          *int           `json:"dropped_at_kill"`
-	ServiceMs              *float64       `json:"service_ms"`
-	WaitedBeforeSignal     *int           `json:"waited_before_signal"`
-	ServedConcurrency      *float64       `json:"served_concurrency"`
-	ByClass                map[string]int `json:"by_class"`
-}
-
-// fromReport copies the metrics the verdict reads from m, by their JSON
-// names, so the verdict depends on the documented names only (a metric
-// report.Metrics does not carry reads as null).
-func fromReport(m *report.Metrics) (runMetrics, error) {
-	var rm runMetrics
-	b, err := json.Marshal(m)
-	if err == nil {
-		err = json.Unmarshal(b, &rm)
-	}
-	return rm, err
-}
+// runMetrics are the metrics of one run the verdict reads: the core
+// metrics as report computes them (docs/metrics.md), each field declared
+// once, in report.Metrics.
+type runMetrics = report.Metrics
 
 // actionRuns is one action of a check (a variant) and its valid runs.
 type actionRuns struct {

@@ -4,8 +4,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/shutdownlab/shutdownlab/report"
 )
 
 func ip(n int) *int         { return &n }
@@ -128,18 +126,5 @@ func TestVerdict(t *testing.T) {
 				t.Errorf("no finding says %q:\n%s", tc.text, all)
 			}
 		})
-	}
-}
-
-// TestFromReport: the adapter copies the metrics the verdict reads by
-// their JSON names (exit code, killed, drops).
-func TestFromReport(t *testing.T) {
-	m := &report.Metrics{DroppedInflight: ip(3), ExitCode: ip(137), Killed: true, ExitAfterMs: fp(10010)}
-	rm, err := fromReport(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if val(rm.DroppedInflight) != 3 || val(rm.ExitCode) != 137 || !rm.Killed || val64(rm.ExitAfterMs) != 10010 {
-		t.Errorf("copied %+v", rm)
 	}
 }
