@@ -81,7 +81,7 @@ func TestCheckManifestKube(t *testing.T) {
 		})
 	}
 	by.Untouched(t)
-	if left := kubetest.RunNamespaces(t, kc, "shutdownlab-"); len(left) > 0 {
+	if left := kubetest.OwnRunNamespaces(t, kc); len(left) > 0 {
 		t.Errorf("run namespaces left: %v", left)
 	}
 }

@@ -123,10 +123,26 @@ func (b *Bystander) Untouched(t testing.TB) {
 // RunNamespaces lists the namespaces of shutdownlab runs (label
 // shutdownlab=1 and a shutdownlab.run label) whose name has prefix.
 func RunNamespaces(t testing.TB, c *kubeapi.Client, prefix string) []string {
+	return runNamespaces(t, c, docker.LabelManaged+"=1,shutdownlab.run", prefix)
+}
+
+// OwnRunNamespaces lists the run namespaces this test process created
+// (owner labels: this host and pid): what it may have left behind, apart
+// from another process's runs on the same cluster (a test package run
+// beside it, another user's run).
+func OwnRunNamespaces(t testing.TB, c *kubeapi.Client) []string {
+	o := docker.CurrentOwner()
+	sel := fmt.Sprintf("%s=1,shutdownlab.run,%s=%s,%s=%d", docker.LabelManaged, docker.LabelOwnerHost, o.Host, docker.LabelOwnerPID, o.PID)
+	return runNamespaces(t, c, sel, "")
+}
+
+// runNamespaces lists the namespaces matching label selector sel whose
+// name has prefix.
+func runNamespaces(t testing.TB, c *kubeapi.Client, sel, prefix string) []string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	nss, err := c.Namespaces(ctx, docker.LabelManaged+"=1,shutdownlab.run")
+	nss, err := c.Namespaces(ctx, sel)
 	if err != nil {
 		t.Fatal(err)
 	}
