@@ -14,7 +14,7 @@ import (
 // (RegisterLoadKind, registerActionBlock, platformDefs), and the schema check, the
 // strict decoder (build), --set and the JSON of effective.json find it
 // through that registration, as if it were a field. Code reads a block
-// through its kind's accessor (l.WS(), a.Terminate()) and sets one with
+// through its kind's accessor (websockets.LoadOf(l), a.Terminate()) and sets one with
 // SetBlock. So a new kind with settings edits no shared type.
 
 // blockHost is a type whose kinds' blocks are keys beside its fields.

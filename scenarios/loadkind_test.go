@@ -44,16 +44,28 @@ func TestLoadKindTable(t *testing.T) {
 	}
 }
 
+// otherBlock is the settings block of a kind none registers ("other"),
+// for the tests of the blocks that need a block type of their own (a
+// capability's block type lives in its package, which these tests cannot
+// import).
+type otherBlock struct{ N int }
+
+// LoadKind says the block is kind other's (LoadBlock).
+func (*otherBlock) LoadKind() LoadKind { return "other" }
+
+// otherOf returns the load's other block, nil without one.
+func otherOf(l LoadSpec) *otherBlock { return loadBlock[*otherBlock](l, "other") }
+
 // TestRegisterLoadKindRefuses: a kind or a block key given twice, an
 // empty kind, or a block key without its constructor panics at start.
 func TestRegisterLoadKindRefuses(t *testing.T) {
-	newWS := func() LoadBlock { return new(WSLoad) }
+	newOther := func() LoadBlock { return new(otherBlock) }
 	for name, reg := range map[string]func(){
-		"kind taken":      func() { RegisterLoadKind(LoadWS, LoadKindDef{}) },
+		"kind taken":      func() { RegisterLoadKind(LoadAgent, LoadKindDef{}) },
 		"empty kind":      func() { RegisterLoadKind("", LoadKindDef{}) },
-		"block key taken": func() { RegisterLoadKind("ws2", LoadKindDef{Block: "ws", NewBlock: newWS}) },
+		"block key taken": func() { RegisterLoadKind("ws2", LoadKindDef{Block: "ws", NewBlock: newOther}) },
 		"key, no block":   func() { RegisterLoadKind("ws3", LoadKindDef{Block: "ws3"}) },
-		"block, no key":   func() { RegisterLoadKind("ws4", LoadKindDef{NewBlock: newWS}) },
+		"block, no key":   func() { RegisterLoadKind("ws4", LoadKindDef{NewBlock: newOther}) },
 	} {
 		func() {
 			defer func() {
@@ -73,16 +85,16 @@ func TestRegisterLoadKindRefuses(t *testing.T) {
 // original's is replaced or removed, as with a pointer field.
 func TestSetBlockCopiesOnWrite(t *testing.T) {
 	var a LoadSpec
-	a.SetBlock(&WSLoad{Clients: 3})
+	a.SetBlock(&otherBlock{N: 3})
 	b := a
-	a.SetBlock(&WSLoad{Clients: 4})
+	a.SetBlock(&otherBlock{N: 4})
 	a.SetBlock(&JobsLoad{Count: 1})
-	if b.WS().Clients != 3 || b.Jobs() != nil {
-		t.Errorf("the copy's blocks changed: ws %+v, jobs %+v", b.WS(), b.Jobs())
+	if otherOf(b).N != 3 || b.Jobs() != nil {
+		t.Errorf("the copy's blocks changed: other %+v, jobs %+v", otherOf(b), b.Jobs())
 	}
-	a.SetBlock((*WSLoad)(nil))
-	if a.WS() != nil || a.Jobs() == nil || b.WS() == nil {
-		t.Errorf("removing ws: a.ws %v a.jobs %v b.ws %v", a.WS(), a.Jobs(), b.WS())
+	a.SetBlock((*otherBlock)(nil))
+	if otherOf(a) != nil || a.Jobs() == nil || otherOf(b) == nil {
+		t.Errorf("removing other: a.other %v a.jobs %v b.other %v", otherOf(a), a.Jobs(), otherOf(b))
 	}
 }
 
@@ -103,7 +115,7 @@ func TestLoadBlockJSON(t *testing.T) {
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}
-	if back.Kind != LoadJobs || back.Jobs() == nil || back.Jobs().Count != 4 || back.WS() != nil {
+	if back.Kind != LoadJobs || back.Jobs() == nil || back.Jobs().Count != 4 || back.Block("ws") != nil {
 		t.Errorf("read back: %+v, jobs %+v", back, back.Jobs())
 	}
 	if again, _ := json.Marshal(back); string(again) != s {
@@ -112,7 +124,7 @@ func TestLoadBlockJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(`{"kind":"ws","ws":{"clients":"many"}}`), &back); err == nil || !strings.Contains(err.Error(), "load.ws") {
 		t.Errorf("a bad block: %v", err)
 	}
-	if err := json.Unmarshal([]byte(`{"kind":"agent","ws":null}`), &back); err != nil || back.WS() != nil {
-		t.Errorf("a null block: %v, ws %v", err, back.WS())
+	if err := json.Unmarshal([]byte(`{"kind":"agent","ws":null}`), &back); err != nil || back.Block("ws") != nil {
+		t.Errorf("a null block: %v, ws %v", err, back.Block("ws"))
 	}
 }

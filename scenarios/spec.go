@@ -227,7 +227,7 @@ type LoadSpec struct {
 	Kind LoadKind `yaml:"kind" json:"kind,omitempty"`
 	// blocks are the kinds' settings blocks the scenario gave (load.probe,
 	// load.ws, …; validation refuses all but Kind's), each read through
-	// its kind's accessor (l.WS()) and set with SetBlock. Each kind's file
+	// its kind's accessor (websockets.LoadOf(l)) and set with SetBlock. Each kind's file
 	// registers its block (loadblocks.go says how).
 	blocks map[LoadKind]LoadBlock
 }

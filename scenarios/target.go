@@ -41,9 +41,11 @@ type Protocol struct {
 	Paths []string `yaml:"paths" json:"paths"`
 }
 
-// DefaultProtocol is the protocol of the built-in targets.
+// DefaultProtocol is the protocol of the built-in targets (targetapp,
+// and its Node twin), which serve every path a load kind of the project
+// requests (/events: their WebSocket event stream).
 func DefaultProtocol() Protocol {
-	return Protocol{Port: 8080, ReadyPath: "/readyz", Paths: []string{"/slow", "/write", "/job", DefaultWSPath}}
+	return Protocol{Port: 8080, ReadyPath: "/readyz", Paths: []string{"/slow", "/write", "/job", "/events"}}
 }
 
 // Serves reports whether the protocol declares the path of target (a

@@ -1,7 +1,38 @@
+// Package websockets is the WebSocket load as a capability (load.kind
+// ws), in one place and registered once, by this package's init:
+//
+//   - its scenario block, load.ws (Load, its reconnect policies, defaults
+//     and validation: load.go), registered with package scenarios
+//     (scenarios.RegisterLoadKind), with the properties the shared checks
+//     ask of it (no mix, no closed-loop clients to stagger, its stream's
+//     path load.ws.path on the target);
+//   - its load driver, the WebSocket load agent's container (driver.go),
+//     registered with the runner (runner.RegisterLoadDriver): it tallies
+//     the agent's ws lines, holds them to the ws accounting rule and
+//     counts connection attempts for progress;
+//   - its report capability: its input, accounting rule, catalog rows and
+//     headline over wsmetrics' analysis of the driver's lines (this
+//     file), installed by package capabilities' list;
+//   - its section of report.md, the handshake and close plots (section.go,
+//     render.go).
+//
+// A program gets it by importing package capabilities, the one list.
+// Three parts stay outside, each for a reason: the record types of the
+// agent's lines (record.WSAttempt, WSClose, WSClient, their tally and
+// the accounting rule record.CheckWSAccounting, in record/ws.go) stay in
+// package record, which every package imports (this one included), so
+// moving them here would be an import cycle; the agent program itself
+// (loadgen/ws and cmd/wsagent) stays where it is, since it is the binary
+// built into its image from the embedded sources, which import record
+// but none of the harness; and the target's event stream (targetapp's
+// /events endpoint, and its Node twin) is part of the built-in targets,
+// which every load kind drives, so the built-in protocol lists /events
+// among its paths (scenarios.DefaultProtocol).
 package websockets
 
 import (
 	"github.com/shutdownlab/shutdownlab/capabilities/websockets/wsmetrics"
+	"github.com/shutdownlab/shutdownlab/internal/runner"
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report"
 	"github.com/shutdownlab/shutdownlab/scenarios"
@@ -18,7 +49,7 @@ const Need report.Need = "ws"
 // with what the long-lived clients saw (headline); behind a rolled proxy,
 // the HTTP headline shows a few of its rows (headlineExtra).
 var Capability = report.Capability{Part: (*wsmetrics.Metrics)(nil), Name: Need, Requirement: "load.kind ws",
-	OfSpec: report.LoadKindIs(scenarios.LoadWS), Has: report.LoadKindRan(Need, record.LoadKindWS),
+	OfSpec: report.LoadKindIs(LoadKind), Has: report.LoadKindRan(Need, record.LoadKindWS),
 	Finished: func(m record.Meta) bool { return m.WS() != nil },
 	Rows:     rows, After: "job_committed",
 	Headline:      &report.Headline{Cols: headline, Text: headlineText},
@@ -33,6 +64,14 @@ var Capability = report.Capability{Part: (*wsmetrics.Metrics)(nil), Name: Need, 
 	Compute: func(in report.ComputeInput) (any, []string) {
 		return report.Computed(wsmetrics.Compute(in.Meta, linesOf(in), in.Core.StopTimeoutS))
 	}}
+
+// init registers the ws load kind with the scenarios and its driver with
+// the runner: the kind exists for a program that imports this package
+// (through package capabilities' list).
+func init() {
+	scenarios.RegisterLoadKind(LoadKind, loadKindDef)
+	runner.RegisterLoadDriver(LoadKind, func() runner.LoadDriver { return &driver{} })
+}
 
 // headlineExtra are the rows the HTTP headline shows when some run has a
 // value.

@@ -1,11 +1,10 @@
-// Package websockets is the WebSocket load as a capability (load.kind
-// ws): its input, accounting rule, catalog rows and headline over
-// wsmetrics' analysis of the driver's lines (capability.go), and its
-// section of report.md: two plots per result, one series per variant so reconnect policies and
-// modes can be compared: the handshakes the clients started per 100 ms
-// over time ("the storm, seen") and the cumulative close times after t0
-// ("the spread, seen"), linked from report.md right after the failures
-// plot, without a heading. Data here, drawing in render.go.
+// The section of report.md: two plots per result, one series per variant
+// so reconnect policies and modes can be compared: the handshakes the
+// clients started per 100 ms over time ("the storm, seen") and the
+// cumulative close times after t0 ("the spread, seen"), linked from
+// report.md right after the failures plot, without a heading. Data here,
+// drawing in render.go.
+
 package websockets
 
 import (

@@ -73,11 +73,27 @@ type LoadOutput interface {
 	Account(rule func(*record.Tally) []error) error
 }
 
+// LoadCounter is implemented by a LoadDriver whose load is not counted in
+// requests (the WebSocket agent's connection attempts): Progress says
+// what it counted so far. The progress ticker calls it while Observe may
+// run, so it must be safe for that. A driver without it is counted in
+// the request lines the stream sees.
+type LoadCounter interface {
+	// Progress is the load's progress so far.
+	Progress() LoadCount
+}
+
 // RegisterLoadDriver registers the driver of load kind k, made fresh for
 // each run by mk, from the init function of the kind's capability
 // package. A kind registered twice or empty panics at program start.
 func RegisterLoadDriver(k scenarios.LoadKind, mk func() LoadDriver) {
-	loadDrivers.register(k, func() loadDriver { return exportedDriver{mk()} })
+	loadDrivers.register(k, func() loadDriver {
+		d := mk()
+		if c, ok := d.(LoadCounter); ok {
+			return countingDriver{exportedDriver{d}, c}
+		}
+		return exportedDriver{d}
+	})
 }
 
 // exportedDriver adapts a capability's LoadDriver to the runner's
@@ -94,6 +110,15 @@ func (e exportedDriver) observe(typ string, line []byte)           { e.d.Observe
 func (e exportedDriver) check(s *agentStream) error                { return e.d.Check(s) }
 func (e exportedDriver) collect(meta *record.Meta, s *agentStream) { e.d.Collect(meta, s) }
 func (e exportedDriver) outcome(m record.Meta) string              { return e.d.Outcome(m) }
+
+// countingDriver is an exportedDriver whose LoadDriver counts its own
+// progress (LoadCounter): a progressCounter.
+type countingDriver struct {
+	exportedDriver
+	c LoadCounter
+}
+
+func (c countingDriver) progress(*agentStream) LoadCount { return c.c.Progress() }
 
 // exportedView is a run's loadView as a LoadView.
 type exportedView struct{ v loadView }

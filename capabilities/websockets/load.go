@@ -1,4 +1,4 @@
-package scenarios
+package websockets
 
 import (
 	"fmt"
@@ -7,48 +7,52 @@ import (
 	"time"
 
 	"github.com/shutdownlab/shutdownlab/record"
+	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
-// LoadWS runs the WebSocket load agent (cmd/wsagent, loadgen/ws): Clients
-// long-lived connections on the target's event stream, each reconnecting by
-// a declared policy, every attempt and close recorded.
-const LoadWS LoadKind = record.LoadKindWS
+// LoadKind is load.kind ws: the WebSocket load agent (cmd/wsagent,
+// loadgen/ws), Clients long-lived connections on the target's event
+// stream, each reconnecting by a declared policy, every attempt and close
+// recorded.
+const LoadKind scenarios.LoadKind = record.LoadKindWS
 
 // The reconnect policies of load.ws.policy.kind; they are loadgen/ws's
-// PolicyKind values (TestWSPolicyKindsAreDriverKinds).
+// PolicyKind values (TestPolicyKindsAreDriverKinds).
 const (
-	// WSImmediate reconnects at once: the reconnect storm.
-	WSImmediate = "immediate"
-	// WSExponential waits min(cap, base·2^retry).
-	WSExponential = "exponential"
-	// WSFullJitter waits uniformly in [0, min(cap, base·2^retry)).
-	WSFullJitter = "full-jitter"
+	// Immediate reconnects at once: the reconnect storm.
+	Immediate = "immediate"
+	// Exponential waits min(cap, base·2^retry).
+	Exponential = "exponential"
+	// FullJitter waits uniformly in [0, min(cap, base·2^retry)).
+	FullJitter = "full-jitter"
 )
 
-// WSPolicyKinds lists the reconnect policies.
-var WSPolicyKinds = []string{WSImmediate, WSExponential, WSFullJitter}
+// PolicyKinds lists the reconnect policies.
+var PolicyKinds = []string{Immediate, Exponential, FullJitter}
 
 // Bounds of a WebSocket load.
 const (
-	// MaxWSClients bounds load.ws.clients (one agent holds them all).
-	MaxWSClients = 100000
-	// MaxWSAttempts bounds load.ws.max_attempts (per client).
-	MaxWSAttempts = 100000
-	// MaxWSCap bounds load.ws.policy.cap.
-	MaxWSCap = time.Hour
+	// MaxClients bounds load.ws.clients (one agent holds them all).
+	MaxClients = 100000
+	// MaxAttempts bounds load.ws.max_attempts (per client).
+	MaxAttempts = 100000
+	// MaxCap bounds load.ws.policy.cap.
+	MaxCap = time.Hour
 )
 
-// DefaultWSPath is the stream both built-in targets serve.
-const DefaultWSPath = "/events"
+// DefaultPath is the stream both built-in targets serve (the target
+// protocol's default paths list it: scenarios.DefaultProtocol).
+const DefaultPath = "/events"
 
-// WSLoad configures a load of kind ws (loadgen/ws.Config).
-type WSLoad struct {
+// Load configures a load of kind ws (loadgen/ws.Config): the block
+// load.ws.
+type Load struct {
 	// Clients is the number of long-lived clients, 1..100000 (default 100).
 	Clients int `yaml:"clients" json:"clients"`
 	// Path is the stream's path on the target (default /events).
 	Path string `yaml:"path" json:"path"`
 	// Policy is how each client reconnects.
-	Policy WSPolicy `yaml:"policy" json:"policy"`
+	Policy Policy `yaml:"policy" json:"policy"`
 	// Resume makes a reconnect ask for what followed the client's last
 	// sequence number (?after=SEQ minus ResumeOverlap).
 	Resume bool `yaml:"resume" json:"resume,omitempty"`
@@ -64,11 +68,11 @@ type WSLoad struct {
 	// [0, load.duration) (default 1s, capped at a quarter of the duration).
 	// It is part of the load: action.at counts from the first attempt, so
 	// an action inside the ramp meets handshakes still arriving.
-	Ramp *Duration `yaml:"ramp" json:"ramp,omitempty"`
+	Ramp *scenarios.Duration `yaml:"ramp" json:"ramp,omitempty"`
 	// HandshakeTimeout bounds each handshake (default 5s).
-	HandshakeTimeout Duration `yaml:"handshake_timeout" json:"handshake_timeout"`
+	HandshakeTimeout scenarios.Duration `yaml:"handshake_timeout" json:"handshake_timeout"`
 	// CloseTimeout bounds a stopping client's closing handshake (default 2s).
-	CloseTimeout Duration `yaml:"close_timeout" json:"close_timeout"`
+	CloseTimeout scenarios.Duration `yaml:"close_timeout" json:"close_timeout"`
 	// RawPeers is how many of the clients are raw peers that never answer
 	// a close frame (W3's deadline), 0..clients; each connects once.
 	RawPeers int `yaml:"raw_peers" json:"raw_peers,omitempty"`
@@ -76,77 +80,83 @@ type WSLoad struct {
 	Seed uint64 `yaml:"seed" json:"seed,omitempty"`
 }
 
-func init() {
-	RegisterLoadKind(LoadWS, LoadKindDef{Block: "ws", NewBlock: func() LoadBlock { return new(WSLoad) }, Validate: validateWS,
-		NoMix: true, NoStagger: true, TargetPaths: wsPaths})
+// loadKindDef is the ws load's registration with package scenarios: its
+// block, its check, and how the shared checks treat it (no mix, no
+// closed-loop clients to stagger, its stream's path on the target).
+var loadKindDef = scenarios.LoadKindDef{
+	Block: "ws", NewBlock: func() scenarios.LoadBlock { return new(Load) }, Validate: validate,
+	NoMix: true, NoStagger: true, TargetPaths: targetPaths,
 }
 
-// LoadKind says the block is the ws load's (LoadBlock).
-func (*WSLoad) LoadKind() LoadKind { return LoadWS }
+// LoadKind says the block is the ws load's (scenarios.LoadBlock).
+func (*Load) LoadKind() scenarios.LoadKind { return LoadKind }
 
-// WS returns the load's ws block (load.ws), nil without one.
-func (l LoadSpec) WS() *WSLoad { return loadBlock[*WSLoad](l, LoadWS) }
+// LoadOf returns the load's ws block (load.ws), nil without one.
+func LoadOf(l scenarios.LoadSpec) *Load {
+	w, _ := l.Block(LoadKind).(*Load)
+	return w
+}
 
-// WSPolicy is load.ws.policy.
-type WSPolicy struct {
+// Policy is load.ws.policy.
+type Policy struct {
 	// Kind is immediate, exponential or full-jitter (default full-jitter).
 	Kind string `yaml:"kind" json:"kind"`
 	// Base and Cap bound the exponential and full-jitter delays
 	// (default 100ms and 3s).
-	Base Duration `yaml:"base" json:"base"`
-	Cap  Duration `yaml:"cap" json:"cap"`
+	Base scenarios.Duration `yaml:"base" json:"base"`
+	Cap  scenarios.Duration `yaml:"cap" json:"cap"`
 	// StableAfter is how long a connection must stay open before the
 	// retry counter resets; 0 resets it on every open.
-	StableAfter Duration `yaml:"stable_after" json:"stable_after,omitempty"`
+	StableAfter scenarios.Duration `yaml:"stable_after" json:"stable_after,omitempty"`
 	// DoubleSchedule is the double-schedule bug: an error end reschedules
 	// from both the error and the close handler.
 	DoubleSchedule bool `yaml:"double_schedule" json:"double_schedule,omitempty"`
 }
 
 // UnmarshalYAML decodes a ws block onto its defaults.
-func (w *WSLoad) UnmarshalYAML(unmarshal func(any) error) error {
-	type plain WSLoad
-	*w = DefaultWSLoad()
+func (w *Load) UnmarshalYAML(unmarshal func(any) error) error {
+	type plain Load
+	*w = DefaultLoad()
 	return unmarshal((*plain)(w))
 }
 
-// DefaultWSLoad is a ws block with every default filled.
-func DefaultWSLoad() WSLoad {
-	return WSLoad{
-		Clients: 100, Path: DefaultWSPath, DedupeSize: 1024, MaxAttempts: 1000,
-		Policy:           WSPolicy{Kind: WSFullJitter, Base: Duration(100 * time.Millisecond), Cap: Seconds(3)},
-		HandshakeTimeout: Seconds(5), CloseTimeout: Seconds(2),
+// DefaultLoad is a ws block with every default filled.
+func DefaultLoad() Load {
+	return Load{
+		Clients: 100, Path: DefaultPath, DedupeSize: 1024, MaxAttempts: 1000,
+		Policy:           Policy{Kind: FullJitter, Base: scenarios.Duration(100 * time.Millisecond), Cap: scenarios.Seconds(3)},
+		HandshakeTimeout: scenarios.Seconds(5), CloseTimeout: scenarios.Seconds(2),
 	}
 }
 
 // RampSpan is the span of the clients' first attempts: load.ws.ramp when
 // set, else 1s but at most a quarter of the load's duration.
-func (w *WSLoad) RampSpan(duration time.Duration) time.Duration {
+func (w *Load) RampSpan(duration time.Duration) time.Duration {
 	if w.Ramp != nil {
 		return w.Ramp.D()
 	}
 	return min(time.Second, duration/4)
 }
 
-// wsPaths is the stream's path, load.ws.path (none without a block).
-func wsPaths(s *Spec) []PathRef {
-	if w := s.Load.WS(); w != nil {
-		return []PathRef{{"load.ws.path", w.Path}}
+// targetPaths is the stream's path, load.ws.path (none without a block).
+func targetPaths(s *scenarios.Spec) []scenarios.PathRef {
+	if w := LoadOf(s.Load); w != nil {
+		return []scenarios.PathRef{{Field: "load.ws.path", Path: w.Path}}
 	}
-	return []PathRef{}
+	return []scenarios.PathRef{}
 }
 
-// validateWS checks a ws load: a ws block with sound values, a stream path
+// validate checks a ws load: a ws block with sound values, a stream path
 // the target serves, and an action the stream can take.
-func validateWS(s *Spec, loc Locator, fail FailFunc) {
-	w := s.Load.WS()
+func validate(s *scenarios.Spec, loc scenarios.Locator, fail scenarios.FailFunc) {
+	w := LoadOf(s.Load)
 	if w == nil {
 		fail("load.ws", "", "required for load.kind ws (clients, policy, ...)")
 		return
 	}
 	itoa := strconv.Itoa
-	if w.Clients < 1 || w.Clients > MaxWSClients {
-		fail("load.ws.clients", itoa(w.Clients), fmt.Sprintf("must be 1..%d", MaxWSClients))
+	if w.Clients < 1 || w.Clients > MaxClients {
+		fail("load.ws.clients", itoa(w.Clients), fmt.Sprintf("must be 1..%d", MaxClients))
 	}
 	if !strings.HasPrefix(w.Path, "/") || strings.ContainsAny(w.Path, "?# \t") {
 		fail("load.ws.path", w.Path, "want a path starting with / and no query")
@@ -154,7 +164,7 @@ func validateWS(s *Spec, loc Locator, fail FailFunc) {
 	if w.RawPeers < 0 || w.RawPeers > w.Clients {
 		fail("load.ws.raw_peers", itoa(w.RawPeers), "must be 0..load.ws.clients")
 	}
-	validateWSPolicy(w.Policy, fail)
+	validatePolicy(w.Policy, fail)
 	if w.ResumeOverlap < 0 {
 		fail("load.ws.resume_overlap", strconv.FormatInt(w.ResumeOverlap, 10), "must be >= 0")
 	} else if w.ResumeOverlap > 0 && !w.Resume {
@@ -163,41 +173,41 @@ func validateWS(s *Spec, loc Locator, fail FailFunc) {
 	if w.DedupeSize < 0 || w.DedupeSize > 1<<20 {
 		fail("load.ws.dedupe_size", itoa(w.DedupeSize), "must be 0..1048576")
 	}
-	if w.MaxAttempts < 1 || w.MaxAttempts > MaxWSAttempts {
-		fail("load.ws.max_attempts", itoa(w.MaxAttempts), fmt.Sprintf("must be 1..%d", MaxWSAttempts))
+	if w.MaxAttempts < 1 || w.MaxAttempts > MaxAttempts {
+		fail("load.ws.max_attempts", itoa(w.MaxAttempts), fmt.Sprintf("must be 1..%d", MaxAttempts))
 	}
 	if r := w.Ramp; r != nil && (*r < 0 || *r >= s.Load.Duration && s.Load.Duration > 0) {
 		fail("load.ws.ramp", r.String(), "must be in [0, load.duration)")
 	}
 	for _, d := range []struct {
 		path string
-		v    Duration
+		v    scenarios.Duration
 	}{{"load.ws.handshake_timeout", w.HandshakeTimeout}, {"load.ws.close_timeout", w.CloseTimeout}} {
 		if d.v <= 0 || d.v.D() > time.Minute {
 			fail(d.path, d.v.String(), "must be > 0 and at most 1m")
 		}
 	}
-	for _, f := range AgentOnlyFields {
+	for _, f := range scenarios.AgentOnlyFields {
 		if loc.Given(f) {
 			fail(f, "", "only for load.kind agent (a ws load holds load.ws.clients connections)")
 		}
 	}
 }
 
-// validateWSPolicy checks load.ws.policy.
-func validateWSPolicy(p WSPolicy, fail FailFunc) {
+// validatePolicy checks load.ws.policy.
+func validatePolicy(p Policy, fail scenarios.FailFunc) {
 	switch p.Kind {
-	case WSImmediate:
+	case Immediate:
 		return
-	case WSExponential, WSFullJitter:
+	case Exponential, FullJitter:
 	default:
-		fail("load.ws.policy.kind", p.Kind, "want "+strings.Join(WSPolicyKinds, ", "))
+		fail("load.ws.policy.kind", p.Kind, "want "+strings.Join(PolicyKinds, ", "))
 		return
 	}
 	if p.Base <= 0 {
 		fail("load.ws.policy.base", p.Base.String(), "must be > 0")
 	}
-	if p.Cap < p.Base || p.Cap.D() > MaxWSCap {
+	if p.Cap < p.Base || p.Cap.D() > MaxCap {
 		fail("load.ws.policy.cap", p.Cap.String(), "must be >= base and at most 1h")
 	}
 	if p.StableAfter < 0 {

@@ -1,4 +1,4 @@
-package runner
+package websockets
 
 import (
 	"context"
@@ -10,32 +10,36 @@ import (
 	"time"
 
 	"github.com/shutdownlab/shutdownlab/internal/images"
+	"github.com/shutdownlab/shutdownlab/internal/runner"
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
-// Registers this file's load kind with the runner (registry.go).
-func init() {
-	loadDrivers.register(scenarios.LoadWS, func() loadDriver { return &wsDriver{} })
-}
-
-// wsDriver is the WebSocket load agent (cmd/wsagent, load.kind ws):
+// driver is the WebSocket load agent (cmd/wsagent, load.kind ws):
 // load.ws.clients long-lived connections on the target's event stream.
-// Its lines (ws_attempt, ws_close, ws_client) are its own: observe tallies
-// them for the accounting rule (record.CheckWSAccounting).
-type wsDriver struct {
-	clients   int // load.ws.clients, set by args: each must print its totals
+// Its lines (ws_attempt, ws_close, ws_client) are its own: Observe
+// tallies them for the accounting rule (record.CheckWSAccounting). The
+// runner makes a fresh one for each run.
+type driver struct {
+	clients   int // load.ws.clients, set by Args: each must print its totals
 	dec       record.Line
 	tally     record.WSTally
 	malformed []error
 	// attempts and failed count ws_attempt lines for progress (read from
-	// the progress ticker while observe runs).
+	// the progress ticker while Observe runs).
 	attempts, failed atomic.Int64
 }
 
-func (*wsDriver) name() string { return "ws agent" }
+var (
+	_ runner.LoadDriver  = (*driver)(nil)
+	_ runner.LoadCounter = (*driver)(nil)
+)
 
-func (*wsDriver) image(ctx context.Context, imgs imageSource) (string, error) {
+// Name names the load in messages.
+func (*driver) Name() string { return "ws agent" }
+
+// Image is the WebSocket load agent's image, built from cmd/wsagent.
+func (*driver) Image(ctx context.Context, imgs runner.ImageSource) (string, error) {
 	ref, err := imgs.Go(ctx, images.WSAgentImageName, images.WSAgentPackage)
 	if err != nil {
 		return "", fmt.Errorf("ws agent image: %w", err)
@@ -43,25 +47,25 @@ func (*wsDriver) image(ctx context.Context, imgs imageSource) (string, error) {
 	return ref, nil
 }
 
-// wsSeed is the seed of run v's client delays: load.ws.seed, or one
+// seed is the seed of run v's client delays: load.ws.seed, or one
 // derived from the run's sequence number (recorded in the agent's
 // arguments, so a run can be repeated).
-func wsSeed(v loadView) uint64 {
-	if s := v.scenario().Load.WS().Seed; s != 0 {
+func seed(v runner.LoadView) uint64 {
+	if s := LoadOf(v.Scenario().Load).Seed; s != 0 {
 		return s
 	}
-	return uint64(v.runSeq()) + 1
+	return uint64(v.RunSeq()) + 1
 }
 
-// args are cmd/wsagent's flags for the scenario's ws block; it keeps the
-// client count for check.
-func (d *wsDriver) args(v loadView) []string {
-	l := v.scenario().Load
-	w := l.WS()
+// Args are cmd/wsagent's flags for the scenario's ws block; it keeps the
+// client count for Check.
+func (d *driver) Args(v runner.LoadView) []string {
+	l := v.Scenario().Load
+	w := LoadOf(l)
 	d.clients = w.Clients
 	p := w.Policy
 	args := []string{
-		"-target", v.agentTarget(),
+		"-target", v.AgentTarget(),
 		"-path", w.Path,
 		"-clients", strconv.Itoa(w.Clients),
 		"-policy", p.Kind,
@@ -73,11 +77,11 @@ func (d *wsDriver) args(v loadView) []string {
 		"-ramp", w.RampSpan(l.Duration.D()).String(),
 		"-handshake-timeout", w.HandshakeTimeout.String(),
 		"-close-timeout", w.CloseTimeout.String(),
-		"-seed", strconv.FormatUint(wsSeed(v), 10),
-		"-wait-ready", v.scenario().Target.Protocol.ReadyPath,
-		"-wait-timeout", v.readyTimeout().String(),
+		"-seed", strconv.FormatUint(seed(v), 10),
+		"-wait-ready", v.Scenario().Target.Protocol.ReadyPath,
+		"-wait-timeout", v.ReadyTimeout().String(),
 	}
-	if p.Kind != scenarios.WSImmediate {
+	if p.Kind != Immediate {
 		args = append(args, "-base", p.Base.String(), "-cap", p.Cap.String())
 	}
 	if p.StableAfter > 0 {
@@ -92,16 +96,16 @@ func (d *wsDriver) args(v loadView) []string {
 	return args
 }
 
-// bound is the load's duration after its start line, plus a closing
+// Bound is the load's duration after its start line, plus a closing
 // handshake and a handshake still under way when it ended.
-func (*wsDriver) bound(spec scenarios.Spec) time.Duration {
-	w := spec.Load.WS()
+func (*driver) Bound(spec scenarios.Spec) time.Duration {
+	w := LoadOf(spec.Load)
 	return spec.Load.Duration.D() + w.CloseTimeout.D() + w.HandshakeTimeout.D()
 }
 
-// observe tallies one ws line; a line that does not decode is kept as
+// Observe tallies one ws line; a line that does not decode is kept as
 // malformed.
-func (d *wsDriver) observe(typ string, line []byte) {
+func (d *driver) Observe(typ string, line []byte) {
 	switch typ {
 	case record.TypeWSAttempt, record.TypeWSClose, record.TypeWSClient:
 	default:
@@ -126,23 +130,31 @@ func (d *wsDriver) observe(typ string, line []byte) {
 	}
 }
 
-// progress counts connection attempts.
-func (d *wsDriver) progress(*agentStream) LoadCount {
-	return LoadCount{Done: d.attempts.Load(), Failed: d.failed.Load(), Unit: "connection attempts"}
+// Progress counts connection attempts.
+func (d *driver) Progress() runner.LoadCount {
+	return runner.LoadCount{Done: d.attempts.Load(), Failed: d.failed.Load(), Unit: "connection attempts"}
 }
 
-// check is the ws accounting rule (record.CheckWSAccounting) for every one
-// of load.ws.clients clients, plus: no request, probe or malformed line.
-func (d *wsDriver) check(s *agentStream) error {
-	var errs []error
-	s.mu.Lock()
-	requests, probes, malformed, last := s.tally.Requests, s.tally.Probes, s.tally.Malformed, s.tally.LastMalformed
-	s.mu.Unlock()
-	if malformed > 0 {
-		errs = append(errs, fmt.Errorf("%d malformed lines (last: %s)", malformed, last))
+// Check is the ws accounting rule (record.CheckWSAccounting) for every one
+// of load.ws.clients clients, plus: no request, probe or malformed line
+// in the stream's tally.
+func (d *driver) Check(out runner.LoadOutput) error {
+	if err := out.Account(d.problems); err != nil {
+		return fmt.Errorf("ws accounting: %w", err)
 	}
-	if requests > 0 || probes > 0 {
-		errs = append(errs, fmt.Errorf("%d request and %d probe lines in a ws run", requests, probes))
+	return nil
+}
+
+// problems are the run's accounting problems, given the stream's tally t
+// (which counts the lines of the types record knows): its malformed,
+// request and probe lines, then the ws lines' own.
+func (d *driver) problems(t *record.Tally) []error {
+	var errs []error
+	if t.Malformed > 0 {
+		errs = append(errs, fmt.Errorf("%d malformed lines (last: %s)", t.Malformed, t.LastMalformed))
+	}
+	if t.Requests > 0 || t.Probes > 0 {
+		errs = append(errs, fmt.Errorf("%d request and %d probe lines in a ws run", t.Requests, t.Probes))
 	}
 	for _, e := range d.malformed {
 		errs = append(errs, fmt.Errorf("malformed ws line: %w", e))
@@ -151,14 +163,11 @@ func (d *wsDriver) check(s *agentStream) error {
 	if err := d.checkClients(d.clients); err != nil {
 		errs = append(errs, err)
 	}
-	if len(errs) > 0 {
-		return fmt.Errorf("ws accounting: %w", joinProblems(errs))
-	}
-	return nil
+	return errs
 }
 
 // checkClients says which of want clients printed no ws_client line.
-func (d *wsDriver) checkClients(want int) error {
+func (d *driver) checkClients(want int) error {
 	ids := d.tally.ClientIDs()
 	if len(ids) == want && (want == 0 || ids[want-1] == want-1) {
 		return nil
@@ -176,15 +185,15 @@ func (d *wsDriver) checkClients(want int) error {
 	return fmt.Errorf("%d of %d clients printed their totals (missing: %s)", len(ids), want, strings.Join(missing, ", "))
 }
 
-// collect records the kind and the lines' totals.
-func (d *wsDriver) collect(meta *record.Meta, s *agentStream) {
+// Collect records the kind and the lines' totals.
+func (d *driver) Collect(meta *record.Meta, _ runner.LoadOutput) {
 	meta.LoadKind = record.LoadKindWS
 	tot := d.tally.Totals()
 	meta.SetPart(&tot)
 }
 
-// outcome is "N clients, A attempts (F failed), C closes (1000: x, 1001: y)".
-func (*wsDriver) outcome(m record.Meta) string {
+// Outcome is "N clients, A attempts (F failed), C closes (1000: x, 1001: y)".
+func (*driver) Outcome(m record.Meta) string {
 	w := m.WS()
 	if w == nil {
 		return "no ws lines"
