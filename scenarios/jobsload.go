@@ -113,9 +113,9 @@ func validateJobs(s *Spec, loc Locator, fail FailFunc) {
 		fail("load.jobs.count", itoa(j.Count), fmt.Sprintf("must be 1..%d", MaxJobs))
 	}
 	if j.Rate < 0 || j.Rate > 10000 {
-		fail("load.jobs.rate", fmtFloat(j.Rate), "must be 0..10000 jobs per second (0: one batch at load start)")
+		fail("load.jobs.rate", strconv.FormatFloat(j.Rate, 'f', -1, 64), "must be 0..10000 jobs per second (0: one batch at load start)")
 	} else if d := s.Load.Duration; j.Count >= 1 && d > 0 && j.InsertSpan() >= d.D() {
-		fail("load.jobs.rate", fmtFloat(j.Rate), fmt.Sprintf("%d jobs at this rate take %s to insert, not within load.duration (%s)",
+		fail("load.jobs.rate", strconv.FormatFloat(j.Rate, 'f', -1, 64), fmt.Sprintf("%d jobs at this rate take %s to insert, not within load.duration (%s)",
 			j.Count, j.InsertSpan().Round(time.Millisecond), d))
 	}
 	if j.Steps < 1 || j.Steps > MaxJobSteps {

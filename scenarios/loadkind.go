@@ -8,8 +8,8 @@ import (
 )
 
 // A LoadBlock is a load kind's settings block (load.probe, load.ws, …):
-// *WSLoad, *HostileLoad, *JobsLoad, or a capability's own type (the
-// probe's, capabilities/probe). Each says its kind.
+// *WSLoad, *JobsLoad, or a capability's own type (the probe's,
+// capabilities/probe; hostile's, capabilities/hostile). Each says its kind.
 type LoadBlock interface {
 	// LoadKind is the kind whose block it is.
 	LoadKind() LoadKind
