@@ -67,7 +67,23 @@ type JobsLoad struct {
 }
 
 func init() {
-	RegisterLoadKind(LoadJobs, LoadKindDef{Block: "jobs", NewBlock: func() LoadBlock { return new(JobsLoad) }, Validate: validateJobs})
+	RegisterLoadKind(LoadJobs, LoadKindDef{Block: "jobs", NewBlock: func() LoadBlock { return new(JobsLoad) }, Validate: validateJobs,
+		Work: jobsWork, Runtime: RuntimeGo, RuntimeOnly: "runs the Go target's queue worker (load.kind jobs), Go only"})
+}
+
+// jobsWork is the work a jobs load leaves in a replica at the stop: a
+// job of load.jobs.steps steps of step_ms, and a /db request of http_ms
+// when http_clients send them (none without a block).
+func jobsWork(l LoadSpec) ShutdownWork {
+	j := l.Jobs()
+	if j == nil {
+		return ShutdownWork{}
+	}
+	w := ShutdownWork{Steps: j.Steps, StepMS: j.StepMS}
+	if j.HTTPClients > 0 {
+		w.HTTPMS = j.HTTPMS
+	}
+	return w
 }
 
 // LoadKind says the block is the jobs load's (LoadBlock).
