@@ -20,6 +20,7 @@ package capabilities
 
 import (
 	"github.com/shutdownlab/shutdownlab/capabilities/cluster"
+	_ "github.com/shutdownlab/shutdownlab/capabilities/hostile" // its init registers load.kind hostile: no report rows of its own
 	"github.com/shutdownlab/shutdownlab/capabilities/pod"
 	"github.com/shutdownlab/shutdownlab/capabilities/probe"
 	"github.com/shutdownlab/shutdownlab/capabilities/queuejobs"

@@ -156,14 +156,15 @@ func perRuntimeJobs(sc *scenarios.Scenario, claims, runtimes, base []string) []J
 
 // notApplicable says why a scenario without a runtime axis cannot run on
 // runtime rt, "" when it can: its base spec runs the Node cluster program
-// (scenarios.validateProgram refuses it on another runtime) or the Go
-// target's queue worker (load.kind jobs needs runtime go).
+// (scenarios.validateProgram refuses it on another runtime) or a load
+// kind that needs one runtime's role (LoadKindDef.Runtime: load.kind jobs
+// needs the Go target's queue worker).
 func notApplicable(sc *scenarios.Scenario, rt string) string {
 	if sc.Spec.Target.IsCluster() && rt != string(scenarios.RuntimeNode) {
 		return fmt.Sprintf("scenario %s runs the Node cluster target (target.program cluster), Node only", sc.Name())
 	}
-	if sc.Spec.Load.Kind == scenarios.LoadJobs && rt != string(scenarios.RuntimeGo) {
-		return fmt.Sprintf("scenario %s runs the Go target's queue worker (load.kind jobs), Go only", sc.Name())
+	if d, _ := scenarios.LoadKindOf(sc.Spec.Load.Kind); d.Runtime != "" && rt != string(d.Runtime) {
+		return fmt.Sprintf("scenario %s %s", sc.Name(), d.RuntimeOnly)
 	}
 	return ""
 }

@@ -13,7 +13,8 @@ func SpecBudget(s *Spec) budget.Result { return budget.Audit(SpecBudgetInput(s))
 // SpecBudgetInput reads what the audit needs from s: the grace period
 // (action.grace_period, else target.grace_period, else Docker's 10 s, for kind
 // stop or roll via stop; none for a signal), the target's environment,
-// load.jobs' steps and step_ms, http_ms when http_clients > 0, and
+// the work the load leaves in a replica (its kind's LoadKindDef.Work:
+// load.jobs' steps and step_ms, http_ms when http_clients > 0), and
 // action.again.
 func SpecBudgetInput(s *Spec) budget.Input {
 	in := budget.Input{Mode: string(s.Target.Mode), Env: s.Target.Env}
@@ -35,11 +36,9 @@ func SpecBudgetInput(s *Spec) budget.Input {
 			in.GraceMS, in.GraceFrom = int(budget.DockerDefaultStopTimeout.Milliseconds()), budget.GraceFromDocker
 		}
 	}
-	if j := s.Load.Jobs(); j != nil && s.Load.Kind == LoadJobs {
-		in.Steps, in.StepMS = j.Steps, j.StepMS
-		if j.HTTPClients > 0 {
-			in.HTTPMS = j.HTTPMS
-		}
+	if work := s.Load.kindDef().Work; work != nil {
+		w := work(s.Load)
+		in.Steps, in.StepMS, in.HTTPMS = w.Steps, w.StepMS, w.HTTPMS
 	}
 	if a.Again != nil {
 		in.AgainMS = int(a.Again.D().Milliseconds())

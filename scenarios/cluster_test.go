@@ -108,7 +108,7 @@ func TestClusterCatalog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := sc.Spec; s.Replicas != 2 || s.Action.Replica != 0 || s.Target.Env["BACKEND"] != "replica-1:8080" || s.Load.Kind != LoadHostile {
+	if s := sc.Spec; s.Replicas != 2 || s.Action.Replica != 0 || s.Target.Env["BACKEND"] != "replica-1:8080" || s.Load.Kind != "hostile" {
 		t.Errorf("cluster-proxy: replicas %d, acted on %d, BACKEND %q, load %s", s.Replicas, s.Action.Replica, s.Target.Env["BACKEND"], s.Load.Kind)
 	}
 }

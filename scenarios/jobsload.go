@@ -67,7 +67,23 @@ type JobsLoad struct {
 }
 
 func init() {
-	RegisterLoadKind(LoadJobs, LoadKindDef{Block: "jobs", NewBlock: func() LoadBlock { return new(JobsLoad) }, Validate: validateJobs})
+	RegisterLoadKind(LoadJobs, LoadKindDef{Block: "jobs", NewBlock: func() LoadBlock { return new(JobsLoad) }, Validate: validateJobs,
+		Work: jobsWork, Runtime: RuntimeGo, RuntimeOnly: "runs the Go target's queue worker (load.kind jobs), Go only"})
+}
+
+// jobsWork is the work a jobs load leaves in a replica at the stop: a
+// job of load.jobs.steps steps of step_ms, and a /db request of http_ms
+// when http_clients send them (none without a block).
+func jobsWork(l LoadSpec) ShutdownWork {
+	j := l.Jobs()
+	if j == nil {
+		return ShutdownWork{}
+	}
+	w := ShutdownWork{Steps: j.Steps, StepMS: j.StepMS}
+	if j.HTTPClients > 0 {
+		w.HTTPMS = j.HTTPMS
+	}
+	return w
 }
 
 // LoadKind says the block is the jobs load's (LoadBlock).
@@ -113,9 +129,9 @@ func validateJobs(s *Spec, loc Locator, fail FailFunc) {
 		fail("load.jobs.count", itoa(j.Count), fmt.Sprintf("must be 1..%d", MaxJobs))
 	}
 	if j.Rate < 0 || j.Rate > 10000 {
-		fail("load.jobs.rate", fmtFloat(j.Rate), "must be 0..10000 jobs per second (0: one batch at load start)")
+		fail("load.jobs.rate", strconv.FormatFloat(j.Rate, 'f', -1, 64), "must be 0..10000 jobs per second (0: one batch at load start)")
 	} else if d := s.Load.Duration; j.Count >= 1 && d > 0 && j.InsertSpan() >= d.D() {
-		fail("load.jobs.rate", fmtFloat(j.Rate), fmt.Sprintf("%d jobs at this rate take %s to insert, not within load.duration (%s)",
+		fail("load.jobs.rate", strconv.FormatFloat(j.Rate, 'f', -1, 64), fmt.Sprintf("%d jobs at this rate take %s to insert, not within load.duration (%s)",
 			j.Count, j.InsertSpan().Round(time.Millisecond), d))
 	}
 	if j.Steps < 1 || j.Steps > MaxJobSteps {

@@ -8,9 +8,9 @@ import (
 )
 
 // A LoadBlock is a load kind's settings block (load.probe, load.ws, …):
-// *HostileLoad, *JobsLoad, or a capability's own type (the probe's, the
-// ws load's: capabilities/probe, capabilities/websockets). Each says its
-// kind.
+// *JobsLoad, or a capability's own type (the probe's, the ws load's,
+// hostile's: capabilities/probe, capabilities/websockets,
+// capabilities/hostile). Each says its kind.
 type LoadBlock interface {
 	// LoadKind is the kind whose block it is.
 	LoadKind() LoadKind
@@ -51,6 +51,26 @@ type LoadKindDef struct {
 	// place of the agent's (load.shape, load.clients, …); a nil map: the
 	// agent's are named.
 	Setup func(l LoadSpec) map[string]string
+	// Work, when set, is the work its load leaves in a replica at the
+	// stop, which the shutdown budget audit weighs against the grace
+	// period (SpecBudgetInput; the runner prints the audit before a
+	// variant's runs, runner.BudgetLine). nil: the kind has no audit.
+	Work func(l LoadSpec) ShutdownWork
+	// Runtime, when set, is the one target runtime its load runs on (it
+	// needs a role only that built-in target has; Validate refuses
+	// another), and RuntimeOnly says so after "scenario NAME" where a
+	// plan skips the kind's scenarios on another runtime (reproduce):
+	// "runs the Go target's queue worker (load.kind jobs), Go only".
+	Runtime     Runtime
+	RuntimeOnly string
+}
+
+// ShutdownWork is the work a load leaves in a replica at the stop, as
+// the shutdown budget audit reads it (budget.Input): Steps steps of
+// StepMS ms for the longest job (0 steps: no jobs), and HTTPMS, the
+// longest HTTP request (0: none).
+type ShutdownWork struct {
+	Steps, StepMS, HTTPMS int
 }
 
 // PathRef is one target path a load requests: Field is the scenario

@@ -81,11 +81,11 @@ func validateTarget(s *Spec, loc *locator, fail FailFunc) {
 	}
 	if p.ReadyPath == "" {
 		fail("target.protocol.ready_path", "", "required: the load waits for GET ready_path to answer 200 before it starts")
-	} else if !validPath(p.ReadyPath) || strings.Contains(p.ReadyPath, "?") {
+	} else if !ValidPath(p.ReadyPath) || strings.Contains(p.ReadyPath, "?") {
 		fail("target.protocol.ready_path", p.ReadyPath, `must start with "/" and hold no query, spaces or control characters`)
 	}
 	for i, path := range p.Paths {
-		if !validPath(path) || strings.Contains(path, "?") {
+		if !ValidPath(path) || strings.Contains(path, "?") {
 			fail(fmt.Sprintf("target.protocol.paths[%d]", i), path, `must start with "/" and hold no query, spaces or control characters`)
 		}
 	}
@@ -124,7 +124,7 @@ func validateTarget(s *Spec, loc *locator, fail FailFunc) {
 		return
 	}
 	for i, r := range s.Load.Mix {
-		if validPath(r.Path) && !p.Serves(r.Path) {
+		if ValidPath(r.Path) && !p.Serves(r.Path) {
 			refuse(fmt.Sprintf("load.mix[%d].path", i), r.Path)
 		}
 	}
@@ -133,8 +133,9 @@ func validateTarget(s *Spec, loc *locator, fail FailFunc) {
 	}
 }
 
-// validPath reports whether a request target starts with "/" and holds no
-// spaces or control characters.
-func validPath(p string) bool {
+// ValidPath reports whether a request target starts with "/" and holds no
+// spaces or control characters: a kind's TargetPaths names only such a
+// path, its Validate the others.
+func ValidPath(p string) bool {
 	return strings.HasPrefix(p, "/") && !strings.ContainsFunc(p, func(c rune) bool { return c <= ' ' || c == 0x7f })
 }

@@ -35,6 +35,8 @@ func (o output) Last(typ string) any {
 	return nil
 }
 
+func (o output) Summary() *record.Summary { return nil }
+
 func (o output) Account(rule func(*record.Tally) []error) error {
 	return errors.Join(rule(&o.tally)...)
 }

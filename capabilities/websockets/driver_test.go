@@ -28,6 +28,7 @@ func (v view) RunSeq() int                 { return 1 }
 type output struct{ tally record.Tally }
 
 func (o *output) Last(string) any { return nil }
+func (o *output) Summary() *record.Summary { return nil }
 
 func (o *output) Account(rule func(*record.Tally) []error) error {
 	return errors.Join(rule(&o.tally)...)

@@ -8,10 +8,10 @@ import (
 // BudgetLine is the pre-run budget audit of a variant's spec
 // (scenarios.SpecBudget: budget.Audit's rule) on one line, "[VARIANT]
 // budget fits: ...", and the audit itself; ok is false, and the line
-// empty, for a load kind other than jobs (the audit reads the job's
-// length).
+// empty, for a load kind that declares no work to audit (the audit
+// reads the job's length: scenarios.LoadKindDef.Work).
 func BudgetLine(variant string, spec *scenarios.Spec) (line string, b budget.Result, ok bool) {
-	if spec.Load.Kind != scenarios.LoadJobs {
+	if d, _ := scenarios.LoadKindOf(spec.Load.Kind); d.Work == nil {
 		return "", budget.Result{}, false
 	}
 	b = scenarios.SpecBudget(spec)
@@ -19,7 +19,7 @@ func BudgetLine(variant string, spec *scenarios.Spec) (line string, b budget.Res
 }
 
 // LogBudget prints BudgetLine on p before a variant's runs (nothing for
-// a load kind other than jobs) and returns the audit and whether there is
+// a load kind without work to audit) and returns the audit and whether there is
 // one.
 func LogBudget(p Progress, variant string, spec *scenarios.Spec) (budget.Result, bool) {
 	line, b, ok := BudgetLine(variant, spec)

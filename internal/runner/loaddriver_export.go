@@ -71,6 +71,9 @@ type LoadOutput interface {
 	// Account applies an accounting rule (record.CheckProbeAccounting)
 	// to the stream's tally; the error joins its problems (nil: none).
 	Account(rule func(*record.Tally) []error) error
+	// Summary is the load agent's summary line (nil: none arrived), for
+	// a kind whose container is the load agent (capabilities/hostile).
+	Summary() *record.Summary
 }
 
 // LoadCounter is implemented by a LoadDriver whose load is not counted in
@@ -82,6 +85,11 @@ type LoadCounter interface {
 	// Progress is the load's progress so far.
 	Progress() LoadCount
 }
+
+// AgentDrain is how long the load agent waits for its requests in flight
+// once its load ends (its -drain flag): a kind that runs the agent passes
+// it and adds it to its Bound.
+const AgentDrain = agentDrain
 
 // RegisterLoadDriver registers the driver of load kind k, made fresh for
 // each run by mk, from the init function of the kind's capability

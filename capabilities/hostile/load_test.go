@@ -1,20 +1,37 @@
-package scenarios
+package hostile
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/shutdownlab/shutdownlab/record"
+	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
-func TestHostileKindsAreRecordKinds(t *testing.T) {
+// errLines parses src as t.yaml and returns its errors, one a line.
+func errLines(t *testing.T, src string) []string {
+	t.Helper()
+	_, err := scenarios.Parse("t.yaml", []byte(src))
+	if err == nil {
+		return nil
+	}
+	return strings.Split(err.Error(), "\n")
+}
+
+func TestKindsAreRecordKinds(t *testing.T) {
 	want := []string{record.HostileSlowHeaders, record.HostileSlowBody, record.HostileAbort}
-	if !slices.Equal(HostileKinds, want) || string(LoadHostile) != record.LoadKindHostile {
-		t.Errorf("scenarios %v / %q, record %v / %q", HostileKinds, LoadHostile, want, record.LoadKindHostile)
+	if !slices.Equal(Kinds, want) || string(LoadKind) != record.LoadKindHostile {
+		t.Errorf("hostile %v / %q, record %v / %q", Kinds, LoadKind, want, record.LoadKindHostile)
+	}
+	if !slices.Contains(scenarios.LoadKinds(), LoadKind) {
+		t.Errorf("load kinds %v: want %q registered", scenarios.LoadKinds(), LoadKind)
 	}
 }
 
-func TestHostileValidation(t *testing.T) {
+// TestValidation checks load.hostile's errors (moved from package
+// scenarios with the block): each with file:line, field and value.
+func TestValidation(t *testing.T) {
 	head := "name: t\nload:\n  kind: hostile\n"
 	tests := []struct {
 		name string
@@ -36,6 +53,10 @@ func TestHostileValidation(t *testing.T) {
 		{"any path of the built-in target", head + "  hostile:\n    kind: slow_headers\n    path: /nope?x=1\n", nil},
 		{"agent fields", head + "  clients: 3\n  hostile: {kind: abort}\n", []string{"t.yaml:4: load.clients: only for load.kind agent (a hostile load is configured in load.hostile)"}},
 		{"block for another kind", "name: t\nload:\n  hostile: {kind: abort}\n", []string{"t.yaml:3: load.hostile: only for load.kind hostile"}},
+		// TargetPaths: an image must serve load.hostile.path.
+		{"image without the path", "name: t\ntarget:\n  image: my/app:1\n  protocol: {paths: [/x]}\n" + head[8:] + "  hostile: {kind: slow_headers, path: /y}\n", []string{
+			`t.yaml:7: load.hostile.path: "/y": image my/app:1 does not declare path "/y" (declared: ready path /readyz, target.protocol.paths [/x]); if it serves /y: --set target.protocol.paths=/x,/y (or target.protocol.paths in a scenario file)`,
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -47,17 +68,20 @@ func TestHostileValidation(t *testing.T) {
 	}
 }
 
-func TestHostileDefaults(t *testing.T) {
-	sc, err := parse("t.yaml", []byte("name: t\nload:\n  kind: hostile\n  hostile: {kind: abort}\n"))
+func TestDefaults(t *testing.T) {
+	sc, err := scenarios.Parse("t.yaml", []byte("name: t\nload:\n  kind: hostile\n  hostile: {kind: abort}\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := sc.Spec.Load.Hostile()
+	h := LoadOf(sc.Spec.Load)
 	if h.Clients != 1 || h.Method != "POST" || h.Path != "/slow?ms=0" || h.MaxAttempts != 1000 ||
 		h.Body() != 1000 || h.AbortBytes() != 500 || h.Rate() != 1 {
 		t.Errorf("defaults %+v (body %d, abort after %d, rate %v)", h, h.Body(), h.AbortBytes(), h.Rate())
 	}
-	if b := (&HostileLoad{Kind: HostileSlowHeaders}).Body(); b != 0 {
+	if b := (&Load{Kind: SlowHeaders}).Body(); b != 0 {
 		t.Errorf("slow_headers body %d, want 0", b)
+	}
+	if p := targetPaths(&scenarios.Spec{}); p == nil || len(p) != 0 {
+		t.Errorf("paths without a block %v, want none (not the agent's)", p)
 	}
 }
