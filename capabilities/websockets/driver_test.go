@@ -27,7 +27,7 @@ func (v view) RunSeq() int                 { return 1 }
 // the lines of the types package record knows.
 type output struct{ tally record.Tally }
 
-func (o *output) Last(string) any { return nil }
+func (o *output) Last(string) any          { return nil }
 func (o *output) Summary() *record.Summary { return nil }
 
 func (o *output) Account(rule func(*record.Tally) []error) error {
