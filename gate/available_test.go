@@ -113,7 +113,7 @@ func TestCapabilitiesOfVariants(t *testing.T) {
 		}, false)}, []report.Need{probe.Need}},
 		{"ws on the cluster target", []scenarios.Variant{v(func(s *scenarios.Spec) { s.Load.Kind, s.Target.Program = websockets.LoadKind, scenarios.ProgramCluster }, false)},
 			[]report.Need{websockets.Need, cluster.Need}},
-		{"jobs", []scenarios.Variant{v(func(s *scenarios.Spec) { s.Load.Kind = scenarios.LoadJobs }, false)}, []report.Need{queuejobs.Need}},
+		{"jobs", []scenarios.Variant{v(func(s *scenarios.Spec) { s.Load.Kind = queuejobs.LoadKind }, false)}, []report.Need{queuejobs.Need}},
 		{"rollout", []scenarios.Variant{v(func(s *scenarios.Spec) { s.Action.Kind = scenarios.ActionRollout }, false)}, []report.Need{rollout.Need}},
 		{"terminate", []scenarios.Variant{v(func(s *scenarios.Spec) { s.Action.Kind = scenarios.ActionTerminate }, false)}, []report.Need{pod.Need}},
 		{"a baseline among the variants", []scenarios.Variant{v(none, false), v(none, true)}, []report.Need{report.NeedsBaseline}},

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
 	"time"
@@ -21,9 +22,17 @@ func TestSpecModesAreAuditModes(t *testing.T) {
 
 func TestSpecBudgetInput(t *testing.T) {
 	d := func(s time.Duration) *Duration { v := Duration(s); return &v }
+	// jobs is a jobs load (capabilities/queuejobs, registered in this
+	// test binary by capabilities_test.go) with clients /db clients.
+	jobsLoad := func(clients int) LoadSpec {
+		sc, err := parse("t.yaml", []byte(fmt.Sprintf("name: t\nload:\n  kind: jobs\n  jobs: {count: 10, steps: 20, step_ms: 1000, http_clients: %d}\n", clients)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sc.Spec.Load
+	}
 	jobs := func(s *Spec) {
-		s.Load.Kind = LoadJobs
-		s.Load.SetBlock(&JobsLoad{Count: 10, Steps: 20, StepMS: 1000, HTTPMS: 300})
+		s.Load = jobsLoad(0)
 		s.Target.Env = map[string]string{"DRAIN_MS": "8000"}
 	}
 	tests := []struct {
@@ -44,7 +53,7 @@ func TestSpecBudgetInput(t *testing.T) {
 		{"roll via signal", func(s *Spec) { s.Action.Kind = ActionRoll }, budget.Input{}},
 		{"signal, http clients, again", func(s *Spec) {
 			jobs(s)
-			s.Load.Jobs().HTTPClients = 4
+			s.Load = jobsLoad(4)
 			s.Action.Again = d(2 * time.Second)
 		}, budget.Input{Steps: 20, StepMS: 1000, HTTPMS: 300, AgainMS: 2000}},
 		{"none", func(s *Spec) { s.Action.Kind = ActionNone }, budget.Input{NoAction: true}},
@@ -60,15 +69,15 @@ func TestSpecBudgetInput(t *testing.T) {
 	}
 }
 
-// TestSpecBudgetCatalog audits every catalog scenario of load.kind jobs
-// (each variant): the audit never panics and always says something.
+// TestSpecBudgetCatalog audits every catalog scenario of a load kind with
+// work to audit, load.kind jobs (each variant): the audit never panics and always says something.
 func TestSpecBudgetCatalog(t *testing.T) {
 	scs, err := Catalog()
 	if err != nil {
 		t.Skip("catalog (another kind may be in progress):", err)
 	}
 	for _, sc := range scs {
-		if sc.Spec.Load.Kind != LoadJobs {
+		if d, _ := LoadKindOf(sc.Spec.Load.Kind); d.Work == nil {
 			continue
 		}
 		vs, err := sc.Expand(nil)

@@ -8,9 +8,9 @@ import (
 )
 
 // A LoadBlock is a load kind's settings block (load.probe, load.ws, …):
-// *JobsLoad, or a capability's own type (the probe's, the ws load's,
-// hostile's: capabilities/probe, capabilities/websockets,
-// capabilities/hostile). Each says its kind.
+// a capability's own type (the probe's, the ws load's, hostile's, the
+// jobs load's: capabilities/probe, capabilities/websockets,
+// capabilities/hostile, capabilities/queuejobs). Each says its kind.
 type LoadBlock interface {
 	// LoadKind is the kind whose block it is.
 	LoadKind() LoadKind

@@ -70,7 +70,7 @@ func TestKindsSpelledOnce(t *testing.T) {
 			t.Errorf("scenarios.%s spells %q again: define it as record.%s", name, v, rec)
 		}
 	}
-	for _, name := range []string{"ActionSignal", "ActionStop", "ActionTerminate", "LoadJobs", "TopologyCaddy"} {
+	for _, name := range []string{"ActionSignal", "ActionStop", "ActionTerminate", "TopologyCaddy"} {
 		if _, ok := exprs[name].(*ast.SelectorExpr); !ok {
 			t.Errorf("scenarios.%s is not defined from record's constant", name)
 		}

@@ -18,12 +18,17 @@ const Need report.Need = "jobs"
 // follow the core row job_committed, and a result whose every run worked
 // jobs leads with the ledger (headline), not the HTTP counters.
 var Capability = report.Capability{Part: (*jobsmetrics.Metrics)(nil), Name: Need, Requirement: "load.kind jobs",
-	OfSpec: report.LoadKindIs(scenarios.LoadJobs), Has: report.LoadKindRan(Need, record.LoadKindJobs),
+	OfSpec: report.LoadKindIs(LoadKind), Has: report.LoadKindRan(Need, record.LoadKindJobs),
 	Rows: rows, After: "job_committed", Accounting: accounting,
 	Headline: &report.Headline{Cols: headline, Text: headlineText},
 	Compute: func(in report.ComputeInput) (any, []string) {
 		return report.Computed(jobsmetrics.Compute(in.Meta, in.Requests))
 	}}
+
+// init registers the jobs load kind with the scenarios: the kind exists
+// for a program that imports this package (through package capabilities'
+// list). Its driver is still the runner's own (see the package doc).
+func init() { scenarios.RegisterLoadKind(LoadKind, loadKindDef) }
 
 // accounting is the agent's rule (record.CheckAccounting) for a run with
 // a job ledger, but for a run without HTTP clients: it sent no request,

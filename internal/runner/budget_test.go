@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"github.com/shutdownlab/shutdownlab/capabilities/queuejobs"
 	"strings"
 	"testing"
 
@@ -24,8 +25,8 @@ func TestLogBudget(t *testing.T) {
 	if _, ok := LogBudget(p, "mode=full", &s); ok || len(p.lines) != 0 {
 		t.Errorf("an agent load audited: %q", p.lines)
 	}
-	s.Load.Kind, s.Action.Kind = scenarios.LoadJobs, scenarios.ActionStop
-	s.Load.SetBlock(&scenarios.JobsLoad{Count: 4, Steps: 20, StepMS: 1000})
+	s.Load.Kind, s.Action.Kind = queuejobs.LoadKind, scenarios.ActionStop
+	s.Load.SetBlock(&queuejobs.Load{Count: 4, Steps: 20, StepMS: 1000})
 	b, ok := LogBudget(p, "mode=full", &s)
 	if !ok || !b.Fits || len(p.lines) != 1 || !strings.HasPrefix(p.lines[0], "[mode=full] budget fits: mode full exits by 6s") {
 		t.Errorf("audit %+v, printed %q", b, p.lines)

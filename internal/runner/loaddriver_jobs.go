@@ -10,15 +10,20 @@ import (
 	"sync"
 	"time"
 
+	"github.com/shutdownlab/shutdownlab/capabilities/queuejobs"
 	"github.com/shutdownlab/shutdownlab/internal/service"
 	"github.com/shutdownlab/shutdownlab/jobs"
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
-// Registers this file's load kind with the runner (registry.go).
+// Registers this file's load kind with the runner (registry.go). The
+// kind's block lives in its capability (capabilities/queuejobs); its
+// driver is still the runner's, since it is a serviceDriver, a
+// variantAnnouncer and a progressCounter on the runner's own session
+// service (jobsdb.go), none of them exported yet.
 func init() {
-	loadDrivers.register(scenarios.LoadJobs, func() loadDriver { return &jobsDriver{} })
+	loadDrivers.register(queuejobs.LoadKind, func() loadDriver { return &jobsDriver{} })
 }
 
 // The job producer's image and the database's alias on the run network.
@@ -85,7 +90,7 @@ func (*jobsDriver) image(ctx context.Context, imgs imageSource) (string, error) 
 // target.
 func (d *jobsDriver) args(v loadView) []string {
 	l := v.scenario().Load
-	j := l.Jobs()
+	j := queuejobs.LoadOf(l)
 	d.http = j.HTTPClients > 0
 	args := []string{
 		"-dsn", service.DSN(postgresAlias, d.password),
@@ -114,7 +119,7 @@ func (d *jobsDriver) args(v loadView) []string {
 // settle), plus the /db load's drain.
 func (d *jobsDriver) bound(spec scenarios.Spec) time.Duration {
 	b := spec.Load.Duration.D()
-	if j := spec.Load.Jobs(); j != nil && j.HTTPClients > 0 {
+	if j := queuejobs.LoadOf(spec.Load); j != nil && j.HTTPClients > 0 {
 		b += agentDrain
 	}
 	return b

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"github.com/shutdownlab/shutdownlab/capabilities/queuejobs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -127,7 +128,7 @@ func TestJobsRunFake(t *testing.T) {
 	if a, b := m.Replicas[0], m.Replicas[1]; !a.Exited || b.Exited || b.ExitCode != nil || len(b.Events) != 1 || b.Events[0].Event != "up" {
 		t.Errorf("acted-on replica exited %v; the other: exited %v code %v events %+v (want its stop unrecorded)", a.Exited, b.Exited, b.ExitCode, b.Events)
 	}
-	if got := loadOutcome(scenarios.LoadJobs, m); got != "3 jobs inserted, settled; ledger: completed_once 3" {
+	if got := loadOutcome(queuejobs.LoadKind, m); got != "3 jobs inserted, settled; ledger: completed_once 3" {
 		t.Errorf("outcome %q", got)
 	}
 }

@@ -19,7 +19,7 @@ import (
 // driver its kind, "" is the load
 // agent, and a kind without one is refused with its name.
 func TestLoadDriverRegistry(t *testing.T) {
-	for kind, want := range map[scenarios.LoadKind]string{"": "load agent", scenarios.LoadAgent: "load agent", scenarios.LoadKind(record.LoadKindProbe): "probe", scenarios.LoadKind(record.LoadKindWS): "ws agent", scenarios.LoadJobs: "job producer"} {
+	for kind, want := range map[scenarios.LoadKind]string{"": "load agent", scenarios.LoadAgent: "load agent", scenarios.LoadKind(record.LoadKindProbe): "probe", scenarios.LoadKind(record.LoadKindWS): "ws agent", scenarios.LoadKind(record.LoadKindJobs): "job producer"} {
 		d, err := newLoadDriver(kind)
 		if err != nil || d.name() != want {
 			t.Errorf("kind %q: driver %v, %v; want %q", kind, d, err, want)

@@ -1,10 +1,25 @@
-package scenarios
+package queuejobs
 
 import (
+	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/shutdownlab/shutdownlab/record"
+	"github.com/shutdownlab/shutdownlab/scenarios"
 )
+
+// errLines parses src as t.yaml and returns its errors, one a line.
+func errLines(t *testing.T, src string) []string {
+	t.Helper()
+	_, err := scenarios.Parse("t.yaml", []byte(src))
+	if err == nil {
+		return nil
+	}
+	return strings.Split(err.Error(), "\n")
+}
 
 // TestJobsValidation pins the errors of load.kind jobs and action.again:
 // each names its file, line, field and value.
@@ -54,12 +69,12 @@ func TestJobsValidation(t *testing.T) {
 
 // TestJobsDefaults: an omitted field takes its documented default.
 func TestJobsDefaults(t *testing.T) {
-	sc, err := parse("t.yaml", []byte("name: t\nload:\n  kind: jobs\n  jobs: {count: 4}\n"))
+	sc, err := scenarios.Parse("t.yaml", []byte("name: t\nload:\n  kind: jobs\n  jobs: {count: 4}\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	j := sc.Spec.Load.Jobs()
-	want := JobsLoad{Count: 4, Steps: 1, StepMS: 1000, HTTPMS: DefaultJobsHTTPMS}
+	j := LoadOf(sc.Spec.Load)
+	want := Load{Count: 4, Steps: 1, StepMS: 1000, HTTPMS: DefaultHTTPMS}
 	if *j != want || j.InsertSpan() != 0 {
 		t.Errorf("defaults %+v (insert span %s), want %+v", *j, j.InsertSpan(), want)
 	}
@@ -73,37 +88,59 @@ func TestInsertSpan(t *testing.T) {
 		rate  float64
 		want  time.Duration
 	}{{1, 5, 0}, {6, 0, 0}, {6, 2, 2500 * time.Millisecond}, {11, 10, time.Second}} {
-		j := JobsLoad{Count: tt.count, Rate: tt.rate}
+		j := Load{Count: tt.count, Rate: tt.rate}
 		if got := j.InsertSpan(); got != tt.want {
 			t.Errorf("count %d rate %v: %s, want %s", tt.count, tt.rate, got, tt.want)
 		}
 	}
 }
 
-// TestAgainValidation pins the errors of action.again.
-func TestAgainValidation(t *testing.T) {
-	tests := []struct {
-		name string
-		src  string
-		want []string
-	}{
-		{"signal again", "name: t\naction: {kind: signal, again: 2s}\n", nil},
-		{"stop again", "name: t\naction: {kind: stop, grace_period: 10s, again: 1s}\n", nil},
-		{"roll", "name: t\ntopology: caddy\naction:\n  kind: roll\n  again: 1s\n",
-			[]string{`t.yaml:5: action.again: "1s": only with action kind signal or stop (kind is roll)`}},
-		{"none", "name: t\naction:\n  kind: none\n  again: 1s\n",
-			[]string{`t.yaml:4: action.again: "1s": only with action kind signal or stop (kind is none)`}},
-		{"after SIGKILL", "name: t\naction:\n  stop_signal: SIGKILL\n  again: 1s\n",
-			[]string{`t.yaml:4: action.again: "1s": not after SIGKILL (nothing is left to signal)`}},
-		{"zero", "name: t\naction:\n  again: 0s\n", []string{`t.yaml:3: action.again: "0s": must be > 0`}},
-		{"past the window", "name: t\naction:\n  again: 10s\nobserve: {window: 10s}\n",
-			[]string{`t.yaml:3: action.again: "10s": must be less than observe.window (10s), so the window still watches the replica when it arrives`}},
+// TestLoadBlockJSON: the block is written as the key load.jobs after the
+// load's fields, as the field it once was, and read back (moved from
+// package scenarios with the block).
+func TestLoadBlockJSON(t *testing.T) {
+	l := scenarios.LoadSpec{Shape: scenarios.ShapeClosed, Clients: 2, Kind: LoadKind}
+	l.SetBlock(&Load{Count: 4, Steps: 2})
+	b, err := json.Marshal(l)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := errLines(t, tt.src); !slices.Equal(got, tt.want) {
-				t.Errorf("errors\n  %q\nwant\n  %q", got, tt.want)
-			}
-		})
+	s := string(b)
+	if !strings.HasPrefix(s, `{"shape":"closed","clients":2,`) || !strings.Contains(s, `"kind":"jobs","jobs":{"count":4,`) || !strings.HasSuffix(s, "}}") {
+		t.Errorf("marshalled: %s", s)
+	}
+	var back scenarios.LoadSpec
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Kind != LoadKind || LoadOf(back) == nil || LoadOf(back).Count != 4 {
+		t.Errorf("read back: %+v, jobs %+v", back, LoadOf(back))
+	}
+	if again, _ := json.Marshal(back); string(again) != s {
+		t.Errorf("round trip:\n%s\n%s", again, s)
+	}
+}
+
+// TestLoadKindProperties: what the shared checks ask of the kind, and
+// the kind spelled as record's.
+func TestLoadKindProperties(t *testing.T) {
+	if string(LoadKind) != record.LoadKindJobs || !slices.Contains(scenarios.LoadKinds(), LoadKind) {
+		t.Errorf("load kinds %v: want %q registered", scenarios.LoadKinds(), record.LoadKindJobs)
+	}
+	d, _ := scenarios.LoadKindOf(LoadKind)
+	if d.Runtime != scenarios.RuntimeGo || d.Work == nil {
+		t.Errorf("registration %+v: want Go only, with work to audit", d)
+	}
+	l := scenarios.LoadSpec{Kind: LoadKind}
+	if w := work(l); w != (scenarios.ShutdownWork{}) {
+		t.Errorf("work without a block %+v", w)
+	}
+	l.SetBlock(&Load{Count: 1, Steps: 3, StepMS: 20, HTTPMS: 50})
+	if w := work(l); w != (scenarios.ShutdownWork{Steps: 3, StepMS: 20}) {
+		t.Errorf("work without HTTP clients %+v", w)
+	}
+	LoadOf(l).HTTPClients = 1
+	if w := work(l); w != (scenarios.ShutdownWork{Steps: 3, StepMS: 20, HTTPMS: 50}) {
+		t.Errorf("work with HTTP clients %+v", w)
 	}
 }

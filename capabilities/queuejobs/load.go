@@ -1,4 +1,4 @@
-package scenarios
+package queuejobs
 
 import (
 	"fmt"
@@ -6,35 +6,37 @@ import (
 	"time"
 
 	"github.com/shutdownlab/shutdownlab/record"
+	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
-// LoadJobs runs the job producer (cmd/jobagent): it inserts
+// LoadKind is load.kind jobs, the job producer (cmd/jobagent): it inserts
 // load.jobs.count River jobs of load.jobs.steps steps into the run's
 // PostgreSQL service, at a rate or as one batch, optionally beside a
 // closed loop of GET /db requests, and waits until every job settled or
 // load.duration passed. The replicas work the jobs (WORKER=on); after the
 // load the runner stops every replica gracefully and reads the ledger.
-const LoadJobs LoadKind = record.LoadKindJobs
+const LoadKind scenarios.LoadKind = record.LoadKindJobs
 
 // Bounds of a jobs load.
 const (
 	// MaxJobs bounds load.jobs.count.
 	MaxJobs = 10000
-	// MaxJobSteps bounds load.jobs.steps.
-	MaxJobSteps = 1000
-	// MaxJobStepMS bounds load.jobs.step_ms.
-	MaxJobStepMS = 600000
-	// MaxJobsHTTPClients bounds load.jobs.http_clients.
-	MaxJobsHTTPClients = 200
-	// MaxJobsHTTPMS bounds load.jobs.http_ms.
-	MaxJobsHTTPMS = 600000
+	// MaxSteps bounds load.jobs.steps.
+	MaxSteps = 1000
+	// MaxStepMS bounds load.jobs.step_ms.
+	MaxStepMS = 600000
+	// MaxHTTPClients bounds load.jobs.http_clients.
+	MaxHTTPClients = 200
+	// MaxHTTPMS bounds load.jobs.http_ms.
+	MaxHTTPMS = 600000
 )
 
-// DefaultJobsHTTPMS is the default of load.jobs.http_ms.
-const DefaultJobsHTTPMS = 300
+// DefaultHTTPMS is the default of load.jobs.http_ms.
+const DefaultHTTPMS = 300
 
-// JobsLoad configures a load of kind jobs (cmd/jobagent).
-type JobsLoad struct {
+// Load configures a load of kind jobs (cmd/jobagent): the block
+// load.jobs.
+type Load struct {
 	// Count is the number of jobs inserted, 1..10000 (required).
 	Count int `yaml:"count" json:"count"`
 	// Rate inserts the jobs at this many per second from load start;
@@ -63,63 +65,69 @@ type JobsLoad struct {
 	// settle within a run unless River's rescuer frees them. It must
 	// exceed a step. Unset (default): wait for every job to settle, at
 	// most load.duration.
-	Quiet *Duration `yaml:"quiet" json:"quiet,omitempty"`
+	Quiet *scenarios.Duration `yaml:"quiet" json:"quiet,omitempty"`
 }
 
-func init() {
-	RegisterLoadKind(LoadJobs, LoadKindDef{Block: "jobs", NewBlock: func() LoadBlock { return new(JobsLoad) }, Validate: validateJobs,
-		Work: jobsWork, Runtime: RuntimeGo, RuntimeOnly: "runs the Go target's queue worker (load.kind jobs), Go only"})
+// loadKindDef is the jobs load's registration with package scenarios:
+// its block, its check, the work it leaves in a replica for the shutdown
+// budget audit, and the one runtime whose target has its queue worker.
+var loadKindDef = scenarios.LoadKindDef{
+	Block: "jobs", NewBlock: func() scenarios.LoadBlock { return new(Load) }, Validate: validate,
+	Work: work, Runtime: scenarios.RuntimeGo, RuntimeOnly: "runs the Go target's queue worker (load.kind jobs), Go only",
 }
 
-// jobsWork is the work a jobs load leaves in a replica at the stop: a
-// job of load.jobs.steps steps of step_ms, and a /db request of http_ms
-// when http_clients send them (none without a block).
-func jobsWork(l LoadSpec) ShutdownWork {
-	j := l.Jobs()
+// work is the work a jobs load leaves in a replica at the stop: a job of
+// load.jobs.steps steps of step_ms, and a /db request of http_ms when
+// http_clients send them (none without a block).
+func work(l scenarios.LoadSpec) scenarios.ShutdownWork {
+	j := LoadOf(l)
 	if j == nil {
-		return ShutdownWork{}
+		return scenarios.ShutdownWork{}
 	}
-	w := ShutdownWork{Steps: j.Steps, StepMS: j.StepMS}
+	w := scenarios.ShutdownWork{Steps: j.Steps, StepMS: j.StepMS}
 	if j.HTTPClients > 0 {
 		w.HTTPMS = j.HTTPMS
 	}
 	return w
 }
 
-// LoadKind says the block is the jobs load's (LoadBlock).
-func (*JobsLoad) LoadKind() LoadKind { return LoadJobs }
+// LoadKind says the block is the jobs load's (scenarios.LoadBlock).
+func (*Load) LoadKind() scenarios.LoadKind { return LoadKind }
 
-// Jobs returns the load's jobs block (load.jobs), nil without one.
-func (l LoadSpec) Jobs() *JobsLoad { return loadBlock[*JobsLoad](l, LoadJobs) }
+// LoadOf returns the load's jobs block (load.jobs), nil without one.
+func LoadOf(l scenarios.LoadSpec) *Load {
+	j, _ := l.Block(LoadKind).(*Load)
+	return j
+}
 
 // UnmarshalYAML decodes a jobs block onto its defaults.
-func (j *JobsLoad) UnmarshalYAML(unmarshal func(any) error) error {
-	type plain JobsLoad
-	*j = DefaultJobsLoad()
+func (j *Load) UnmarshalYAML(unmarshal func(any) error) error {
+	type plain Load
+	*j = DefaultLoad()
 	return unmarshal((*plain)(j))
 }
 
-// DefaultJobsLoad is a jobs block with every default filled (count stays
+// DefaultLoad is a jobs block with every default filled (count stays
 // 0: it is required).
-func DefaultJobsLoad() JobsLoad {
-	return JobsLoad{Steps: 1, StepMS: 1000, HTTPMS: DefaultJobsHTTPMS}
+func DefaultLoad() Load {
+	return Load{Steps: 1, StepMS: 1000, HTTPMS: DefaultHTTPMS}
 }
 
 // InsertSpan is how long inserting the jobs takes at load.jobs.rate: the
 // last of Count jobs goes in (Count-1)/Rate after load start (0 for a
 // batch).
-func (j *JobsLoad) InsertSpan() time.Duration {
+func (j *Load) InsertSpan() time.Duration {
 	if j.Rate <= 0 || j.Count <= 1 {
 		return 0
 	}
 	return time.Duration(float64(j.Count-1) / j.Rate * float64(time.Second))
 }
 
-// validateJobs checks a jobs load: a jobs block with sound values, the Go
+// validate checks a jobs load: a jobs block with sound values, the Go
 // target (the worker is its role), inserts that fit load.duration, and
 // none of the agent's request settings.
-func validateJobs(s *Spec, loc Locator, fail FailFunc) {
-	j := s.Load.Jobs()
+func validate(s *scenarios.Spec, loc scenarios.Locator, fail scenarios.FailFunc) {
+	j := LoadOf(s.Load)
 	if j == nil {
 		fail("load.jobs", "", "required for load.kind jobs (count, steps, step_ms, ...)")
 		return
@@ -134,17 +142,17 @@ func validateJobs(s *Spec, loc Locator, fail FailFunc) {
 		fail("load.jobs.rate", strconv.FormatFloat(j.Rate, 'f', -1, 64), fmt.Sprintf("%d jobs at this rate take %s to insert, not within load.duration (%s)",
 			j.Count, j.InsertSpan().Round(time.Millisecond), d))
 	}
-	if j.Steps < 1 || j.Steps > MaxJobSteps {
-		fail("load.jobs.steps", itoa(j.Steps), fmt.Sprintf("must be 1..%d", MaxJobSteps))
+	if j.Steps < 1 || j.Steps > MaxSteps {
+		fail("load.jobs.steps", itoa(j.Steps), fmt.Sprintf("must be 1..%d", MaxSteps))
 	}
-	if j.StepMS < 0 || j.StepMS > MaxJobStepMS {
-		fail("load.jobs.step_ms", itoa(j.StepMS), fmt.Sprintf("must be 0..%d", MaxJobStepMS))
+	if j.StepMS < 0 || j.StepMS > MaxStepMS {
+		fail("load.jobs.step_ms", itoa(j.StepMS), fmt.Sprintf("must be 0..%d", MaxStepMS))
 	}
-	if j.HTTPClients < 0 || j.HTTPClients > MaxJobsHTTPClients {
-		fail("load.jobs.http_clients", itoa(j.HTTPClients), fmt.Sprintf("must be 0..%d (0: no HTTP load)", MaxJobsHTTPClients))
+	if j.HTTPClients < 0 || j.HTTPClients > MaxHTTPClients {
+		fail("load.jobs.http_clients", itoa(j.HTTPClients), fmt.Sprintf("must be 0..%d (0: no HTTP load)", MaxHTTPClients))
 	}
-	if j.HTTPMS < 0 || j.HTTPMS > MaxJobsHTTPMS {
-		fail("load.jobs.http_ms", itoa(j.HTTPMS), fmt.Sprintf("must be 0..%d", MaxJobsHTTPMS))
+	if j.HTTPMS < 0 || j.HTTPMS > MaxHTTPMS {
+		fail("load.jobs.http_ms", itoa(j.HTTPMS), fmt.Sprintf("must be 0..%d", MaxHTTPMS))
 	} else if j.HTTPClients == 0 && loc.Given("load.jobs.http_ms") {
 		fail("load.jobs.http_ms", itoa(j.HTTPMS), "only with http_clients > 0")
 	}
@@ -160,10 +168,10 @@ func validateJobs(s *Spec, loc Locator, fail FailFunc) {
 	}
 	if s.Target.Image != "" {
 		fail("target.image", s.Target.Image, "not with load.kind jobs (the queue worker is the built-in Go target's WORKER role)")
-	} else if s.Target.Runtime != RuntimeGo {
+	} else if s.Target.Runtime != scenarios.RuntimeGo {
 		fail("target.runtime", string(s.Target.Runtime), "load.kind jobs needs runtime go (the queue worker is the Go target's WORKER role)")
 	}
-	for _, f := range AgentOnlyFields {
+	for _, f := range scenarios.AgentOnlyFields {
 		if loc.Given(f) {
 			fail(f, "", "only for load.kind agent (a jobs load is configured in load.jobs)")
 		}
