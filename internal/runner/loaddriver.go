@@ -162,5 +162,11 @@ func (x *run) loadCount() LoadCount {
 	if c, ok := x.load.(progressCounter); ok {
 		return c.progress(x.stream)
 	}
-	return LoadCount{Done: x.stream.requests.Load(), Failed: x.stream.failed.Load(), Unit: "requests"}
+	return requestCount(x.stream)
+}
+
+// requestCount is the requests the stream s counted, and the failed of
+// them: the progress of a load counted in requests.
+func requestCount(s *agentStream) LoadCount {
+	return LoadCount{Done: s.requests.Load(), Failed: s.failed.Load(), Unit: "requests"}
 }

@@ -2,7 +2,10 @@ package runner
 
 import (
 	"context"
+	"io"
 	"time"
+
+	"github.com/shutdownlab/shutdownlab/internal/docker"
 
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/scenarios"
@@ -86,6 +89,80 @@ type LoadCounter interface {
 	Progress() LoadCount
 }
 
+// StreamCounter is implemented by a LoadDriver that counts its own
+// progress and adds to it the request lines the run's stream counted (the
+// jobs load's /db requests): ProgressWith gets those (Done requests,
+// Failed of them; nil before the stream exists). It is called as
+// LoadCounter's Progress is, and must be as safe.
+type StreamCounter interface {
+	// ProgressWith is the load's progress so far, given the stream's.
+	ProgressWith(requests *LoadCount) LoadCount
+}
+
+// VariantAnnouncer is implemented by a LoadDriver that says something
+// before a variant's runs (the jobs load: whether its shutdown budget
+// fits the grace period; the report says after whether it did).
+type VariantAnnouncer interface {
+	// Announce prints its lines on p before the runs of v.
+	Announce(p Progress, v scenarios.Variant)
+}
+
+// ServiceDriver is implemented by a LoadDriver whose load needs more than
+// the replicas and its own container (serviceDriver): services started
+// before the replicas (the jobs load's PostgreSQL), environment for every
+// replica, and work after the load (stopping the replicas, reading a
+// ledger). The runner starts its container only once every replica is up.
+type ServiceDriver interface {
+	LoadDriver
+	// Prepare builds the services' images before any run starts, with
+	// the runner's session services.
+	Prepare(ctx context.Context, s Session) error
+	// StartServices starts the services on the run's network (the run's
+	// labels on every container, so teardown removes them), before the
+	// replicas.
+	StartServices(ctx context.Context, v ServiceView) error
+	// ReplicaEnv is environment every replica gets unless target.env
+	// sets the same variable ("KEY=value" entries).
+	ReplicaEnv() []string
+	// AfterLoad runs once the load ended (and sampling stopped), before
+	// the run is collected: its error makes the run invalid (Invalidf
+	// says why).
+	AfterLoad(ctx context.Context, v ServiceView) error
+}
+
+// Session is the runner's session as a ServiceDriver sees it: its
+// session services (RegisterSessionService).
+type Session interface {
+	// Service is session service name (nil: this runner has none, as on
+	// a fake engine; tests may put a fake in its place).
+	Service(name string) any
+}
+
+// ServiceView is what a ServiceDriver sees of its run: what a LoadView
+// shows, the run's place on the engine (its objects' names, network and
+// labels, its harness limits), the session's services, and the one thing
+// it may do to the replicas: stop those still running so a ledger can be
+// read.
+type ServiceView interface {
+	LoadView
+	// ObjectName is the engine name of the run's object part
+	// ("postgres": "<run>-postgres").
+	ObjectName(part string) string
+	// NetworkName is the run's network.
+	NetworkName() string
+	// RunLabels are the labels every object of the run carries.
+	RunLabels() map[string]string
+	// Limits are the harness's memory and pid limits for a container.
+	Limits() scenarios.HarnessLimits
+	// Session is the runner's session, for the driver's session service.
+	Session() Session
+	// StopForAccounting stops the replicas still running, gracefully,
+	// unrecorded (the run's outcome is already measured).
+	StopForAccounting(ctx context.Context) error
+	// Logf prints a progress line.
+	Logf(format string, args ...any)
+}
+
 // AgentDrain is how long the load agent waits for its requests in flight
 // once its load ends (its -drain flag): a kind that runs the agent passes
 // it and adds it to its Bound.
@@ -93,19 +170,25 @@ const AgentDrain = agentDrain
 
 // RegisterLoadDriver registers the driver of load kind k, made fresh for
 // each run by mk, from the init function of the kind's capability
-// package. A kind registered twice or empty panics at program start.
+// package. A driver that is also a ServiceDriver has its services; one
+// that is a LoadCounter, a StreamCounter or a VariantAnnouncer counts its
+// progress or announces its variants. A kind registered twice or empty
+// panics at program start.
 func RegisterLoadDriver(k scenarios.LoadKind, mk func() LoadDriver) {
 	loadDrivers.register(k, func() loadDriver {
 		d := mk()
-		if c, ok := d.(LoadCounter); ok {
-			return countingDriver{exportedDriver{d}, c}
+		if sd, ok := d.(ServiceDriver); ok {
+			return exportedServiceDriver{exportedDriver{d}, sd}
 		}
 		return exportedDriver{d}
 	})
 }
 
 // exportedDriver adapts a capability's LoadDriver to the runner's
-// loadDriver.
+// loadDriver. It is a progressCounter and a variantAnnouncer whatever the
+// LoadDriver implements: without LoadCounter or StreamCounter it counts
+// the stream's requests, as loadCount does, and without VariantAnnouncer
+// it announces nothing.
 type exportedDriver struct{ d LoadDriver }
 
 func (e exportedDriver) name() string { return e.d.Name() }
@@ -119,14 +202,83 @@ func (e exportedDriver) check(s *agentStream) error                { return e.d.
 func (e exportedDriver) collect(meta *record.Meta, s *agentStream) { e.d.Collect(meta, s) }
 func (e exportedDriver) outcome(m record.Meta) string              { return e.d.Outcome(m) }
 
-// countingDriver is an exportedDriver whose LoadDriver counts its own
-// progress (LoadCounter): a progressCounter.
-type countingDriver struct {
-	exportedDriver
-	c LoadCounter
+func (e exportedDriver) progress(s *agentStream) LoadCount {
+	switch c := e.d.(type) {
+	case LoadCounter:
+		return c.Progress()
+	case StreamCounter:
+		if s == nil {
+			return c.ProgressWith(nil)
+		}
+		n := requestCount(s)
+		return c.ProgressWith(&n)
+	}
+	return requestCount(s)
 }
 
-func (c countingDriver) progress(*agentStream) LoadCount { return c.c.Progress() }
+func (e exportedDriver) announce(p Progress, v scenarios.Variant) {
+	if a, ok := e.d.(VariantAnnouncer); ok {
+		a.Announce(p, v)
+	}
+}
+
+// exportedServiceDriver is an exportedDriver whose LoadDriver is a
+// ServiceDriver: a serviceDriver.
+type exportedServiceDriver struct {
+	exportedDriver
+	s ServiceDriver
+}
+
+func (e exportedServiceDriver) prepare(ctx context.Context, r *Runner) error {
+	return e.s.Prepare(ctx, runnerSession{r})
+}
+func (e exportedServiceDriver) startServices(ctx context.Context, v serviceView) error {
+	return e.s.StartServices(ctx, exportedServiceView{exportedView{v}, v})
+}
+func (e exportedServiceDriver) replicaEnv() []string { return e.s.ReplicaEnv() }
+func (e exportedServiceDriver) afterLoad(ctx context.Context, v serviceView) error {
+	return e.s.AfterLoad(ctx, exportedServiceView{exportedView{v}, v})
+}
+
+// runnerSession is a Runner as a Session: its session services.
+type runnerSession struct{ r *Runner }
+
+func (s runnerSession) Service(name string) any {
+	if s.r == nil {
+		return nil
+	}
+	return s.r.services[name]
+}
+
+// exportedServiceView is a run's serviceView as a ServiceView.
+type exportedServiceView struct {
+	exportedView
+	sv serviceView
+}
+
+func (x exportedServiceView) ObjectName(part string) string   { return x.sv.objectName(part) }
+func (x exportedServiceView) NetworkName() string             { return x.sv.networkName() }
+func (x exportedServiceView) RunLabels() map[string]string    { return x.sv.runLabels() }
+func (x exportedServiceView) Limits() scenarios.HarnessLimits { return x.sv.limits() }
+func (x exportedServiceView) Session() Session                { return runnerSession{x.sv.session()} }
+func (x exportedServiceView) StopForAccounting(ctx context.Context) error {
+	return x.sv.stopForAccounting(ctx)
+}
+func (x exportedServiceView) Logf(format string, args ...any) { x.sv.logf(format, args...) }
+
+// RegisterSessionService registers session service name (services.go),
+// made once per Runner from its engine by mk, from the init function of
+// the capability that uses it; log is where the service reports its
+// progress (image builds). A driver reads it back with Session.Service;
+// a runner on a fake engine may have none. A name registered twice
+// panics at program start.
+func RegisterSessionService(name string, mk func(eng *docker.Engine, log io.Writer) any) {
+	sessionServices.register(name, func(eng *docker.Engine, log progressWriter) any { return mk(eng, log) })
+}
+
+// Invalidf is an error that makes the run invalid with this reason, as a
+// ServiceDriver's AfterLoad returns it (a ledger that cannot be read).
+func Invalidf(format string, args ...any) error { return invalidf(format, args...) }
 
 // exportedView is a run's loadView as a LoadView.
 type exportedView struct{ v loadView }
