@@ -17,6 +17,7 @@ var confined = map[string]string{
 	"probe":      "LoadKindProbe",
 	"websockets": "LoadKindWS",
 	"hostile":    "LoadKindHostile",
+	"queuejobs":  "LoadKindJobs",
 }
 
 // mayName are the directories, besides the capability's own, whose

@@ -27,7 +27,8 @@ var Capability = report.Capability{Part: (*jobsmetrics.Metrics)(nil), Name: Need
 
 // init registers the jobs load kind with the scenarios: the kind exists
 // for a program that imports this package (through package capabilities'
-// list). Its driver is still the runner's own (see the package doc).
+// list). Its driver and database register with the runner in
+// database.go.
 func init() { scenarios.RegisterLoadKind(LoadKind, loadKindDef) }
 
 // accounting is the agent's rule (record.CheckAccounting) for a run with

@@ -9,18 +9,16 @@
 //
 // Its scenario block, load.jobs (Load, defaults, validation, the work it
 // leaves for the shutdown budget audit, the Go-only runtime: load.go),
-// is registered with package scenarios by this package's init; a program
-// gets it by importing package capabilities, the one list.
+// is registered with package scenarios by this package's init; its runner
+// driver (driver.go: the job producer, a runner.ServiceDriver that starts
+// PostgreSQL before the replicas, makes every replica a worker on it,
+// stops the replicas after the load and reads the ledger) and that
+// database, a runner session service (database.go), are registered with
+// the runner by its init. A program gets all three by importing package
+// capabilities, the one list.
 //
-// What stays outside, each for a reason. The kind's runner driver
-// (internal/runner/loaddriver_jobs.go) and its database session service
-// (internal/runner/jobsdb.go) are still the runner's: the driver is a
-// serviceDriver, variantAnnouncer and progressCounter, reads the agent
-// stream's counters and the runner's session services, and stops the
-// replicas for the ledger, none of which runner's exported LoadDriver
-// API offers yet; the runner imports this package for the block until
-// they move. The record types (record/jobs.go: the jobs and
-// jobs_progress lines, the ledger) stay in package record, which every
+// What stays outside, each for a reason. The record types
+// (record/jobs.go: the jobs and jobs_progress lines, the ledger) stay in package record, which every
 // package imports; the producer (cmd/jobagent) and the queue (package
 // jobs: River's schema, the worker's steps, the ledger's rule) are the
 // agent image's and the target's programs, which import none of the

@@ -1,8 +1,8 @@
 package runner
 
 import (
+	"encoding/json"
 	"fmt"
-	"github.com/shutdownlab/shutdownlab/capabilities/queuejobs"
 	"strings"
 	"testing"
 
@@ -25,8 +25,12 @@ func TestLogBudget(t *testing.T) {
 	if _, ok := LogBudget(p, "mode=full", &s); ok || len(p.lines) != 0 {
 		t.Errorf("an agent load audited: %q", p.lines)
 	}
-	s.Load.Kind, s.Action.Kind = queuejobs.LoadKind, scenarios.ActionStop
-	s.Load.SetBlock(&queuejobs.Load{Count: 4, Steps: 20, StepMS: 1000})
+	var jobs scenarios.LoadSpec // the jobs kind, registered by its capability
+	if err := json.Unmarshal([]byte(`{"kind":"jobs","jobs":{"count":4,"steps":20,"step_ms":1000}}`), &jobs); err != nil {
+		t.Fatal(err)
+	}
+	s.Load.Kind, s.Action.Kind = jobs.Kind, scenarios.ActionStop
+	s.Load.SetBlock(jobs.Block(jobs.Kind))
 	b, ok := LogBudget(p, "mode=full", &s)
 	if !ok || !b.Fits || len(p.lines) != 1 || !strings.HasPrefix(p.lines[0], "[mode=full] budget fits: mode full exits by 6s") {
 		t.Errorf("audit %+v, printed %q", b, p.lines)

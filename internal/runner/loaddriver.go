@@ -125,7 +125,7 @@ type serviceView interface {
 	// limits are the harness's memory and pid limits for a container.
 	limits() scenarios.HarnessLimits
 	// session is the runner, for the driver's session service
-	// (services.go: jobsDBOf).
+	// (services.go; Session.Service for a capability's driver).
 	session() *Runner
 	// stopForAccounting stops the replicas still running (stopForAccounting).
 	stopForAccounting(ctx context.Context) error

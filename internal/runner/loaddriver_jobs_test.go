@@ -3,7 +3,6 @@ package runner
 import (
 	"context"
 	"fmt"
-	"github.com/shutdownlab/shutdownlab/capabilities/queuejobs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -39,7 +38,12 @@ func jobsVariant(t *testing.T, src string, sets ...string) scenarios.Variant {
 	return fakeVariant(t, p, 300*time.Millisecond, sets...)
 }
 
-// fakeDB is a jobsDB that records its calls on the fake engine's call
+// jobsDBService is the jobs load's database session service
+// (capabilities/queuejobs: DatabaseService), whose place fakeDB takes.
+const jobsDBService = "jobs-db"
+
+// fakeDB is the jobs load's database (capabilities/queuejobs implements
+// the Docker one; fakeDB has its methods) that records its calls on the fake engine's call
 // list ("DB start", "DB migrate", "DB account"; errors injected there
 // too) and accounts every job as completed once.
 type fakeDB struct {
@@ -47,18 +51,18 @@ type fakeDB struct {
 	spec service.PostgresSpec
 }
 
-func (d *fakeDB) image(context.Context) (string, error) {
+func (d *fakeDB) Image(context.Context) (string, error) {
 	return "postgres:fake", d.f.call("DB image", "DB image")
 }
 
-func (d *fakeDB) start(_ context.Context, spec service.PostgresSpec) (string, error) {
+func (d *fakeDB) Start(_ context.Context, spec service.PostgresSpec) (string, error) {
 	d.spec = spec
 	return "postgres://fake", d.f.call("DB start", "DB start")
 }
 
-func (d *fakeDB) migrate(context.Context, string) error { return d.f.call("DB migrate", "DB migrate") }
+func (d *fakeDB) Migrate(context.Context, string) error { return d.f.call("DB migrate", "DB migrate") }
 
-func (d *fakeDB) account(_ context.Context, _ string, ids []int64) (jobs.Ledger, error) {
+func (d *fakeDB) Account(_ context.Context, _ string, ids []int64) (jobs.Ledger, error) {
 	if err := d.f.call("DB account", "DB account"); err != nil {
 		return jobs.Ledger{}, err
 	}
@@ -128,7 +132,7 @@ func TestJobsRunFake(t *testing.T) {
 	if a, b := m.Replicas[0], m.Replicas[1]; !a.Exited || b.Exited || b.ExitCode != nil || len(b.Events) != 1 || b.Events[0].Event != "up" {
 		t.Errorf("acted-on replica exited %v; the other: exited %v code %v events %+v (want its stop unrecorded)", a.Exited, b.Exited, b.ExitCode, b.Events)
 	}
-	if got := loadOutcome(queuejobs.LoadKind, m); got != "3 jobs inserted, settled; ledger: completed_once 3" {
+	if got := loadOutcome(v.Spec.Load.Kind, m); got != "3 jobs inserted, settled; ledger: completed_once 3" {
 		t.Errorf("outcome %q", got)
 	}
 }
@@ -185,77 +189,6 @@ func TestJobsRunWithoutDB(t *testing.T) {
 	}
 }
 
-// TestJobsDriverArgs: the producer's flags for load.jobs, the /db flags
-// only with HTTP clients, and the target's env override of the worker.
-func TestJobsDriverArgs(t *testing.T) {
-	v := jobsVariant(t, jobsYAML)
-	x := &run{r: &Runner{seq: 4}, spec: v.Spec}
-	d := &jobsDriver{password: "pw"}
-	x.load = d
-	args := strings.Join(d.args(x), " ")
-	for _, w := range []string{"-dsn " + service.DSN("postgres", "pw"), "-count 3", "-rate 0", "-steps 2", "-step-ms 10",
-		"-idempotent=false", "-duration 2s", "-http-target replica-0:8080", "-http-clients 0", "-wait-ready /readyz"} {
-		if !strings.Contains(args, w) {
-			t.Errorf("args %q lack %q", args, w)
-		}
-	}
-	if strings.Contains(args, "-http-ms") || d.bound(v.Spec) != 2*time.Second {
-		t.Errorf("args %q, bound %s: want no /db flags, the duration", args, d.bound(v.Spec))
-	}
-	v = jobsVariant(t, jobsYAML, "load.jobs.http_clients=4", "load.jobs.http_ms=50", "target.env.WORKER=off")
-	x = &run{r: &Runner{seq: 4}, spec: v.Spec, load: d}
-	args = strings.Join(d.args(x), " ")
-	if !strings.Contains(args, "-http-clients 4 ") || !strings.Contains(args, "-http-ms 50") || !strings.Contains(args, "-id-prefix r4") ||
-		d.bound(v.Spec) != 2*time.Second+agentDrain {
-		t.Errorf("args %q, bound %s", args, d.bound(v.Spec))
-	}
-	env := x.targetEnv(1)
-	if !slices.Contains(env, "WORKER=off") || slices.Contains(env, "WORKER=on") || !slices.Contains(env, "INSTANCE=replica-1:8080") {
-		t.Errorf("env %q: want target.env's WORKER only", env)
-	}
-}
-
-// TestJobsOutcome: the run's one-line outcome from its record.
-func TestJobsOutcome(t *testing.T) {
-	d := &jobsDriver{}
-	ids := []int64{1, 2, 3}
-	tests := []struct {
-		m    record.Meta
-		want string
-	}{
-		{record.Meta{}, "no jobs line"},
-		{record.Meta{}.With(&record.JobsLine{IDs: ids, Settled: true}), "3 jobs inserted, settled"},
-		{record.Meta{}.With(&record.JobsLine{IDs: ids}), "3 jobs inserted, NOT all settled within the load"},
-		{record.Meta{}.With(&record.JobsLine{IDs: ids, QuietNs: 5}, &record.Jobs{ByClass: map[string]int{
-			record.JobCompletedOnce: 2, record.JobRunning: 1}, StepsTwice: 1}),
-			"3 jobs inserted, NOT all settled (the wait ended when nothing moved); ledger: completed_once 2, running 1, steps twice in 1"},
-		{record.Meta{Agent: &record.Summary{Started: 4, ByClass: map[record.Class]int{record.ClassOK: 3, record.ClassRefused: 1}}}.With(
-			&record.JobsLine{IDs: ids, Settled: true}, &record.Jobs{Error: "x"}),
-			"3 jobs inserted, settled; /db: 4 requests, 1 failed"},
-	}
-	for _, tt := range tests {
-		if got := d.outcome(tt.m); got != tt.want {
-			t.Errorf("outcome %q, want %q", got, tt.want)
-		}
-	}
-	m := record.Meta{}
-	line := `{"type":"jobs","ids":[1],"quiet_ns":77}`
-	d.observe(record.TypeJobs, []byte(line))
-	d.collect(&m, newAgentStream())
-	if m.LoadEndNs != 77 || m.JobsLine().QuietNs != 77 {
-		t.Errorf("load end %d, line %+v: want the quiet end", m.LoadEndNs, m.JobsLine())
-	}
-}
-
-// TestRescueAfter: the ledger's rescue time is the workers' setting.
-func TestRescueAfter(t *testing.T) {
-	for env, want := range map[string]time.Duration{"": time.Hour, "2000": 2 * time.Second, "x": time.Hour, "0": time.Hour} {
-		if got := rescueAfter(map[string]string{"RESCUE_AFTER_MS": env}); got != want {
-			t.Errorf("RESCUE_AFTER_MS=%q: %s, want %s", env, got, want)
-		}
-	}
-}
-
 // TestEventsBefore: the events of a replica stopped for the ledger end
 // where the stop began.
 func TestEventsBefore(t *testing.T) {
@@ -281,28 +214,17 @@ func lastIndexOf(calls []string, prefix string) int {
 	return -1
 }
 
-// The live progress of a jobs run counts finished jobs from the latest
-// jobs_progress line, and the /db requests beside them; a malformed
-// progress line makes the run's output malformed.
-func TestJobsProgress(t *testing.T) {
-	d := &jobsDriver{}
-	if got := d.progress(nil); got.Done != 0 || got.Unit != "of 0 jobs finished" {
-		t.Errorf("before any line: %+v", got)
+// TestJobsReplicaEnv: the jobs driver's replica env (WORKER=on) gives
+// way to target.env's.
+func TestJobsReplicaEnv(t *testing.T) {
+	v := jobsVariant(t, jobsYAML, "target.env.WORKER=off")
+	d, err := newLoadDriver(v.Spec.Load.Kind)
+	if err != nil {
+		t.Fatal(err)
 	}
-	d.observe(record.TypeJobsProgress, []byte(`{"type":"jobs_progress","ts_ns":1,"finished":1,"inserted":4}`))
-	d.observe(record.TypeJobsProgress, []byte(`{"type":"jobs_progress","ts_ns":2,"finished":3,"inserted":4}`))
-	if got := d.progress(nil); got.Done != 3 || got.Unit != "of 4 jobs finished" || got.Failed != 0 {
-		t.Errorf("after two lines: %+v", got)
-	}
-	s := newAgentStream()
-	s.requests.Store(30)
-	s.failed.Store(5)
-	d.http = true
-	if got := d.progress(s); got.Done != 3 || got.Unit != "of 4 jobs finished, 30 /db requests" || got.Failed != 5 {
-		t.Errorf("with the /db load: %+v", got)
-	}
-	d.observe(record.TypeJobsProgress, []byte(`{"type":"jobs_progress","finished":"x"}`))
-	if len(d.malformed) != 1 {
-		t.Errorf("malformed progress line: %v", d.malformed)
+	x := &run{r: &Runner{seq: 4}, spec: v.Spec, load: d}
+	env := x.targetEnv(1)
+	if !slices.Contains(env, "WORKER=off") || slices.Contains(env, "WORKER=on") || !slices.Contains(env, "INSTANCE=replica-1:8080") {
+		t.Errorf("env %q: want target.env's WORKER only", env)
 	}
 }

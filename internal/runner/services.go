@@ -7,9 +7,11 @@ import (
 // A session service is what one capability needs once per Runner, beside
 // the Docker engine every run uses: the job queue's database (load.kind
 // jobs), Swarm's orchestrator (platform swarm). The capability's own file
-// registers how to make it from the engine (sessionServices), New makes
+// registers how to make it from the engine (sessionServices; from a
+// capability package, RegisterSessionService), New makes
 // every one, and the capability reads its own back through a typed
-// accessor (jobsDBOf, swarmOf); tests put a fake in its place
+// accessor (swarmOf; a capability package, through Session.Service:
+// capabilities/queuejobs' databaseOf); tests put a fake in its place
 // (Runner.setService). So Runner has no field per capability.
 
 // serviceFactory makes a session service from the runner's engine; log

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/shutdownlab/shutdownlab/internal/docker"
@@ -14,18 +15,18 @@ func TestSessionServices(t *testing.T) {
 	if len(r.services) != len(sessionServices.keys()) {
 		t.Errorf("%d services for %d registered", len(r.services), len(sessionServices.keys()))
 	}
-	if _, ok := jobsDBOf(r).(*dockerJobsDB); !ok {
-		t.Errorf("jobs db: %T", jobsDBOf(r))
+	if got := fmt.Sprintf("%T", r.services[jobsDBService]); got != "*queuejobs.dockerDB" {
+		t.Errorf("jobs db: %s", got)
 	}
 	if _, ok := swarmOf(r).(swarmEngine); !ok {
 		t.Errorf("swarm: %T", swarmOf(r))
 	}
 	bare := &Runner{}
-	if jobsDBOf(bare) != nil || swarmOf(bare) != nil {
-		t.Errorf("a runner without services: %v, %v", jobsDBOf(bare), swarmOf(bare))
+	if s := (runnerSession{bare}); s.Service(jobsDBService) != nil || swarmOf(bare) != nil || (runnerSession{}).Service(jobsDBService) != nil {
+		t.Errorf("a runner without services: %v, %v", s.Service(jobsDBService), swarmOf(bare))
 	}
 	bare.setService(jobsDBService, &fakeDB{})
-	if _, ok := jobsDBOf(bare).(*fakeDB); !ok {
-		t.Errorf("a fake in its place: %T", jobsDBOf(bare))
+	if _, ok := (runnerSession{bare}).Service(jobsDBService).(*fakeDB); !ok {
+		t.Errorf("a fake in its place: %T", (runnerSession{bare}).Service(jobsDBService))
 	}
 }
