@@ -292,10 +292,10 @@ func clusterVerdict(o manifestOpts, c clusterFacts) (string, int) {
 	case c.safe() && c.failed == 0:
 		b.WriteString("  rollout: SAFE: no request failed while every pod was replaced\n")
 	case c.safe():
-		fmt.Fprintf(&b, "  rollout: SAFE for clients that retry: no work was dropped while every pod was replaced, but up to %d requests hit the keep-alive race (%s)\n", c.races, raceWords)
+		fmt.Fprintf(&b, "  rollout: SAFE for clients that retry: no work was dropped while every pod was replaced, but up to %s hit the keep-alive race (%s)\n", requests(c.races), raceWords)
 	default:
 		code = VerdictDefect
-		fmt.Fprintf(&b, "  rollout: UNSAFE: up to %d requests failed while the pods were replaced (by class, over the whole run: %s)", c.failed, classWords(c.byClass))
+		fmt.Fprintf(&b, "  rollout: UNSAFE: up to %s failed while the pods were replaced (by class, over the whole run: %s)", requests(c.failed), classWords(c.byClass))
 		if c.races > 0 {
 			fmt.Fprintf(&b, "; up to %d of them the keep-alive race (%s)", c.races, raceWords)
 		}

@@ -166,3 +166,12 @@ func TestClusterFactsOf(t *testing.T) {
 		t.Errorf("facts %+v", c)
 	}
 }
+
+// TestRequestsWord: one request is singular in a verdict.
+func TestRequestsWord(t *testing.T) {
+	for n, want := range map[int]string{0: "0 requests", 1: "1 request", 7: "7 requests"} {
+		if got := requests(n); got != want {
+			t.Errorf("requests(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

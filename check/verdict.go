@@ -242,8 +242,8 @@ func dropAnswer(a actionRuns) finding {
 			ofRuns(dropRuns, n), dropped, window)}
 	case unclearRuns > 0:
 		return finding{Action: a.Action, Kind: findUnclear, Bad: true, Text: fmt.Sprintf(
-			"drops in-flight work: cannot tell%s: the signal took so long to arrive that up to %d requests failed on its way (phase_inconclusive); rerun on a quieter engine",
-			ofRuns(unclearRuns, n), window)}
+			"drops in-flight work: cannot tell%s: the signal took so long to arrive that up to %s failed on its way (phase_inconclusive); rerun on a quieter engine",
+			ofRuns(unclearRuns, n), requests(window))}
 	case windowRuns > 0:
 		return finding{Action: a.Action, Kind: findWindowOnly, Bad: false, Text: fmt.Sprintf(
 			"drops in-flight work: no request written before the signal failed; up to %d written while it was on its way failed%s "+
@@ -301,11 +301,11 @@ func otherTroubles(actions []actionRuns) []finding {
 		return nil
 	case idle > 0:
 		return []finding{{Kind: findOther, Text: fmt.Sprintf(
-			"up to %d requests per run failed before any signal, %d of them eof/reset on a reused keep-alive connection with no response byte: this server closes keep-alive connections (after a response, or when idle) without saying so (no Connection: close); clients that reuse connections see it on every deploy and none",
-			failed, idle)}}
+			"up to %s per run failed before any signal, %d of them eof/reset on a reused keep-alive connection with no response byte: this server closes keep-alive connections (after a response, or when idle) without saying so (no Connection: close); clients that reuse connections see it on every deploy and none",
+			requests(failed), idle)}}
 	}
 	return []finding{{Kind: findOther, Text: fmt.Sprintf(
-		"up to %d requests per run failed before any signal (failed_before_signal; the report's by_class says how)", failed)}}
+		"up to %s per run failed before any signal (failed_before_signal; the report's by_class says how)", requests(failed))}}
 }
 
 // nearGrace reports whether a run ended about when the grace period did.

@@ -78,8 +78,8 @@ func (t *sigTally) findings(a actionRuns) []finding {
 		out = append(out, finding{Action: a.Action, Kind: kind, Bad: bad, Text: fmt.Sprintf(format, args...)})
 	}
 	if t.restarts > 0 {
-		add(sigRestarts, true, "signature: the stop signal restarts the server%s: up to %d requests in flight or on their way failed at the signal, yet it kept running, its listener took %d new connections after it (answered at once or after the restart) and it never exited by itself: %s means \"restart\" (or \"reload\") to it, not \"stop\"; no grace period helps",
-			ofRuns(t.restarts, n), t.restartDrops, t.newConns, a.Signal)
+		add(sigRestarts, true, "signature: the stop signal restarts the server%s: up to %s in flight or on their way failed at the signal, yet it kept running, its listener took %d new connections after it (answered at once or after the restart) and it never exited by itself: %s means \"restart\" (or \"reload\") to it, not \"stop\"; no grace period helps",
+			ofRuns(t.restarts, n), requests(t.restartDrops), t.newConns, a.Signal)
 	}
 	if t.none > 0 {
 		add(sigNoSignal, true, "signature (i), the signal never reaches the app%s: nothing failed around the signal and it kept serving until it was killed (or the window ended); its PID 1 or a shell in front of it swallowed the signal, or it ignores this one",
@@ -90,28 +90,28 @@ func (t *sigTally) findings(a actionRuns) []finding {
 		if t.races > 0 {
 			race = fmt.Sprintf(", %d of them eof/reset on a reused keep-alive connection (idle_close_race)", t.races)
 		}
-		add(sigNoDelay, false, "signature (ii), no propagation delay%s: up to %d requests failed after the signal while the process still ran%s, and none was served after it: it stops accepting the moment it is told to stop",
-			ofRuns(t.delay, n), t.lateFails, race)
+		add(sigNoDelay, false, "signature (ii), no propagation delay%s: up to %s failed after the signal while the process still ran%s, and none was served after it: it stops accepting the moment it is told to stop",
+			ofRuns(t.delay, n), requests(t.lateFails), race)
 	}
 	if t.drain > 0 {
 		seen := ""
 		if t.drainMs > 0 {
 			seen = fmt.Sprintf(", after answering accepted work until %.0f ms after the signal (drain_observed_ms)", t.drainMs)
 		}
-		add(sigDrainTooLong, true, "signature (iii), drain longer than the grace period%s: SIGKILL came with up to %d requests it had accepted still in flight (dropped_at_kill)%s",
-			ofRuns(t.drain, n), t.atKill, seen)
+		add(sigDrainTooLong, true, "signature (iii), drain longer than the grace period%s: SIGKILL came with up to %s it had accepted still in flight (dropped_at_kill)%s",
+			ofRuns(t.drain, n), requests(t.atKill), seen)
 	}
 	if t.late > 0 {
 		add(sigDrainTooLong, true, "signature (iii), drain longer than the grace period%s: it exited by itself only %.0f ms after the signal, later than the %d s grace period allows: docker stop would SIGKILL it first",
 			ofRuns(t.late, n), t.lateMs, a.GraceS)
 	}
 	if t.stuck > 0 {
-		add(sigStuck, true, "SIGKILLed%s with up to %d requests it had accepted still open, none answered after the signal: its drain made no measurable progress (stuck, or each request takes longer than the %d s grace period)",
-			ofRuns(t.stuck, n), t.stuckHeld, a.GraceS)
+		add(sigStuck, true, "SIGKILLed%s with up to %s it had accepted still open, none answered after the signal: its drain made no measurable progress (stuck, or each request takes longer than the %d s grace period)",
+			ofRuns(t.stuck, n), requests(t.stuckHeld), a.GraceS)
 	}
 	if t.hangs > 0 {
-		add(sigCutHangs, true, "signature: cuts the work in flight at the signal, then does not exit%s: up to %d requests failed at the signal and the process was still running %s",
-			ofRuns(t.hangs, n), t.hangDrops, map[bool]string{true: "until the SIGKILL", false: "when the watch ended"}[a.Stop])
+		add(sigCutHangs, true, "signature: cuts the work in flight at the signal, then does not exit%s: up to %s failed at the signal and the process was still running %s",
+			ofRuns(t.hangs, n), requests(t.hangDrops), map[bool]string{true: "until the SIGKILL", false: "when the watch ended"}[a.Stop])
 	}
 	return out
 }

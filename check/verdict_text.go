@@ -109,3 +109,11 @@ func codes(rs []runMetrics) string {
 	}
 	return strings.Join(out, ", ")
 }
+
+// requests is n requests in words: "1 request", "3 requests".
+func requests(n int) string {
+	if n == 1 {
+		return "1 request"
+	}
+	return fmt.Sprintf("%d requests", n)
+}
