@@ -62,7 +62,10 @@ type runCaps struct {
 	newPod *newPodState // a termination's new pod (newpod.go)
 	// resources samples the replicas' processes (resources.go), from the
 	// first replica's start; set and read under objects.mu.
-	resources   *resourceSampler
+	resources *resourceSampler
+	// hooks are the registered capabilities' run hooks (runhook.go),
+	// made at the run's start, read-only after.
+	hooks       []RunHook
 	ledgerStops ledgerStops // replicas stopped for the job ledger (accountstop.go)
 }
 
@@ -102,6 +105,7 @@ func (r *Runner) runOnce(ctx context.Context, v scenarios.Variant, i int, dir st
 		return x.meta
 	}
 	x.load, x.stream.other = load, load.observe
+	x.caps.hooks = newRunHooks(x)
 	p, err := newPlatform(x)
 	if err != nil {
 		x.judge(ctx, err)
