@@ -1,8 +1,9 @@
 // Package resources is the acted-on replica's resource samples as a
 // capability: what its processes held (open fds, threads, resident
-// memory), computed by resourcemetrics from the samples file the runner wrote
-// into the run directory (resources.jsonl; a local engine whose /proc
-// this host shares), shown only when some run has samples.
+// memory), computed by resourcemetrics from the samples file its run hook
+// (sampler.go) wrote into the run directory (resources.jsonl; a local
+// engine whose /proc this host shares), shown only when some run has
+// samples.
 package resources
 
 import (

@@ -71,7 +71,7 @@ func newPlatform(x *run) (platform, error) {
 }
 
 // dockerPlatform runs the replicas as containers on the run's own bridge
-// network, with resource sampling, the load's services and the actions
+// network, with the run hooks, the load's services and the actions
 // signal, stop and roll (act.go).
 type dockerPlatform struct{ x *run }
 
@@ -84,12 +84,12 @@ func (p dockerPlatform) cleanupSlack() time.Duration                { return 0 }
 func (p dockerPlatform) finish(*record.Meta)                        {}
 func (p dockerPlatform) agent() agentProc                           { return containerAgentOf(p.x) }
 
-// afterLoad ends the resource sampling and, for a run that got through,
+// afterLoad tells the run hooks the load ended and, for a run that got through,
 // runs the load's own after-work (the jobs ledger), which bounds and
 // interrupts itself with ctx.
 func (p dockerPlatform) afterLoad(ctx context.Context, err error) error {
 	x := p.x
-	if serr := x.endSampling(); serr != nil && err == nil {
+	if serr := x.loadEnded(); serr != nil && err == nil {
 		err = serr
 	}
 	if s, ok := x.load.(serviceDriver); ok && err == nil && ctx.Err() == nil {

@@ -53,9 +53,10 @@ type swarmPlatform struct {
 	rec       *record.Rollout
 	// forceUpdate is the new tasks' generation once the update was sent.
 	forceUpdate uint64
-	// sampled are the task containers being sampled (swarm_resources.go).
-	sampledMu sync.Mutex
-	sampled   map[string]bool
+	// started are the task containers the run hooks were told of
+	// (swarm_tasks.go).
+	startedMu sync.Mutex
+	started   map[string]bool
 }
 
 // Registers the Swarm platform with the runner (registry.go).
@@ -87,10 +88,10 @@ func (s *swarmPlatform) act(ctx context.Context, loadStart time.Time) error {
 	return s.rollout(ctx, loadStart)
 }
 
-// afterLoad ends the resource sampling of the tasks (a Swarm run has no
-// load services).
+// afterLoad tells the run hooks the load ended (a Swarm run has no load
+// services).
 func (s *swarmPlatform) afterLoad(_ context.Context, err error) error {
-	if serr := s.endSampling(); serr != nil && err == nil {
+	if serr := s.loadEnded(); serr != nil && err == nil {
 		err = serr
 	}
 	return err
@@ -141,7 +142,7 @@ func (s *swarmPlatform) startAll(ctx context.Context) error {
 	if !c.Converged {
 		return invalidf("service %s never ran %d tasks within %s: %s", s.rec.Service, x.spec.Replicas, s.readyTimeout(), taskStates(c.Tasks))
 	}
-	s.sampleTasks(ctx, c.Tasks)
+	s.tasksStarted(ctx, c.Tasks)
 	if err := s.startDNSProxy(ctx, labels); err != nil {
 		return err
 	}

@@ -57,10 +57,10 @@ func (s *swarmPlatform) rollout(ctx context.Context, loadStart time.Time) error 
 		return fmt.Errorf("action rollout: %w", err)
 	}
 	s.forceUpdate, s.rec.ForceUpdate = st.ForceUpdate, st.ForceUpdate
-	stopSampling := s.followNewTasks(ctx)
+	stopFollowing := s.followNewTasks(ctx)
 	c, err := s.sw.WaitConverged(ctx, s.serviceID, s.spec.Replicas, st.ForceUpdate, swarmPoll, ro.Timeout.D())
-	stopSampling()
-	s.sampleTasks(ctx, c.Tasks)
+	stopFollowing()
+	s.tasksStarted(ctx, c.Tasks)
 	s.rec.Converged, s.rec.ConvergedNs = c.Converged, c.AtNs
 	s.rec.UpdateState, s.rec.UpdateMessage = c.UpdateState, c.UpdateMessage
 	if err != nil {

@@ -60,11 +60,8 @@ type runCaps struct {
 	steps  *stepLog     // the action.before steps sent (steps.go)
 	dereg  *deregState  // the proxy's deregistration, once scheduled (deregister.go)
 	newPod *newPodState // a termination's new pod (newpod.go)
-	// resources samples the replicas' processes (resources.go), from the
-	// first replica's start; set and read under objects.mu.
-	resources *resourceSampler
-	// hooks are the registered capabilities' run hooks (runhook.go),
-	// made at the run's start, read-only after.
+	// hooks are the registered capabilities' run hooks (runhook.go: the
+	// resource sampler's), made at the run's start, read-only after.
 	hooks       []RunHook
 	ledgerStops ledgerStops // replicas stopped for the job ledger (accountstop.go)
 }
@@ -75,8 +72,8 @@ type runCaps struct {
 type objects struct {
 	network string
 	labels  map[string]string
-	// mu guards replicas, agent and proxy, and the run's resource sampler
-	// (runCaps.resources), while set-up, or a new pod, runs in parallel.
+	// mu guards replicas, agent and proxy while set-up, or a new pod,
+	// runs in parallel.
 	mu       sync.Mutex
 	replicas []*docker.Container
 	agent    *docker.Container
@@ -282,7 +279,7 @@ func (x *run) startReplica(ctx context.Context, i int, labels map[string]string)
 	x.obj.mu.Lock()
 	x.obj.replicas = append(x.obj.replicas, c)
 	x.obj.mu.Unlock()
-	x.sampleReplica(ctx, i, c)
+	x.replicaStarted(ctx, replicaAlias(i), c.ID)
 	return c, nil
 }
 

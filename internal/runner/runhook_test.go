@@ -7,9 +7,20 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/shutdownlab/shutdownlab/internal/docker"
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
+
+// pidEngine answers Inspect with a fixed PID; nothing else is called.
+type pidEngine struct {
+	engine
+	pid int
+}
+
+func (e pidEngine) Inspect(_ context.Context, id string) (docker.State, error) {
+	return docker.State{ID: id, Running: true, Pid: e.pid}, nil
+}
 
 // hookLog is a run hook that logs what it is told, under its name, and
 // ends with err.

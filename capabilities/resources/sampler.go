@@ -1,4 +1,4 @@
-package runner
+package resources
 
 import (
 	"bytes"
@@ -13,11 +13,20 @@ import (
 	"sync"
 	"time"
 
-	"github.com/shutdownlab/shutdownlab/internal/docker"
-	"github.com/shutdownlab/shutdownlab/internal/resources"
+	res "github.com/shutdownlab/shutdownlab/internal/resources"
 	"github.com/shutdownlab/shutdownlab/internal/resultdir"
+	"github.com/shutdownlab/shutdownlab/internal/runner"
 	"github.com/shutdownlab/shutdownlab/record"
 )
+
+// The resource sampler is this capability's part in every run: a run
+// hook (runner.RegisterRunHook) that samples the process tree of each
+// target container the run starts and writes the samples to the run
+// directory's resources file (resultdir.ResourcesFile), recording how
+// sampling went in the run's record.Meta (record.ResourceRun).
+func init() {
+	runner.RegisterRunHook(string(Need), func(v runner.RunView) runner.RunHook { return &resourceSampler{view: v} })
+}
 
 // Bounds of the resource sampling of a run's replicas.
 const (
@@ -27,8 +36,8 @@ const (
 	// sampleMaxSamples bounds the samples kept per replica (one per
 	// process per tick): ~1000 s of ten processes.
 	sampleMaxSamples = 100000
-	// sampleMaxTime bounds a sampler that nothing stopped (it is stopped
-	// before collect on every path of runOnce; this is the backstop).
+	// sampleMaxTime bounds a sampler that nothing stopped (the run ends it
+	// before collect on every path; this is the backstop).
 	sampleMaxTime = 2 * time.Hour
 	// sampleStopBound bounds the wait for the samplers to return once
 	// told to stop (one /proc walk).
@@ -46,18 +55,21 @@ const (
 // a container's (nothing else is read). Tests point both at fake trees.
 var (
 	procRoot   = "/proc"
-	cgroupRoot = resources.DefaultCgroupRoot
+	cgroupRoot = res.DefaultCgroupRoot
 )
 
 // resourceSampler samples the process tree of every target replica
 // (internal/resources) from the moment its container started until it
 // exits or the run ends: open fds, RSS, processes and threads, every
-// sampleInterval. It is the resources capability's state in a run
-// (runCaps.resources).
+// sampleInterval. It is the resources capability's state in a run, its
+// run hook (a runner.ReplicaStarter and runner.LoadEnder).
 type resourceSampler struct {
+	view runner.RunView
+	// mu guards ctx, cancel (set at the first replica's start: nil
+	// before) and reps.
+	mu     sync.Mutex
 	ctx    context.Context
 	cancel context.CancelFunc
-	mu     sync.Mutex
 	reps   []*replicaSampling
 }
 
@@ -70,40 +82,33 @@ type replicaSampling struct {
 	done   chan struct{}
 }
 
-// sampleReplica starts sampling replica i's container c (just started).
-func (x *run) sampleReplica(ctx context.Context, i int, c *docker.Container) {
-	x.sampleContainer(ctx, replicaAlias(i), c.ID)
-}
-
-// sampleContainer starts sampling the target container id under name
-// (a replica's alias, or a Swarm task's name). When its processes cannot
-// be read from this host's /proc, it is recorded as not sampled, with the
-// reason; the run goes on.
-func (x *run) sampleContainer(ctx context.Context, name, id string) {
-	x.obj.mu.Lock()
-	if x.caps.resources == nil {
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), sampleMaxTime)
-		x.caps.resources = &resourceSampler{ctx: sctx, cancel: cancel}
-	}
-	s := x.caps.resources
-	x.obj.mu.Unlock()
+// ReplicaStarted starts sampling the target container c, just started,
+// under its name (a replica's alias, or a Swarm task's name). When its
+// processes cannot be read from this host's /proc, it is recorded as not
+// sampled, with the reason; the run goes on.
+func (s *resourceSampler) ReplicaStarted(ctx context.Context, c runner.Replica) {
+	name, id := c.Name, c.ContainerID
 	rs := &replicaSampling{info: record.ResourceReplica{Name: name}, done: make(chan struct{})}
 	s.mu.Lock()
+	if s.ctx == nil {
+		s.ctx, s.cancel = context.WithTimeout(context.WithoutCancel(ctx), sampleMaxTime)
+	}
+	sctx := s.ctx
 	s.reps = append(s.reps, rs)
 	s.mu.Unlock()
-	st, err := x.r.eng.Inspect(ctx, id)
+	pid, err := s.view.ContainerPID(ctx, id)
 	if err != nil {
 		rs.info.NotSampled = "inspect: " + err.Error()
 		close(rs.done)
 		return
 	}
-	rs.info.PID = st.Pid
-	if why := procOf(procRoot, st.Pid, id); why != "" {
+	rs.info.PID = pid
+	if why := procOf(procRoot, pid, id); why != "" {
 		rs.info.NotSampled = why
 		close(rs.done)
 		return
 	}
-	cgroup, err := resources.CgroupProcs(procRoot, cgroupRoot, st.Pid)
+	cgroup, err := res.CgroupProcs(procRoot, cgroupRoot, pid)
 	if err != nil {
 		rs.info.NotSampled = "the container's processes cannot be listed: " + err.Error()
 		close(rs.done)
@@ -112,7 +117,7 @@ func (x *run) sampleContainer(ctx context.Context, name, id string) {
 	// The first tick is read here, so that a tree this process may not
 	// read (another user's) is known at once, and the series has a sample
 	// from the container's start whenever the run ends.
-	first, err := resources.Snapshot(procRoot, []int{st.Pid}, cgroup, time.Now().UnixNano())
+	first, err := res.Snapshot(procRoot, []int{pid}, cgroup, time.Now().UnixNano())
 	if err != nil {
 		rs.info.NotSampled = err.Error()
 		close(rs.done)
@@ -121,15 +126,13 @@ func (x *run) sampleContainer(ctx context.Context, name, id string) {
 	rs.info.Sampled = true
 	rs.add(first, 1)
 	if len(first) == 0 {
-		rs.info.StoppedBy = resources.StoppedByGone
+		rs.info.StoppedBy = res.StoppedByGone
 		close(rs.done)
 		return
 	}
 	var wg sync.WaitGroup
-	wg.Go(func() { rs.run(s.ctx, st.Pid, cgroup) })
-	if x.stream != nil {
-		wg.Go(func() { rs.beforeLoad(s.ctx, st.Pid, cgroup, x.stream.LoadStart) })
-	}
+	wg.Go(func() { rs.run(sctx, pid, cgroup) })
+	wg.Go(func() { rs.beforeLoad(sctx, pid, cgroup, s.view.LoadStartNs) })
 	go func() {
 		wg.Wait()
 		close(rs.done)
@@ -148,10 +151,10 @@ func (rs *replicaSampling) add(samples []record.ResourceSample, ticks int) {
 // run samples pid's process tree (among cgroup's processes) until ctx
 // ends or the tree is gone.
 func (rs *replicaSampling) run(ctx context.Context, pid int, cgroup string) {
-	res, err := resources.Run(ctx, resources.Config{Proc: procRoot, PIDs: []int{pid}, Cgroup: cgroup,
+	got, err := res.Run(ctx, res.Config{Proc: procRoot, PIDs: []int{pid}, Cgroup: cgroup,
 		Interval: sampleInterval, MaxSamples: sampleMaxSamples})
-	rs.add(res.Samples, res.Ticks)
-	rs.info.StoppedBy = res.StoppedBy
+	rs.add(got.Samples, got.Ticks)
+	rs.info.StoppedBy = got.StoppedBy
 	if err != nil {
 		rs.info.Error = err.Error()
 	}
@@ -179,7 +182,7 @@ func (rs *replicaSampling) beforeLoad(ctx context.Context, pid int, cgroup strin
 			}
 			return
 		}
-		snap, err := resources.Snapshot(procRoot, []int{pid}, cgroup, time.Now().UnixNano())
+		snap, err := res.Snapshot(procRoot, []int{pid}, cgroup, time.Now().UnixNano())
 		if err != nil || len(snap) == 0 {
 			return
 		}
@@ -214,23 +217,20 @@ func procOf(proc string, pid int, id string) string {
 	return ""
 }
 
-// endSampling stops the samplers (bounded), writes their samples to the
-// run directory's resources file and records how sampling went in the
-// run's Meta. Nothing sampled (no replica started) leaves the Meta alone.
-func (x *run) endSampling() error {
-	x.obj.mu.Lock()
-	s := x.caps.resources
-	x.obj.mu.Unlock()
-	if s == nil {
+// LoadEnded stops the samplers (bounded), writes their samples to the
+// run directory dir's resources file and records how sampling went in
+// the run's meta. Nothing sampled (no replica started) leaves meta alone.
+func (s *resourceSampler) LoadEnded(meta *record.Meta, dir string) error {
+	s.mu.Lock()
+	cancel, reps := s.cancel, slices.Clone(s.reps)
+	s.mu.Unlock()
+	if cancel == nil {
 		return nil
 	}
-	s.cancel()
-	s.mu.Lock()
-	reps := slices.Clone(s.reps)
-	s.mu.Unlock()
+	cancel()
 	deadline := time.NewTimer(sampleStopBound)
 	defer deadline.Stop()
-	out := &record.ResourceRun{IntervalMs: ms(sampleInterval)}
+	out := &record.ResourceRun{IntervalMs: float64(sampleInterval.Microseconds()) / 1000}
 	var all []record.ResourceSample
 	for _, rs := range reps {
 		select {
@@ -244,10 +244,10 @@ func (x *run) endSampling() error {
 		}
 		out.Replicas = append(out.Replicas, rs.info)
 		if rs.info.NotSampled != "" {
-			x.r.opts.Progress.Logf("resources of %s not sampled: %s", rs.info.Name, rs.info.NotSampled)
+			s.view.Logf("resources of %s not sampled: %s", rs.info.Name, rs.info.NotSampled)
 		}
 	}
-	x.meta.SetPart(out)
+	meta.SetPart(out)
 	if len(all) == 0 {
 		return nil
 	}
@@ -259,5 +259,5 @@ func (x *run) endSampling() error {
 			return err
 		}
 	}
-	return resultdir.WriteFileAtomic(filepath.Join(x.dir, resultdir.ResourcesFile), buf.Bytes())
+	return resultdir.WriteFileAtomic(filepath.Join(dir, resultdir.ResourcesFile), buf.Bytes())
 }

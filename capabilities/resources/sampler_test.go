@@ -1,4 +1,4 @@
-package runner
+package resources
 
 import (
 	"bufio"
@@ -11,20 +11,21 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shutdownlab/shutdownlab/internal/docker"
 	"github.com/shutdownlab/shutdownlab/internal/resultdir"
+	"github.com/shutdownlab/shutdownlab/internal/runner"
 	"github.com/shutdownlab/shutdownlab/record"
 )
 
-// pidEngine answers Inspect with a fixed PID; nothing else is called.
-type pidEngine struct {
-	engine
+// pidView is a run whose engine gives every container a fixed PID and
+// whose load has not started; nothing else is called.
+type pidView struct {
+	runner.RunView
 	pid int
 }
 
-func (e pidEngine) Inspect(_ context.Context, id string) (docker.State, error) {
-	return docker.State{ID: id, Running: true, Pid: e.pid}, nil
-}
+func (v pidView) ContainerPID(context.Context, string) (int, error) { return v.pid, nil }
+func (v pidView) LoadStartNs() int64                                { return 0 }
+func (v pidView) Logf(string, ...any)                               {}
 
 // fakeProc writes a /proc entry for pid (parent ppid) with fds open files,
 // threads tasks and cgroup text cg.
@@ -105,19 +106,19 @@ func TestSampleReplica(t *testing.T) {
 		pid     int
 		sampled bool
 	}{{100, true}, {200, false}} {
-		x := &run{r: &Runner{eng: pidEngine{pid: tc.pid}, opts: Options{Progress: Discard}}, dir: t.TempDir()}
-		x.sampleReplica(context.Background(), 0, &docker.Container{ID: id})
+		s, dir, meta := &resourceSampler{view: pidView{pid: tc.pid}}, t.TempDir(), &record.Meta{}
+		s.ReplicaStarted(context.Background(), runner.Replica{Name: "replica-0", ContainerID: id})
 		if tc.sampled {
 			// The root goes at once (a rename): the sampler stops by
-			// itself at its next tick, unless endSampling comes first.
+			// itself at its next tick, unless LoadEnded comes first.
 			if err := os.Rename(filepath.Join(proc, "100"), filepath.Join(proc, "gone-100")); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if err := x.endSampling(); err != nil {
+		if err := s.LoadEnded(meta, dir); err != nil {
 			t.Fatal(err)
 		}
-		r := x.meta.Resources()
+		r := meta.Resources()
 		if r == nil || len(r.Replicas) != 1 {
 			t.Fatalf("pid %d: Meta.Resources = %+v, want one replica", tc.pid, r)
 		}
@@ -125,7 +126,7 @@ func TestSampleReplica(t *testing.T) {
 		if rep.Name != "replica-0" || rep.PID != tc.pid || rep.Sampled != tc.sampled || (rep.NotSampled == "") != tc.sampled {
 			t.Errorf("pid %d: replica %+v, want sampled %v with a reason when not", tc.pid, rep, tc.sampled)
 		}
-		samples := readSamples(t, x.dir)
+		samples := readSampleFile(t, dir)
 		if !tc.sampled {
 			if samples != nil {
 				t.Errorf("pid %d: %d samples written for a replica not sampled", tc.pid, len(samples))
@@ -155,7 +156,7 @@ func TestSampleReplica(t *testing.T) {
 	}
 }
 
-func readSamples(t *testing.T, dir string) []record.ResourceSample {
+func readSampleFile(t *testing.T, dir string) []record.ResourceSample {
 	t.Helper()
 	f, err := os.Open(filepath.Join(dir, resultdir.ResourcesFile))
 	if os.IsNotExist(err) {
