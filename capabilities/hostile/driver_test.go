@@ -3,6 +3,7 @@ package hostile
 import (
 	"context"
 	"errors"
+	"github.com/shutdownlab/shutdownlab/capabilities/captest"
 	"strings"
 	"testing"
 	"time"
@@ -12,33 +13,6 @@ import (
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
-
-// view is a run as the driver sees it.
-type view struct{ spec scenarios.Spec }
-
-func (v view) Scenario() *scenarios.Spec   { return &v.spec }
-func (v view) AgentTarget() string         { return "replica-0:8080" }
-func (v view) ReadyTimeout() time.Duration { return 20 * time.Second }
-func (v view) RunSeq() int                 { return 1 }
-
-// output is a run's output stream as the driver reads it.
-type output struct {
-	sum   *record.Summary
-	tally record.Tally
-}
-
-func (o output) Last(string) any          { return nil }
-func (o output) Summary() *record.Summary { return o.sum }
-func (o output) Account(rule func(*record.Tally) []error) error {
-	return errors.Join(rule(&o.tally)...)
-}
-
-// imageCache is an image cache that names what it was asked for.
-type imageCache struct{ err error }
-
-func (c imageCache) Go(_ context.Context, name, pkg string) (string, error) {
-	return name + "@" + pkg, c.err
-}
 
 // slowHeaders is C3's scenario (internal/runner's
 // testdata/hostile/slow-headers.yaml, without its variants).
@@ -71,7 +45,7 @@ func TestDriverArgs(t *testing.T) {
 				t.Fatal(err)
 			}
 			var d runner.LoadDriver = driver{}
-			args := strings.Join(d.Args(view{vs[0].Spec}), " ")
+			args := strings.Join(d.Args(captest.View{Spec: vs[0].Spec, Seq: 1}), " ")
 			for _, w := range tt.want {
 				if !strings.Contains(args, w) {
 					t.Errorf("args %q lack %q", args, w)
@@ -96,24 +70,24 @@ func TestDriverCollect(t *testing.T) {
 	if d.Name() != "hostile clients" {
 		t.Errorf("name %q", d.Name())
 	}
-	if ref, err := d.Image(context.Background(), imageCache{}); err != nil || ref != images.AgentImageName+"@"+images.AgentPackage {
+	if ref, err := d.Image(context.Background(), captest.Images{}); err != nil || ref != images.AgentImageName+"@"+images.AgentPackage {
 		t.Errorf("image %q, %v", ref, err)
 	}
-	if _, err := d.Image(context.Background(), imageCache{err: errors.New("no docker")}); err == nil || err.Error() != "load agent image: no docker" {
+	if _, err := d.Image(context.Background(), captest.Images{Err: errors.New("no docker")}); err == nil || err.Error() != "load agent image: no docker" {
 		t.Errorf("image error %v", err)
 	}
 	d.Observe("anything", nil) // every line is the agent's
 	sum := &record.Summary{Type: record.TypeSummary, Started: 1, ByClass: map[record.Class]int{record.ClassAborted: 1}, LoadStart: 5, LoadEnd: 10, StoppedBy: "count"}
 	var tally record.Tally
 	tally.AddRequest(record.ClassAborted)
-	if err := d.Check(output{sum: sum, tally: tally}); err != nil {
+	if err := d.Check(&captest.Output{Sum: sum, Tally: tally}); err != nil {
 		t.Fatalf("check: %v", err)
 	}
-	if err := d.Check(output{tally: tally}); err == nil || !strings.HasPrefix(err.Error(), "accounting: ") {
+	if err := d.Check(&captest.Output{Tally: tally}); err == nil || !strings.HasPrefix(err.Error(), "accounting: ") {
 		t.Errorf("check without a summary: %v", err)
 	}
 	var m record.Meta
-	d.Collect(&m, output{sum: sum})
+	d.Collect(&m, &captest.Output{Sum: sum})
 	if m.LoadKind != record.LoadKindHostile || m.Agent != sum || m.LoadEndNs != 10 {
 		t.Errorf("meta %+v", m)
 	}

@@ -1,23 +1,13 @@
 package hostile
 
 import (
+	"github.com/shutdownlab/shutdownlab/capabilities/captest"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
-
-// errLines parses src as t.yaml and returns its errors, one a line.
-func errLines(t *testing.T, src string) []string {
-	t.Helper()
-	_, err := scenarios.Parse("t.yaml", []byte(src))
-	if err == nil {
-		return nil
-	}
-	return strings.Split(err.Error(), "\n")
-}
 
 func TestKindsAreRecordKinds(t *testing.T) {
 	want := []string{record.HostileSlowHeaders, record.HostileSlowBody, record.HostileAbort}
@@ -60,7 +50,7 @@ func TestValidation(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := errLines(t, tt.src)
+			got := captest.ErrLines(t, tt.src)
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("errors\n  %q\nwant\n  %q", got, tt.want)
 			}

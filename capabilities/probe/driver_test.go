@@ -3,6 +3,7 @@ package probe
 import (
 	"context"
 	"errors"
+	"github.com/shutdownlab/shutdownlab/capabilities/captest"
 	"slices"
 	"strings"
 	"testing"
@@ -14,40 +15,6 @@ import (
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
-// view is a run as the driver sees it.
-type view struct{ spec scenarios.Spec }
-
-func (v view) Scenario() *scenarios.Spec   { return &v.spec }
-func (v view) AgentTarget() string         { return "replica-0:8080" }
-func (v view) ReadyTimeout() time.Duration { return 20 * time.Second }
-func (v view) RunSeq() int                 { return 3 }
-
-// output is a run's output stream as the driver reads it.
-type output struct {
-	line  *record.ProbeResult
-	tally record.Tally
-}
-
-func (o output) Last(typ string) any {
-	if typ == record.TypeProbe && o.line != nil {
-		return o.line
-	}
-	return nil
-}
-
-func (o output) Summary() *record.Summary { return nil }
-
-func (o output) Account(rule func(*record.Tally) []error) error {
-	return errors.Join(rule(&o.tally)...)
-}
-
-// imageCache is an image cache that names what it was asked for.
-type imageCache struct{ err error }
-
-func (c imageCache) Go(_ context.Context, name, pkg string) (string, error) {
-	return name + "@" + pkg, c.err
-}
-
 // TestDriver: the probe's container, its arguments and bound, and what it
 // makes of the run's output.
 func TestDriver(t *testing.T) {
@@ -57,7 +24,7 @@ func TestDriver(t *testing.T) {
 		t.Fatal(err)
 	}
 	spec := v.Spec
-	args := strings.Join(d.Args(view{spec}), " ")
+	args := strings.Join(d.Args(captest.View{Spec: spec, Seq: 3}), " ")
 	for _, want := range []string{"-kind idle", "-target replica-0:8080", "-max-wait 15s", "-id r3-probe", "-wait-timeout 20s", "-wait-ready /readyz"} {
 		if !strings.Contains(args, want) {
 			t.Errorf("args %q: want %q", args, want)
@@ -66,28 +33,28 @@ func TestDriver(t *testing.T) {
 	if got, want := d.Bound(spec), spec.Load.Timeout.D()+15*time.Second; got != want {
 		t.Errorf("bound %v, want %v", got, want)
 	}
-	if ref, err := d.Image(context.Background(), imageCache{}); err != nil || ref != images.ProbeImageName+"@"+images.ProbePackage {
+	if ref, err := d.Image(context.Background(), captest.Images{}); err != nil || ref != images.ProbeImageName+"@"+images.ProbePackage {
 		t.Errorf("image %q, %v", ref, err)
 	}
-	if _, err := d.Image(context.Background(), imageCache{err: errors.New("no docker")}); err == nil || !strings.Contains(err.Error(), "probe image: no docker") {
+	if _, err := d.Image(context.Background(), captest.Images{Err: errors.New("no docker")}); err == nil || !strings.Contains(err.Error(), "probe image: no docker") {
 		t.Errorf("image error %v", err)
 	}
 	d.Observe("anything", nil) // the stream keeps the probe line itself
 
 	line := &record.ProbeResult{Kind: record.ProbeIdle}
-	if err := d.Check(output{line: line, tally: record.Tally{Probes: 1}}); err != nil {
+	if err := d.Check(&captest.Output{Lines: map[string]any{record.TypeProbe: line}, Tally: record.Tally{Probes: 1}}); err != nil {
 		t.Errorf("one probe line: %v", err)
 	}
-	if err := d.Check(output{tally: record.Tally{Probes: 2}}); err == nil || !strings.HasPrefix(err.Error(), "probe: 2 probe lines") {
+	if err := d.Check(&captest.Output{Tally: record.Tally{Probes: 2}}); err == nil || !strings.HasPrefix(err.Error(), "probe: 2 probe lines") {
 		t.Errorf("two probe lines: %v", err)
 	}
 	var m record.Meta
-	d.Collect(&m, output{line: line})
+	d.Collect(&m, &captest.Output{Lines: map[string]any{record.TypeProbe: line}})
 	if m.LoadKind != record.LoadKindProbe || m.Probe() != line || d.Outcome(m) != "probe line recorded" {
 		t.Errorf("collected %+v, outcome %q", m, d.Outcome(m))
 	}
 	var none record.Meta
-	d.Collect(&none, output{})
+	d.Collect(&none, &captest.Output{})
 	if none.Probe() != nil || d.Outcome(none) != "no probe line" {
 		t.Errorf("without a line: %+v, outcome %q", none, d.Outcome(none))
 	}

@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"github.com/shutdownlab/shutdownlab/capabilities/captest"
 	"slices"
 	"strings"
 	"testing"
@@ -8,16 +9,6 @@ import (
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
-
-// errLines parses src as t.yaml and returns its errors, one a line.
-func errLines(t *testing.T, src string) []string {
-	t.Helper()
-	_, err := scenarios.Parse("t.yaml", []byte(src))
-	if err == nil {
-		return nil
-	}
-	return strings.Split(err.Error(), "\n")
-}
 
 // TestLoadErrors checks load.probe's errors (moved from package
 // scenarios with the block): each with file:line, field and value.
@@ -57,7 +48,7 @@ func TestLoadErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := errLines(t, tc.src); !slices.Equal(got, tc.want) {
+			if got := captest.ErrLines(t, tc.src); !slices.Equal(got, tc.want) {
 				t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
 			}
 		})

@@ -1,7 +1,7 @@
 package queuejobs
 
 import (
-	"errors"
+	"github.com/shutdownlab/shutdownlab/capabilities/captest"
 	"strings"
 	"testing"
 	"time"
@@ -11,26 +11,6 @@ import (
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
-
-// view is a run as the driver sees it when it builds its arguments.
-type view struct{ spec scenarios.Spec }
-
-func (v view) Scenario() *scenarios.Spec   { return &v.spec }
-func (v view) AgentTarget() string         { return "replica-0:8080" }
-func (v view) ReadyTimeout() time.Duration { return 20 * time.Second }
-func (v view) RunSeq() int                 { return 4 }
-
-// output is a run's output stream as the driver reads it.
-type output struct {
-	tally record.Tally
-	sum   *record.Summary
-}
-
-func (o *output) Last(string) any          { return nil }
-func (o *output) Summary() *record.Summary { return o.sum }
-func (o *output) Account(rule func(*record.Tally) []error) error {
-	return errors.Join(rule(&o.tally)...)
-}
 
 // specOf is the scenario of a jobs file's text.
 func specOf(t *testing.T, src string) scenarios.Spec {
@@ -49,7 +29,7 @@ const jobsYAML = "name: t\naction: {kind: signal, at: 20ms}\nload:\n  kind: jobs
 func TestJobsDriverArgs(t *testing.T) {
 	d := &driver{password: "pw"}
 	spec := specOf(t, strings.Replace(jobsYAML, "%s", "", 1))
-	args := strings.Join(d.Args(view{spec}), " ")
+	args := strings.Join(d.Args(captest.View{Spec: spec, Seq: 4}), " ")
 	for _, w := range []string{"-dsn " + service.DSN("postgres", "pw"), "-count 3", "-rate 0", "-steps 2", "-step-ms 10",
 		"-idempotent=false", "-duration 2s", "-http-target replica-0:8080", "-http-clients 0", "-wait-ready /readyz"} {
 		if !strings.Contains(args, w) {
@@ -60,7 +40,7 @@ func TestJobsDriverArgs(t *testing.T) {
 		t.Errorf("args %q, bound %s: want no /db flags, the duration", args, d.Bound(spec))
 	}
 	spec = specOf(t, strings.Replace(jobsYAML, "%s", ", http_clients: 4, http_ms: 50", 1))
-	args = strings.Join(d.Args(view{spec}), " ")
+	args = strings.Join(d.Args(captest.View{Spec: spec, Seq: 4}), " ")
 	if !strings.Contains(args, "-http-clients 4 ") || !strings.Contains(args, "-http-ms 50") || !strings.Contains(args, "-id-prefix r4") ||
 		d.Bound(spec) != 2*time.Second+runner.AgentDrain {
 		t.Errorf("args %q, bound %s", args, d.Bound(spec))
@@ -96,7 +76,7 @@ func TestJobsOutcome(t *testing.T) {
 	m := record.Meta{}
 	line := `{"type":"jobs","ids":[1],"quiet_ns":77}`
 	d.Observe(record.TypeJobs, []byte(line))
-	d.Collect(&m, &output{})
+	d.Collect(&m, &captest.Output{})
 	if m.LoadEndNs != 77 || m.JobsLine().QuietNs != 77 {
 		t.Errorf("load end %d, line %+v: want the quiet end", m.LoadEndNs, m.JobsLine())
 	}

@@ -2,6 +2,7 @@ package queuejobs
 
 import (
 	"encoding/json"
+	"github.com/shutdownlab/shutdownlab/capabilities/captest"
 	"slices"
 	"strings"
 	"testing"
@@ -10,16 +11,6 @@ import (
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
-
-// errLines parses src as t.yaml and returns its errors, one a line.
-func errLines(t *testing.T, src string) []string {
-	t.Helper()
-	_, err := scenarios.Parse("t.yaml", []byte(src))
-	if err == nil {
-		return nil
-	}
-	return strings.Split(err.Error(), "\n")
-}
 
 // TestJobsValidation pins the errors of load.kind jobs and action.again:
 // each names its file, line, field and value.
@@ -60,7 +51,7 @@ func TestJobsValidation(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := errLines(t, tt.src); !slices.Equal(got, tt.want) {
+			if got := captest.ErrLines(t, tt.src); !slices.Equal(got, tt.want) {
 				t.Errorf("errors\n  %q\nwant\n  %q", got, tt.want)
 			}
 		})

@@ -4,10 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/shutdownlab/shutdownlab/capabilities/captest"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/shutdownlab/shutdownlab/internal/images"
 	"github.com/shutdownlab/shutdownlab/internal/runner"
@@ -15,40 +15,21 @@ import (
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
-// view is a run as the driver sees it.
-type view struct{ spec scenarios.Spec }
-
-func (v view) Scenario() *scenarios.Spec   { return &v.spec }
-func (v view) AgentTarget() string         { return "replica-0:8080" }
-func (v view) ReadyTimeout() time.Duration { return 20 * time.Second }
-func (v view) RunSeq() int                 { return 1 }
-
-// output is a run's output stream as the driver reads it: the tally of
-// the lines of the types package record knows.
-type output struct{ tally record.Tally }
-
-func (o *output) Last(string) any          { return nil }
-func (o *output) Summary() *record.Summary { return nil }
-
-func (o *output) Account(rule func(*record.Tally) []error) error {
-	return errors.Join(rule(&o.tally)...)
-}
-
 // feed passes lines through a stand-in of the runner's stream: a line
 // that does not decode is malformed, request and probe lines are tallied
 // by the stream, every other line goes to the driver's Observe.
-func feed(d *driver, o *output, lines ...[]byte) {
+func feed(d *driver, o *captest.Output, lines ...[]byte) {
 	var l record.Line
 	for _, line := range lines {
 		if err := l.Decode(line); err != nil {
-			o.tally.AddMalformed(err)
+			o.Tally.AddMalformed(err)
 			continue
 		}
 		switch l.Type {
 		case record.TypeRequest:
-			o.tally.AddRequest(l.Request.Class)
+			o.Tally.AddRequest(l.Request.Class)
 		case record.TypeProbe:
-			o.tally.Probes++
+			o.Tally.Probes++
 		default:
 			d.Observe(l.Type, line)
 		}
@@ -96,7 +77,7 @@ func TestDriverAccounting(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d, o := &driver{clients: tt.clients}, &output{}
+			d, o := &driver{clients: tt.clients}, &captest.Output{}
 			feed(d, o, clientLines(t, tt.printed)...)
 			if tt.extra != "" {
 				feed(d, o, []byte(tt.extra))
@@ -132,19 +113,12 @@ func TestDriverOutcome(t *testing.T) {
 
 // TestDriverProgress: progress counts connection attempts, not requests.
 func TestDriverProgress(t *testing.T) {
-	d, o := &driver{clients: 2}, &output{}
+	d, o := &driver{clients: 2}, &captest.Output{}
 	feed(d, o, clientLines(t, 2)...)
 	feed(d, o, []byte(`{"type":"ws_attempt","client":0,"attempt":2,"cause":"close","class":"refused"}`))
 	if n := d.Progress(); n.Done != 3 || n.Failed != 1 || n.Unit != "connection attempts" {
 		t.Fatalf("progress %+v, want 3 connection attempts, 1 failed", n)
 	}
-}
-
-// imageCache is an image cache that names what it was asked for.
-type imageCache struct{ err error }
-
-func (c imageCache) Go(_ context.Context, name, pkg string) (string, error) {
-	return name + "@" + pkg, c.err
 }
 
 // TestDriverArgs: the agent's container, its arguments for a catalog
@@ -170,7 +144,7 @@ func TestDriverArgs(t *testing.T) {
 				t.Fatal(err)
 			}
 			d := &driver{}
-			args := strings.Join(d.Args(view{vs[0].Spec}), " ")
+			args := strings.Join(d.Args(captest.View{Spec: vs[0].Spec, Seq: 1}), " ")
 			for _, w := range tt.want {
 				if !strings.Contains(args, w) {
 					t.Errorf("args %q lack %q", args, w)
@@ -192,10 +166,10 @@ func TestDriverArgs(t *testing.T) {
 		})
 	}
 	var d runner.LoadDriver = &driver{}
-	if ref, err := d.Image(context.Background(), imageCache{}); err != nil || ref != images.WSAgentImageName+"@"+images.WSAgentPackage {
+	if ref, err := d.Image(context.Background(), captest.Images{}); err != nil || ref != images.WSAgentImageName+"@"+images.WSAgentPackage {
 		t.Errorf("image %q, %v", ref, err)
 	}
-	if _, err := d.Image(context.Background(), imageCache{err: errors.New("no docker")}); err == nil || !strings.Contains(err.Error(), "ws agent image: no docker") {
+	if _, err := d.Image(context.Background(), captest.Images{Err: errors.New("no docker")}); err == nil || !strings.Contains(err.Error(), "ws agent image: no docker") {
 		t.Errorf("image error %v", err)
 	}
 	if d.Name() != "ws agent" || !slices.Contains(scenarios.LoadKinds(), LoadKind) {
