@@ -155,13 +155,15 @@ func perRuntimeJobs(sc *scenarios.Scenario, claims, runtimes, base []string) []J
 }
 
 // notApplicable says why a scenario without a runtime axis cannot run on
-// runtime rt, "" when it can: its base spec runs the Node cluster program
-// (scenarios.validateProgram refuses it on another runtime) or a load
-// kind that needs one runtime's role (LoadKindDef.Runtime: load.kind jobs
-// needs the Go target's queue worker).
+// runtime rt, "" when it can: its base spec runs a program of one
+// runtime's target (ProgramDef.Runtime: the Node cluster supervisor;
+// scenarios refuse it on another runtime) or a load kind that needs one
+// runtime's role (LoadKindDef.Runtime: load.kind jobs needs the Go
+// target's queue worker).
 func notApplicable(sc *scenarios.Scenario, rt string) string {
-	if sc.Spec.Target.IsCluster() && rt != string(scenarios.RuntimeNode) {
-		return fmt.Sprintf("scenario %s runs the Node cluster target (target.program cluster), Node only", sc.Name())
+	if d, ok := scenarios.ProgramOf(sc.Spec.Target.Program); ok && rt != string(d.Runtime) {
+		p := sc.Spec.Target.Program
+		return fmt.Sprintf("scenario %s runs the %s %s target (target.program %s), %s only", sc.Name(), d.Runtime.Title(), p, p, d.Runtime.Title())
 	}
 	if d, _ := scenarios.LoadKindOf(sc.Spec.Load.Kind); d.Runtime != "" && rt != string(d.Runtime) {
 		return fmt.Sprintf("scenario %s %s", sc.Name(), d.RuntimeOnly)

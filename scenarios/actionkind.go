@@ -127,10 +127,7 @@ func orList(ks []ActionKind, sep string) string {
 	for i, k := range ks {
 		names[i] = string(k)
 	}
-	if len(names) < 2 {
-		return strings.Join(names, "")
-	}
-	return strings.Join(names[:len(names)-1], sep) + " or " + names[len(names)-1]
+	return joinOr(names, sep)
 }
 
 func joinPlatforms(ps []Platform) string {

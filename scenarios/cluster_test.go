@@ -64,13 +64,13 @@ func TestStepsAccepted(t *testing.T) {
 	}
 	s := sc.Spec
 	want := []Step{{Kind: StepCrash, At: Seconds(1)}, {Kind: StepSignal, Signal: "SIGUSR2", At: Seconds(1)}}
-	if !s.Target.IsCluster() || len(s.Action.Before) != 2 || s.Action.Before[0] != want[0] || s.Action.Before[1] != want[1] {
+	if s.Target.Program != "cluster" || len(s.Action.Before) != 2 || s.Action.Before[0] != want[0] || s.Action.Before[1] != want[1] {
 		t.Errorf("got %+v / %+v", s.Target, s.Action.Before)
 	}
 	if s.Action.Before[0].SignalName() != CrashSignal || s.Action.Before[1].SignalName() != "SIGUSR2" {
 		t.Errorf("signal names %q %q", s.Action.Before[0].SignalName(), s.Action.Before[1].SignalName())
 	}
-	if sc, err := parse("t.yaml", []byte("name: t\ntarget: {program: server}\n")); err != nil || sc.Spec.Target.IsCluster() {
+	if sc, err := parse("t.yaml", []byte("name: t\ntarget: {program: server}\n")); err != nil || sc.Spec.Target.Program == "cluster" {
 		t.Errorf("program server: %v", err)
 	}
 }
@@ -90,7 +90,7 @@ func TestClusterCatalog(t *testing.T) {
 		}
 		for _, v := range vs {
 			s := v.Spec
-			if !s.Target.IsCluster() || s.Target.Runtime != RuntimeNode || s.Target.Env["SUPERVISOR"] != supervisor ||
+			if s.Target.Program != "cluster" || s.Target.Runtime != RuntimeNode || s.Target.Env["SUPERVISOR"] != supervisor ||
 				s.Action.Kind != ActionStop || s.Action.Timeout == nil {
 				t.Errorf("%s/%s: %+v %+v", name, v.Label, s.Target, s.Action)
 			}

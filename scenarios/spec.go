@@ -171,8 +171,9 @@ type Target struct {
 	// before the run is invalid, MinReadyTimeout..MaxReadyTimeout (default
 	// DefaultReadyTimeout). A replica that exits first ends the wait at once.
 	ReadyTimeout Duration `yaml:"ready_timeout" json:"ready_timeout"`
-	// Program is server (default) or cluster: the Node cluster target,
-	// run as `node /app/cluster.js` (runtime node only; see Program).
+	// Program is server (default) or a program a capability registers
+	// (RegisterProgram; cluster: the Node cluster target, run as `node
+	// /app/cluster.js`, runtime node only).
 	Program Program `yaml:"program" json:"program,omitempty"`
 }
 

@@ -11,16 +11,16 @@ type StepKind string
 
 // The step kinds.
 const (
-	// StepCrash crashes one worker of the cluster target: docker kill -s
-	// CrashSignal, which the primary answers by SIGKILLing its lowest
-	// worker (target.program cluster only).
+	// StepCrash crashes one worker of a supervising program: docker kill
+	// -s CrashSignal, which the program answers by killing a worker (only
+	// with a target.program whose ProgramDef.Crashes says so).
 	StepCrash StepKind = "crash"
 	// StepSignal sends Step.Signal (docker kill -s SIGNAL).
 	StepSignal StepKind = "signal"
 )
 
-// CrashSignal is the signal a crash step sends: cluster.js's primary
-// SIGKILLs one worker on it.
+// CrashSignal is the signal a crash step sends; a program that takes
+// crash steps kills one worker on it.
 const CrashSignal = "SIGUSR2"
 
 // MaxSteps bounds action.before.
@@ -77,9 +77,7 @@ func validateSteps(s *Spec, fail FailFunc) {
 		p := fmt.Sprintf("action.before[%d]", i)
 		switch st.Kind {
 		case StepCrash:
-			if !s.Target.IsCluster() {
-				fail(p+".kind", string(st.Kind), "only with target.program cluster (its primary SIGKILLs a worker on "+CrashSignal+")")
-			}
+			validateCrashStep(s, p, fail)
 			if st.Signal != "" {
 				fail(p+".signal", st.Signal, "not for kind crash (it sends "+CrashSignal+")")
 			}
@@ -123,4 +121,22 @@ func validateAgain(s *Spec, fail FailFunc) {
 	case *a.Again >= s.Observe.Window:
 		fail("action.again", v, fmt.Sprintf("must be less than observe.window (%s), so the window still watches the replica when it arrives", s.Observe.Window))
 	}
+}
+
+// validateCrashStep refuses a crash step (at p) unless the target's
+// program takes one, naming the programs that do and what they do.
+func validateCrashStep(s *Spec, p string, fail FailFunc) {
+	if d, ok := ProgramOf(s.Target.Program); ok && d.Crashes != "" {
+		return
+	}
+	var names, does []string
+	for _, prog := range crashPrograms() {
+		names = append(names, string(prog))
+		does = append(does, programs[prog].Crashes)
+	}
+	if len(names) == 0 {
+		fail(p+".kind", string(StepCrash), "no target.program takes a crash step")
+		return
+	}
+	fail(p+".kind", string(StepCrash), "only with target.program "+joinOr(names, ", ")+" ("+strings.Join(does, "; ")+")")
 }

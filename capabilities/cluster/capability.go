@@ -17,7 +17,7 @@ const Need report.Need = "cluster"
 // Capability is the cluster target's supervisor as a report capability;
 // its rows follow the core row job_committed.
 var Capability = report.Capability{Part: (*clustermetrics.Metrics)(nil), Name: Need, Requirement: "target.program cluster",
-	OfSpec: func(v scenarios.Variant) bool { return v.Spec.Target.IsCluster() },
+	OfSpec: func(v scenarios.Variant) bool { return IsCluster(v.Spec.Target) },
 	Has:    func(_ *report.Variant, r *report.Run) bool { return Of(&r.Metrics) != nil }, Rows: rows, After: "job_committed",
 	Compute: func(in report.ComputeInput) (any, []string) {
 		return report.Computed(clustermetrics.Compute(in.Meta, in.Requests))

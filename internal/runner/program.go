@@ -2,25 +2,16 @@ package runner
 
 import "github.com/shutdownlab/shutdownlab/scenarios"
 
-// ClusterEntrypoint is the container entrypoint of a replica running the
-// Node cluster target (target.program cluster): the Node image holds
-// /app/cluster.js beside /app/server.js, and its own entrypoint stays
-// `node /app/server.js`. "node" is found on the container's PATH (the
-// official base image's, or the engine's default for the FROM scratch
-// image, whose node is /usr/bin/node).
-var ClusterEntrypoint = []string{"node", "/app/cluster.js"}
-
 // programEntrypoint is the entrypoint override of a target replica: nil
-// (the image's own) unless the scenario runs the cluster program or
-// gives a user image a command (target.command, a manifest's command).
+// (the image's own) unless the scenario runs a program other than the
+// server (its ProgramDef.Entrypoint: the Node cluster supervisor's
+// `node /app/cluster.js`) or gives a user image a command
+// (target.command, a manifest's command).
 func programEntrypoint(t scenarios.Target) []string {
-	switch {
-	case t.IsCluster():
-		return ClusterEntrypoint
-	case t.Command != nil:
-		return t.Command
+	if d, ok := scenarios.ProgramOf(t.Program); ok {
+		return d.Entrypoint
 	}
-	return nil
+	return t.Command
 }
 
 // programArgs is the CMD override of a target replica: target.args (a
