@@ -111,7 +111,7 @@ func TestCapabilitiesOfVariants(t *testing.T) {
 		{"writes ignored by a probe", []scenarios.Variant{v(func(s *scenarios.Spec) {
 			s.Load.Kind, s.Load.Mix = probe.LoadKind, []scenarios.Request{{Method: "POST", Path: "/write"}}
 		}, false)}, []report.Need{probe.Need}},
-		{"ws on the cluster target", []scenarios.Variant{v(func(s *scenarios.Spec) { s.Load.Kind, s.Target.Program = websockets.LoadKind, scenarios.ProgramCluster }, false)},
+		{"ws on the cluster target", []scenarios.Variant{v(func(s *scenarios.Spec) { s.Load.Kind, s.Target.Program = websockets.LoadKind, cluster.Program }, false)},
 			[]report.Need{websockets.Need, cluster.Need}},
 		{"jobs", []scenarios.Variant{v(func(s *scenarios.Spec) { s.Load.Kind = queuejobs.LoadKind }, false)}, []report.Need{queuejobs.Need}},
 		{"rollout", []scenarios.Variant{v(func(s *scenarios.Spec) { s.Action.Kind = scenarios.ActionRollout }, false)}, []report.Need{rollout.Need}},
