@@ -26,11 +26,7 @@ func (driver) Name() string { return "hostile clients" }
 
 // Image is the load agent's image.
 func (driver) Image(ctx context.Context, imgs runner.ImageSource) (string, error) {
-	ref, err := imgs.Go(ctx, images.AgentImageName, images.AgentPackage)
-	if err != nil {
-		return "", fmt.Errorf("load agent image: %w", err)
-	}
-	return ref, nil
+	return runner.GoImage(ctx, imgs, "load agent", images.AgentImageName, images.AgentPackage)
 }
 
 // Args are the agent's flags for load.hostile: load.duration is how long

@@ -25,11 +25,7 @@ func (driver) Name() string { return "probe" }
 
 // Image is the probe's image, built from cmd/probe.
 func (driver) Image(ctx context.Context, imgs runner.ImageSource) (string, error) {
-	ref, err := imgs.Go(ctx, images.ProbeImageName, images.ProbePackage)
-	if err != nil {
-		return "", fmt.Errorf("probe image: %w", err)
-	}
-	return ref, nil
+	return runner.GoImage(ctx, imgs, "probe", images.ProbeImageName, images.ProbePackage)
 }
 
 // Args are cmd/probe's flags for the scenario's probe: one raw connection

@@ -77,11 +77,7 @@ func (*driver) Name() string { return "job producer" }
 
 // Image is the job producer's image.
 func (*driver) Image(ctx context.Context, imgs runner.ImageSource) (string, error) {
-	ref, err := imgs.Go(ctx, agentImageName, agentPackage)
-	if err != nil {
-		return "", fmt.Errorf("job producer image: %w", err)
-	}
-	return ref, nil
+	return runner.GoImage(ctx, imgs, "job producer", agentImageName, agentPackage)
 }
 
 // Args are cmd/jobagent's flags for load.jobs: the database by its alias

@@ -40,11 +40,7 @@ func (*driver) Name() string { return "ws agent" }
 
 // Image is the WebSocket load agent's image, built from cmd/wsagent.
 func (*driver) Image(ctx context.Context, imgs runner.ImageSource) (string, error) {
-	ref, err := imgs.Go(ctx, images.WSAgentImageName, images.WSAgentPackage)
-	if err != nil {
-		return "", fmt.Errorf("ws agent image: %w", err)
-	}
-	return ref, nil
+	return runner.GoImage(ctx, imgs, "ws agent", images.WSAgentImageName, images.WSAgentPackage)
 }
 
 // seed is the seed of run v's client delays: load.ws.seed, or one

@@ -9,8 +9,12 @@ import (
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
-// loadDriver is one load kind (scenarios.LoadKind) as the runner sees it:
-// the program that drives the target during a run. The runner has no
+// loadDriver is a run's load driver as the runner calls it: the load
+// kind's LoadDriver (loaddriver_export.go), registered with
+// RegisterLoadDriver by the kind's own file (the load agent's:
+// loaddriver_agent.go) or its capability's package (capabilities/probe),
+// with what it optionally implements (ServiceDriver, LoadCounter,
+// StreamCounter, VariantAnnouncer) resolved once. The runner has no
 // branch on the kind; it asks the run's driver.
 //
 // Every driver is a container on the run's network that prints JSON lines
@@ -18,49 +22,20 @@ import (
 // passed (the action is timed from it), then its own lines. The runner
 // copies every line to records.jsonl and keeps the lines agentStream knows
 // (start, req, summary, probe); a line of any other type goes to the
-// driver's observe. A new kind is one new file: a type implementing
-// loadDriver, registered in loadDrivers by that file; or, for a kind
-// that lives in its capability's package (capabilities/probe), a
-// LoadDriver registered by RegisterLoadDriver (loaddriver_export.go).
-type loadDriver interface {
-	// name names the load in messages: "load agent", "probe".
-	name() string
-	// image returns the image the load's container runs, built (or found
-	// by content hash) on first use.
-	image(ctx context.Context, imgs imageSource) (string, error)
-	// args are the container's arguments for the run v: where to send the
-	// load (v.agentTarget()), the ready wait (v.readyTimeout()), and the
-	// kind's own settings in v.scenario().Load.
-	args(v loadView) []string
-	// bound is how long after its start line the load may run before it
-	// should have ended by itself; past it (plus agentExitSlack) the run
-	// is invalid.
-	bound(spec scenarios.Spec) time.Duration
-	// observe takes each output line of a type agentStream does not keep
-	// itself, as it arrives: typ is its "type", line the whole line (valid
-	// during the call only). It runs on the stream's goroutine with the
-	// stream locked: it must neither block nor call the stream. A kind
-	// with its own line types counts them here for check and collect.
-	observe(typ string, line []byte)
-	// check says why the load's output does not account for itself (nil:
-	// it does): the run is then invalid with this reason. It runs once the
-	// output stream has ended, for a run nothing else made invalid.
-	check(s *agentStream) error
-	// collect stores what the load measured in the run's record.
-	collect(meta *record.Meta, s *agentStream)
-	// outcome is the load's part of the one-line outcome printed after a
-	// valid run ("120 requests, 3 failed"), from its record.
-	outcome(m record.Meta) string
+// driver's observe.
+type loadDriver struct {
+	d LoadDriver
+	// svc is d as a ServiceDriver; nil when its load needs no services.
+	svc ServiceDriver
 }
 
-// loadDrivers make a fresh driver for a run, keyed by load kind, each
-// registered by its driver's own file (loaddriver_NAME.go) or its
-// capability's package (RegisterLoadDriver): a new kind adds no line here.
-var loadDrivers = newRegistry[scenarios.LoadKind, func() loadDriver]("load kind")
+// loadDrivers make a fresh driver for a run, keyed by load kind
+// (RegisterLoadDriver): a new kind adds no line here.
+var loadDrivers = newRegistry[scenarios.LoadKind, func() LoadDriver]("load kind")
 
 // newLoadDriver returns a driver for kind ("" is the default kind, the
 // load agent).
-func newLoadDriver(kind scenarios.LoadKind) (loadDriver, error) {
+func newLoadDriver(kind scenarios.LoadKind) (*loadDriver, error) {
 	if kind == "" {
 		kind = scenarios.LoadAgent
 	}
@@ -68,7 +43,103 @@ func newLoadDriver(kind scenarios.LoadKind) (loadDriver, error) {
 	if !ok {
 		return nil, fmt.Errorf("load.kind %q: this runner has no driver for it", kind)
 	}
-	return mk(), nil
+	d := mk()
+	svc, _ := d.(ServiceDriver)
+	return &loadDriver{d: d, svc: svc}, nil
+}
+
+// name names the load in messages: "load agent", "probe".
+func (l *loadDriver) name() string { return l.d.Name() }
+
+// image returns the image the load's container runs.
+func (l *loadDriver) image(ctx context.Context, imgs imageSource) (string, error) {
+	return l.d.Image(ctx, imgs)
+}
+
+// args are the container's arguments for the run v.
+func (l *loadDriver) args(v loadView) []string { return l.d.Args(exportedView{v}) }
+
+// bound is how long after its start line the load may run before it
+// should have ended by itself; past it (plus agentExitSlack) the run is
+// invalid.
+func (l *loadDriver) bound(spec scenarios.Spec) time.Duration { return l.d.Bound(spec) }
+
+// observe takes each output line of a type agentStream does not keep
+// itself (LoadDriver.Observe).
+func (l *loadDriver) observe(typ string, line []byte) { l.d.Observe(typ, line) }
+
+// check says why the load's output does not account for itself (nil: it
+// does), once the stream s ended.
+func (l *loadDriver) check(s *agentStream) error { return l.d.Check(s) }
+
+// collect stores what the load measured in the run's record.
+func (l *loadDriver) collect(meta *record.Meta, s *agentStream) { l.d.Collect(meta, s) }
+
+// outcome is the load's part of the one-line outcome after a valid run.
+func (l *loadDriver) outcome(m record.Meta) string { return l.d.Outcome(m) }
+
+// progress is the load's progress: the driver's own count (LoadCounter,
+// StreamCounter) or the requests the stream s counted.
+func (l *loadDriver) progress(s *agentStream) LoadCount {
+	switch c := l.d.(type) {
+	case LoadCounter:
+		return c.Progress()
+	case StreamCounter:
+		if s == nil {
+			return c.ProgressWith(nil)
+		}
+		n := requestCount(s)
+		return c.ProgressWith(&n)
+	}
+	return requestCount(s)
+}
+
+// announce prints what the driver says before a variant's runs
+// (VariantAnnouncer); most say nothing.
+func (l *loadDriver) announce(p Progress, v scenarios.Variant) {
+	if a, ok := l.d.(VariantAnnouncer); ok {
+		a.Announce(p, v)
+	}
+}
+
+// hasServices reports whether the load needs services (ServiceDriver:
+// the jobs load's database); the runner then starts the load's container
+// only once every replica is up.
+func (l *loadDriver) hasServices() bool { return l.svc != nil }
+
+// prepare builds the services' images before any run starts.
+func (l *loadDriver) prepare(ctx context.Context, r *Runner) error {
+	if l.svc == nil {
+		return nil
+	}
+	return l.svc.Prepare(ctx, runnerSession{r})
+}
+
+// startServices starts the services on the run's network, before the
+// replicas.
+func (l *loadDriver) startServices(ctx context.Context, v serviceView) error {
+	if l.svc == nil {
+		return nil
+	}
+	return l.svc.StartServices(ctx, exportedServiceView{exportedView{v}, v})
+}
+
+// replicaEnv is environment every replica gets unless target.env sets
+// the same variable.
+func (l *loadDriver) replicaEnv() []string {
+	if l.svc == nil {
+		return nil
+	}
+	return l.svc.ReplicaEnv()
+}
+
+// afterLoad runs the services' work once the load ended; its error makes
+// the run invalid.
+func (l *loadDriver) afterLoad(ctx context.Context, v serviceView) error {
+	if l.svc == nil {
+		return nil
+	}
+	return l.svc.AfterLoad(ctx, exportedServiceView{exportedView{v}, v})
 }
 
 // loadView is what a load driver sees of its run when it builds its
@@ -87,28 +158,7 @@ type loadView interface {
 func (x *run) scenario() *scenarios.Spec { return &x.spec }
 func (x *run) runSeq() int               { return x.r.seq }
 
-// serviceDriver is implemented by a load kind that needs more than the
-// replicas and its own container: services started before the replicas
-// (the jobs load's PostgreSQL), environment for every replica, and work
-// after the load (stopping the replicas, reading the ledger). The runner
-// starts its container only once every replica is up.
-type serviceDriver interface {
-	// prepare builds the services' images before any run starts, with
-	// the runner's session services (services.go).
-	prepare(ctx context.Context, r *Runner) error
-	// startServices starts the services on the run's network (the run's
-	// labels on every container, so teardown removes them), before the
-	// replicas.
-	startServices(ctx context.Context, v serviceView) error
-	// replicaEnv is environment every replica gets unless target.env
-	// sets the same variable ("KEY=value" entries).
-	replicaEnv() []string
-	// afterLoad runs once the load ended (and sampling stopped), before
-	// the run is collected: its error makes the run invalid.
-	afterLoad(ctx context.Context, v serviceView) error
-}
-
-// serviceView is what a serviceDriver sees of the run: what a load
+// serviceView is what a ServiceDriver sees of the run: what a load
 // driver sees, the run's place on the engine (its objects' names, network
 // and labels, its harness limits), the job queue's database, and the one
 // thing it may do to the replicas: stop those still running so a ledger
@@ -141,29 +191,9 @@ func (x *run) logf(format string, args ...any) {
 	x.r.opts.Progress.Logf(format, args...)
 }
 
-// variantAnnouncer is implemented by a driver that says something before
-// a variant's runs (the jobs load: whether its shutdown budget fits the
-// grace period; the report says after whether it did).
-type variantAnnouncer interface {
-	announce(p Progress, v scenarios.Variant)
-}
-
-// progressCounter is implemented by a driver whose load is not counted in
-// requests: progress says what it counted so far, with s the run's output
-// stream (it may be called while the stream is being observed, so it must
-// be safe for that).
-type progressCounter interface {
-	progress(s *agentStream) LoadCount
-}
-
 // loadCount is the run's load progress: the driver's own count, or the
 // requests the agent stream counted.
-func (x *run) loadCount() LoadCount {
-	if c, ok := x.load.(progressCounter); ok {
-		return c.progress(x.stream)
-	}
-	return requestCount(x.stream)
-}
+func (x *run) loadCount() LoadCount { return x.load.progress(x.stream) }
 
 // requestCount is the requests the stream s counted, and the failed of
 // them: the progress of a load counted in requests.

@@ -13,7 +13,7 @@ import (
 
 // Registers this file's load kind with the runner (registry.go).
 func init() {
-	loadDrivers.register(scenarios.LoadAgent, func() loadDriver { return agentDriver{} })
+	RegisterLoadDriver(scenarios.LoadAgent, func() LoadDriver { return agentDriver{} })
 }
 
 // agentDriver is the load agent (cmd/loadagent, load.kind agent): closed or
@@ -21,21 +21,17 @@ func init() {
 // must account for them. Its lines are all agentStream's own.
 type agentDriver struct{}
 
-func (agentDriver) name() string { return "load agent" }
+func (agentDriver) Name() string { return "load agent" }
 
-func (agentDriver) image(ctx context.Context, imgs imageSource) (string, error) {
-	ref, err := imgs.Go(ctx, images.AgentImageName, images.AgentPackage)
-	if err != nil {
-		return "", fmt.Errorf("load agent image: %w", err)
-	}
-	return ref, nil
+func (agentDriver) Image(ctx context.Context, imgs ImageSource) (string, error) {
+	return GoImage(ctx, imgs, "load agent", images.AgentImageName, images.AgentPackage)
 }
 
-// args are the load agent's flags for the scenario's load.
-func (agentDriver) args(v loadView) []string {
-	l := v.scenario().Load
+// Args are the load agent's flags for the scenario's load.
+func (agentDriver) Args(v LoadView) []string {
+	l := v.Scenario().Load
 	args := []string{
-		"-target", v.agentTarget(),
+		"-target", v.AgentTarget(),
 		"-shape", string(l.Shape),
 		"-clients", strconv.Itoa(l.Clients),
 		"-duration", l.Duration.String(),
@@ -44,10 +40,10 @@ func (agentDriver) args(v loadView) []string {
 		"-drain", agentDrain.String(),
 		"-fail-pause", l.FailPause.String(),
 		"-stagger", l.StaggerSpan().String(),
-		"-wait-ready", v.scenario().Target.Protocol.ReadyPath,
-		"-wait-timeout", v.readyTimeout().String(),
+		"-wait-ready", v.Scenario().Target.Protocol.ReadyPath,
+		"-wait-timeout", v.ReadyTimeout().String(),
 		"-mix", mixFlag(l.Mix),
-		"-id-prefix", fmt.Sprintf("r%d", v.runSeq()),
+		"-id-prefix", fmt.Sprintf("r%d", v.RunSeq()),
 	}
 	if j := l.Job; j != nil {
 		// The agent sends the job request itself at load start + at, so
@@ -71,32 +67,34 @@ func mixFlag(mix []scenarios.Request) string {
 	return s
 }
 
-// bound is the agent's duration plus its drain.
-func (agentDriver) bound(spec scenarios.Spec) time.Duration {
+// Bound is the agent's duration plus its drain.
+func (agentDriver) Bound(spec scenarios.Spec) time.Duration {
 	return spec.Load.Duration.D() + agentDrain
 }
 
-func (agentDriver) observe(string, []byte) {}
+// Observe has nothing to do: every line of the agent is the stream's own.
+func (agentDriver) Observe(string, []byte) {}
 
-// check is the accounting rule: the summary exists and agrees with the
+// Check is the accounting rule: the summary exists and agrees with the
 // request records that arrived (record.CheckAccounting).
-func (agentDriver) check(s *agentStream) error {
-	if err := s.checkAccounting(); err != nil {
+func (agentDriver) Check(out LoadOutput) error {
+	sum := out.Summary()
+	if err := out.Account(func(t *record.Tally) []error { return record.CheckAccounting(sum, t) }); err != nil {
 		return fmt.Errorf("accounting: %w", err)
 	}
 	return nil
 }
 
-// collect keeps the agent's summary and the load's end.
-func (agentDriver) collect(meta *record.Meta, s *agentStream) {
-	if sum := s.Summary(); sum != nil {
+// Collect keeps the agent's summary and the load's end.
+func (agentDriver) Collect(meta *record.Meta, out LoadOutput) {
+	if sum := out.Summary(); sum != nil {
 		meta.Agent = sum
 		meta.LoadEndNs = sum.LoadEnd
 	}
 }
 
-// outcome is "N requests, M failed" from the summary.
-func (agentDriver) outcome(m record.Meta) string {
+// Outcome is "N requests, M failed" from the summary.
+func (agentDriver) Outcome(m record.Meta) string {
 	if m.Agent == nil {
 		return ""
 	}

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"time"
 
@@ -11,9 +12,9 @@ import (
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
-// LoadDriver is a load kind's driver as a capability package outside the
-// runner writes it (capabilities/probe): what the runner's own drivers are
-// (loadDriver), with exported methods. RegisterLoadDriver adapts it.
+// LoadDriver is a load kind's driver, as its capability package writes it
+// (capabilities/probe) and RegisterLoadDriver registers it; the runner
+// calls it through loadDriver.
 //
 // The driver is a container on the run's network that prints JSON lines
 // on stdout (docs/protocol.md): a record.Start line once its load start
@@ -49,6 +50,18 @@ type LoadDriver interface {
 type ImageSource interface {
 	// Go returns the project's Go image name built from main package pkg.
 	Go(ctx context.Context, name, pkg string) (string, error)
+}
+
+// GoImage is a LoadDriver's Image when its container runs one of the
+// project's Go programs (main package pkg, image name): built, or found
+// by content hash, on first use. what names the load in the error
+// ("probe" gives "probe image: …").
+func GoImage(ctx context.Context, imgs ImageSource, what, name, pkg string) (string, error) {
+	ref, err := imgs.Go(ctx, name, pkg)
+	if err != nil {
+		return "", fmt.Errorf("%s image: %w", what, err)
+	}
+	return ref, nil
 }
 
 // LoadView is what a LoadDriver sees of its run when it builds its
@@ -108,7 +121,7 @@ type VariantAnnouncer interface {
 }
 
 // ServiceDriver is implemented by a LoadDriver whose load needs more than
-// the replicas and its own container (serviceDriver): services started
+// the replicas and its own container: services started
 // before the replicas (the jobs load's PostgreSQL), environment for every
 // replica, and work after the load (stopping the replicas, reading a
 // ledger). The runner starts its container only once every replica is up.
@@ -170,75 +183,11 @@ const AgentDrain = agentDrain
 
 // RegisterLoadDriver registers the driver of load kind k, made fresh for
 // each run by mk, from the init function of the kind's capability
-// package. A driver that is also a ServiceDriver has its services; one
-// that is a LoadCounter, a StreamCounter or a VariantAnnouncer counts its
-// progress or announces its variants. A kind registered twice or empty
-// panics at program start.
-func RegisterLoadDriver(k scenarios.LoadKind, mk func() LoadDriver) {
-	loadDrivers.register(k, func() loadDriver {
-		d := mk()
-		if sd, ok := d.(ServiceDriver); ok {
-			return exportedServiceDriver{exportedDriver{d}, sd}
-		}
-		return exportedDriver{d}
-	})
-}
-
-// exportedDriver adapts a capability's LoadDriver to the runner's
-// loadDriver. It is a progressCounter and a variantAnnouncer whatever the
-// LoadDriver implements: without LoadCounter or StreamCounter it counts
-// the stream's requests, as loadCount does, and without VariantAnnouncer
-// it announces nothing.
-type exportedDriver struct{ d LoadDriver }
-
-func (e exportedDriver) name() string { return e.d.Name() }
-func (e exportedDriver) image(ctx context.Context, imgs imageSource) (string, error) {
-	return e.d.Image(ctx, imgs)
-}
-func (e exportedDriver) args(v loadView) []string                  { return e.d.Args(exportedView{v}) }
-func (e exportedDriver) bound(spec scenarios.Spec) time.Duration   { return e.d.Bound(spec) }
-func (e exportedDriver) observe(typ string, line []byte)           { e.d.Observe(typ, line) }
-func (e exportedDriver) check(s *agentStream) error                { return e.d.Check(s) }
-func (e exportedDriver) collect(meta *record.Meta, s *agentStream) { e.d.Collect(meta, s) }
-func (e exportedDriver) outcome(m record.Meta) string              { return e.d.Outcome(m) }
-
-func (e exportedDriver) progress(s *agentStream) LoadCount {
-	switch c := e.d.(type) {
-	case LoadCounter:
-		return c.Progress()
-	case StreamCounter:
-		if s == nil {
-			return c.ProgressWith(nil)
-		}
-		n := requestCount(s)
-		return c.ProgressWith(&n)
-	}
-	return requestCount(s)
-}
-
-func (e exportedDriver) announce(p Progress, v scenarios.Variant) {
-	if a, ok := e.d.(VariantAnnouncer); ok {
-		a.Announce(p, v)
-	}
-}
-
-// exportedServiceDriver is an exportedDriver whose LoadDriver is a
-// ServiceDriver: a serviceDriver.
-type exportedServiceDriver struct {
-	exportedDriver
-	s ServiceDriver
-}
-
-func (e exportedServiceDriver) prepare(ctx context.Context, r *Runner) error {
-	return e.s.Prepare(ctx, runnerSession{r})
-}
-func (e exportedServiceDriver) startServices(ctx context.Context, v serviceView) error {
-	return e.s.StartServices(ctx, exportedServiceView{exportedView{v}, v})
-}
-func (e exportedServiceDriver) replicaEnv() []string { return e.s.ReplicaEnv() }
-func (e exportedServiceDriver) afterLoad(ctx context.Context, v serviceView) error {
-	return e.s.AfterLoad(ctx, exportedServiceView{exportedView{v}, v})
-}
+// package (or, for the load agent, its file). A driver that is also a
+// ServiceDriver has its services; one that is a LoadCounter, a
+// StreamCounter or a VariantAnnouncer counts its progress or announces
+// its variants. A kind registered twice or empty panics at program start.
+func RegisterLoadDriver(k scenarios.LoadKind, mk func() LoadDriver) { loadDrivers.register(k, mk) }
 
 // runnerSession is a Runner as a Session: its session services.
 type runnerSession struct{ r *Runner }

@@ -83,7 +83,7 @@ func TestLoadDriverArgs(t *testing.T) {
 const wsLine = "ws_test_conn"
 
 // testDriver is a load kind with a line type of its own, as the next
-// drivers will have: it counts its lines in observe and accounts for them
+// drivers will have: it counts its lines in Observe and accounts for them
 // against the count its summary line ("ws_test_summary") claims.
 type testDriver struct {
 	agentDriver // image and args are not what this test is about
@@ -92,9 +92,9 @@ type testDriver struct {
 	claimed     int
 }
 
-func (d *testDriver) name() string { return "ws test driver" }
+func (d *testDriver) Name() string { return "ws test driver" }
 
-func (d *testDriver) observe(typ string, line []byte) {
+func (d *testDriver) Observe(typ string, line []byte) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	switch typ {
@@ -108,7 +108,7 @@ func (d *testDriver) observe(typ string, line []byte) {
 	}
 }
 
-func (d *testDriver) check(*agentStream) error {
+func (d *testDriver) Check(LoadOutput) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.conns != d.claimed {
@@ -117,13 +117,13 @@ func (d *testDriver) check(*agentStream) error {
 	return nil
 }
 
-func (d *testDriver) collect(meta *record.Meta, _ *agentStream) { meta.LoadKind = "ws-test" }
+func (d *testDriver) Collect(meta *record.Meta, _ LoadOutput) { meta.LoadKind = "ws-test" }
 
-// TestNewLoadKind: a load kind registered in loadDrivers alone runs end to
-// end: its own lines reach its observe (and are kept in records.jsonl),
+// TestNewLoadKind: a load kind registered with RegisterLoadDriver alone runs
+// end to end: its own lines reach its Observe (and are kept in records.jsonl),
 // and its accounting decides the run's validity.
 func TestNewLoadKind(t *testing.T) {
-	loadDrivers.register("ws-test", func() loadDriver { return &testDriver{} })
+	RegisterLoadDriver("ws-test", func() LoadDriver { return &testDriver{} })
 	t.Cleanup(func() { delete(loadDrivers.entries, "ws-test") })
 	for _, tt := range []struct {
 		claimed int

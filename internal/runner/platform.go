@@ -92,8 +92,8 @@ func (p dockerPlatform) afterLoad(ctx context.Context, err error) error {
 	if serr := x.loadEnded(); serr != nil && err == nil {
 		err = serr
 	}
-	if s, ok := x.load.(serviceDriver); ok && err == nil && ctx.Err() == nil {
-		err = s.afterLoad(ctx, x)
+	if err == nil && ctx.Err() == nil {
+		err = x.load.afterLoad(ctx, x)
 	}
 	return err
 }

@@ -125,13 +125,10 @@ func (x *run) collectProxy(ctx context.Context) error {
 // start, and the agent's ready poll through the proxy passes as soon as one
 // replica answers, so a replica still starting would fail the first
 // requests (measured: 502 "no such host" in the load's first 30 ms). A
-// load on services (serviceDriver: the jobs load) starts late too, so
+// load on services (ServiceDriver: the jobs load) starts late too, so
 // every replica's worker is fetching when the first job goes in.
 func (x *run) agentAfterReplicas() bool {
-	if _, ok := x.load.(serviceDriver); ok {
-		return true
-	}
-	return x.proxySendsToAll()
+	return x.load.hasServices() || x.proxySendsToAll()
 }
 
 // proxySendsToAll: behind Caddy without active health checks, every

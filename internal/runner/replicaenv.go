@@ -11,7 +11,7 @@ import (
 // target.env: it is measured as it ships, with its own environment,
 // entrypoint, user and stop signal, plus what the user set. The built-in
 // targets get their protocol variables: MODE, PORT, INSTANCE, the load's
-// own (serviceDriver.replicaEnv: WORKER and DATABASE_URL for the jobs
+// own (ServiceDriver.ReplicaEnv: WORKER and DATABASE_URL for the jobs
 // load) unless target.env sets the same variable, and target.env.
 // INSTANCE names the replica as the proxy does (its upstream host:port):
 // a target can say who answered an upgrade, which no proxy header rule
@@ -27,12 +27,10 @@ func (x *run) targetEnv(i int) []string {
 	}
 	env := []string{"MODE=" + string(t.Mode), "PORT=" + strconv.Itoa(x.port()),
 		fmt.Sprintf("INSTANCE=%s:%d", replicaAlias(i), x.port())}
-	if s, ok := x.load.(serviceDriver); ok {
-		for _, kv := range s.replicaEnv() {
-			k, _, _ := strings.Cut(kv, "=")
-			if _, set := t.Env[k]; !set {
-				env = append(env, kv)
-			}
+	for _, kv := range x.load.replicaEnv() {
+		k, _, _ := strings.Cut(kv, "=")
+		if _, set := t.Env[k]; !set {
+			env = append(env, kv)
 		}
 	}
 	for _, k := range sortedKeys(t.Env) {

@@ -45,7 +45,7 @@ type run struct {
 	// load is what drives the load (the load agent, the probe, ...),
 	// stream observes and writes its output, and follow is that output's
 	// stream running in the background (nil before the agent started).
-	load   loadDriver
+	load   *loadDriver
 	stream *agentStream
 	follow *agentFollow
 	obs    observation // how the acted-on replica ended within the window (act.go)

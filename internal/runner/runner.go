@@ -173,9 +173,7 @@ func (r *Runner) RunScenario(ctx context.Context, sc *scenarios.Scenario) (Outco
 	fp := r.fingerprint()
 	for _, v := range variants {
 		if d, err := newLoadDriver(v.Spec.Load.Kind); err == nil {
-			if a, ok := d.(variantAnnouncer); ok {
-				a.announce(r.opts.Progress, v)
-			}
+			d.announce(r.opts.Progress, v)
 		}
 		for i := 1; i <= v.Spec.Runs; i++ {
 			if ctx.Err() != nil {
@@ -246,10 +244,8 @@ func (r *Runner) prepareImages(ctx context.Context, variants []scenarios.Variant
 		if _, err := load.image(ctx, r.imgs); err != nil {
 			return err
 		}
-		if s, ok := load.(serviceDriver); ok {
-			if err := s.prepare(ctx, r); err != nil {
-				return err
-			}
+		if err := load.prepare(ctx, r); err != nil {
+			return err
 		}
 	}
 	return nil

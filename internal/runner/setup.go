@@ -40,10 +40,8 @@ func (x *run) startAll(ctx context.Context) error {
 		return err
 	}
 	// Services (the jobs load's database) are up before any replica.
-	if s, ok := x.load.(serviceDriver); ok {
-		if err := s.startServices(ctx, x); err != nil {
-			return err
-		}
+	if err := x.load.startServices(ctx, x); err != nil {
+		return err
 	}
 	// Container start is the slow part of set-up (~0.8 s each on a
 	// fuse-overlayfs engine), so replicas, the proxy and the agent start
