@@ -1,4 +1,4 @@
-package reproduce
+package reproduce_test
 
 import (
 	"go/ast"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/shutdownlab/shutdownlab/capabilities"
 	"github.com/shutdownlab/shutdownlab/report"
+	"github.com/shutdownlab/shutdownlab/reproduce"
 )
 
 // TestMain installs the program's capabilities, as its Main does
@@ -23,7 +24,7 @@ func TestMain(m *testing.M) {
 }
 
 // ruleMetrics returns every metric name a rule reads, as the string
-// literal passed last to judge.vals or judge.valsOf in the package's
+// literal passed last to Judge.Vals or Judge.valsOf in the package's
 // non-test sources (outside those two methods), with its position. A name that is not a literal is
 // reported as an error: the test could not check it.
 func ruleMetrics(t *testing.T) map[string]string {
@@ -43,7 +44,7 @@ func ruleMetrics(t *testing.T) map[string]string {
 			t.Fatal(err)
 		}
 		ast.Inspect(file, func(n ast.Node) bool {
-			if fn, ok := n.(*ast.FuncDecl); ok && (fn.Name.Name == "vals" || fn.Name.Name == "valsOf") {
+			if fn, ok := n.(*ast.FuncDecl); ok && (fn.Name.Name == "Vals" || fn.Name.Name == "valsOf") {
 				return false // they pass their caller's name on
 			}
 			call, ok := n.(*ast.CallExpr)
@@ -51,7 +52,7 @@ func ruleMetrics(t *testing.T) map[string]string {
 				return true
 			}
 			sel, ok := call.Fun.(*ast.SelectorExpr)
-			if !ok || (sel.Sel.Name != "vals" && sel.Sel.Name != "valsOf") || len(call.Args) != 2 {
+			if !ok || (sel.Sel.Name != "Vals" && sel.Sel.Name != "valsOf") || len(call.Args) != 2 {
 				return true
 			}
 			lit, ok := call.Args[1].(*ast.BasicLit)
@@ -76,11 +77,11 @@ func ruleMetrics(t *testing.T) map[string]string {
 func TestRuleMetricsInCatalog(t *testing.T) {
 	names := ruleMetrics(t)
 	// The rules read ~20 distinct metrics; finding far fewer means the
-	// scan above no longer sees them (vals renamed), not that all is well.
+	// scan above no longer sees them (Vals renamed), not that all is well.
 	if len(names) < 15 {
 		t.Fatalf("found %d metric names in the rules (%v), want >= 15: does ruleMetrics still find the calls?", len(names), names)
 	}
-	for _, c := range Claims() {
+	for _, c := range reproduce.Claims() {
 		if len(c.Metrics) == 0 {
 			t.Errorf("claim %s lists no metric", c.ID)
 		}

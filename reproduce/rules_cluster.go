@@ -7,25 +7,25 @@ import "github.com/shutdownlab/shutdownlab/report"
 
 func ruleC1(res *report.Result) Verdict {
 	const short, long = "duration=5s", "duration=14s"
-	j := newJudge(res)
-	forks := j.vals(short, "forks_after_signal")
-	codeS := j.vals(short, "exit_code")
-	j.vals(short, "exit_after_ms")
-	killedS := j.vals(short, "ended_by_engine_kill")
-	j.vals(long, "forks_after_signal")
-	codeL := j.vals(long, "exit_code")
-	j.vals(long, "exit_after_ms")
-	killedL := j.vals(long, "ended_by_engine_kill")
-	severed := j.vals(long, "severed_at_kill")
-	if j.ok() {
-		j.check(every(forks, atLeast(1)), "%s: no fork after the signal in %s runs", short, count(forks, not(atLeast(1))))
-		j.check(every(codeS, equals(137)), "%s: exit code not 137 in %s runs", short, count(codeS, not(equals(137))))
-		j.check(every(killedS, isTrue), "%s: not ended by the engine's SIGKILL in %s runs", short, count(killedS, not(isTrue)))
-		j.check(every(codeL, equals(137)), "%s: exit code not 137 in %s runs", long, count(codeL, not(equals(137))))
-		j.check(every(killedL, isTrue), "%s: not ended by the engine's SIGKILL in %s runs", long, count(killedL, not(isTrue)))
-		j.check(every(severed, atLeast(1)), "%s: no request severed at the kill in %s runs", long, count(severed, not(atLeast(1))))
+	j := NewJudge(res)
+	forks := j.Vals(short, "forks_after_signal")
+	codeS := j.Vals(short, "exit_code")
+	j.Vals(short, "exit_after_ms")
+	killedS := j.Vals(short, "ended_by_engine_kill")
+	j.Vals(long, "forks_after_signal")
+	codeL := j.Vals(long, "exit_code")
+	j.Vals(long, "exit_after_ms")
+	killedL := j.Vals(long, "ended_by_engine_kill")
+	severed := j.Vals(long, "severed_at_kill")
+	if j.OK() {
+		j.Check(Every(forks, AtLeast(1)), "%s: no fork after the signal in %s runs", short, Count(forks, Not(AtLeast(1))))
+		j.Check(Every(codeS, Equals(137)), "%s: exit code not 137 in %s runs", short, Count(codeS, Not(Equals(137))))
+		j.Check(Every(killedS, IsTrue), "%s: not ended by the engine's SIGKILL in %s runs", short, Count(killedS, Not(IsTrue)))
+		j.Check(Every(codeL, Equals(137)), "%s: exit code not 137 in %s runs", long, Count(codeL, Not(Equals(137))))
+		j.Check(Every(killedL, IsTrue), "%s: not ended by the engine's SIGKILL in %s runs", long, Count(killedL, Not(IsTrue)))
+		j.Check(Every(severed, AtLeast(1)), "%s: no request severed at the kill in %s runs", long, Count(severed, Not(AtLeast(1))))
 	}
-	return j.verdict("")
+	return j.Verdict()
 }
 
 // c2ResurrectionMs bounds "within milliseconds": the crashed worker's
@@ -36,25 +36,25 @@ const c2ResurrectionMs = 100
 const c2GraceMs = 10000
 
 func ruleC2(res *report.Result) Verdict {
-	j := newJudge(res)
-	crashes := j.vals("default", "crashes")
-	sigkill := j.vals("default", "worker_exits_sigkill")
-	resurrect := j.vals("default", "resurrection_ms")
-	forks := j.vals("default", "forks_after_signal")
-	code := j.vals("default", "exit_code")
-	exit := j.vals("default", "exit_after_ms")
-	self := j.vals("default", "ended_by_self")
-	if j.ok() {
-		j.check(every(crashes, atLeast(1)), "no crash before the signal in %s runs", count(crashes, not(atLeast(1))))
-		j.check(every(sigkill, atLeast(1)), "no worker killed by SIGKILL in %s runs", count(sigkill, not(atLeast(1))))
-		j.check(every(resurrect, below(c2ResurrectionMs)), "crashed worker not re-forked within %d ms (or never) in %s runs",
-			c2ResurrectionMs, count(resurrect, notBelow(c2ResurrectionMs)))
-		j.check(every(forks, equals(0)), "workers forked after the signal in %s runs", count(forks, not(equals(0))))
-		j.check(every(code, equals(0)), "exit code not 0 in %s runs", count(code, not(equals(0))))
-		j.check(every(self, isTrue), "did not end itself in %s runs", count(self, not(isTrue)))
-		j.check(every(exit, below(c2GraceMs)), "did not exit within the %d s grace period in %s runs", c2GraceMs/1000, count(exit, notBelow(c2GraceMs)))
+	j := NewJudge(res)
+	crashes := j.Vals("default", "crashes")
+	sigkill := j.Vals("default", "worker_exits_sigkill")
+	resurrect := j.Vals("default", "resurrection_ms")
+	forks := j.Vals("default", "forks_after_signal")
+	code := j.Vals("default", "exit_code")
+	exit := j.Vals("default", "exit_after_ms")
+	self := j.Vals("default", "ended_by_self")
+	if j.OK() {
+		j.Check(Every(crashes, AtLeast(1)), "no crash before the signal in %s runs", Count(crashes, Not(AtLeast(1))))
+		j.Check(Every(sigkill, AtLeast(1)), "no worker killed by SIGKILL in %s runs", Count(sigkill, Not(AtLeast(1))))
+		j.Check(Every(resurrect, Below(c2ResurrectionMs)), "crashed worker not re-forked within %d ms (or never) in %s runs",
+			c2ResurrectionMs, Count(resurrect, NotBelow(c2ResurrectionMs)))
+		j.Check(Every(forks, Equals(0)), "workers forked after the signal in %s runs", Count(forks, Not(Equals(0))))
+		j.Check(Every(code, Equals(0)), "exit code not 0 in %s runs", Count(code, Not(Equals(0))))
+		j.Check(Every(self, IsTrue), "did not end itself in %s runs", Count(self, Not(IsTrue)))
+		j.Check(Every(exit, Below(c2GraceMs)), "did not exit within the %d s grace period in %s runs", c2GraceMs/1000, Count(exit, NotBelow(c2GraceMs)))
 	}
-	return j.verdict("")
+	return j.Verdict()
 }
 
 // c3TeardownMs is cluster-teardown's timeout variant; the forced exit must
@@ -63,32 +63,32 @@ const c3TeardownMs, c3SlackMs = 4000, 1000
 
 func ruleC3(res *report.Result) Verdict {
 	const none, timeout = "TEARDOWN_MS=0", "TEARDOWN_MS=4000"
-	j := newJudge(res)
-	code0 := j.vals(none, "exit_code")
-	j.vals(none, "exit_after_ms")
-	killed0 := j.vals(none, "ended_by_engine_kill")
-	forced0 := j.vals(none, "forced_exit")
-	codeT := j.vals(timeout, "exit_code")
-	j.vals(timeout, "exit_after_ms")
-	forcedT := j.vals(timeout, "forced_exit")
-	forcedMs := j.vals(timeout, "forced_exit_ms")
-	selfT := j.vals(timeout, "ended_by_self")
-	j.vals(timeout, "severed_at_kill")
-	if !j.ok() {
-		return j.verdict("")
+	j := NewJudge(res)
+	code0 := j.Vals(none, "exit_code")
+	j.Vals(none, "exit_after_ms")
+	killed0 := j.Vals(none, "ended_by_engine_kill")
+	forced0 := j.Vals(none, "forced_exit")
+	codeT := j.Vals(timeout, "exit_code")
+	j.Vals(timeout, "exit_after_ms")
+	forcedT := j.Vals(timeout, "forced_exit")
+	forcedMs := j.Vals(timeout, "forced_exit_ms")
+	selfT := j.Vals(timeout, "ended_by_self")
+	j.Vals(timeout, "severed_at_kill")
+	if !j.OK() {
+		return j.Verdict()
 	}
-	j.check(every(code0, equals(137)), "%s: exit code not 137 (the plain close did not wait for the SIGKILL) in %s runs",
-		none, count(code0, not(equals(137))))
-	j.check(every(killed0, isTrue), "%s: not ended by the engine's SIGKILL in %s runs", none, count(killed0, not(isTrue)))
-	j.check(every(forced0, isFalse), "%s: forced_exit logged without a timeout in %s runs", none, count(forced0, not(isFalse)))
-	j.check(every(forcedT, isTrue), "%s: no forced_exit logged in %s runs", timeout, count(forcedT, not(isTrue)))
-	in := between(c3TeardownMs, c3TeardownMs+c3SlackMs)
-	j.check(every(forcedMs, in), "%s: forced_exit outside %s after the signal in %s runs", timeout,
-		msRange(c3TeardownMs, c3TeardownMs+c3SlackMs), count(forcedMs, not(in)))
-	j.check(every(selfT, isTrue), "%s: did not end itself in %s runs", timeout, count(selfT, not(isTrue)))
+	j.Check(Every(code0, Equals(137)), "%s: exit code not 137 (the plain close did not wait for the SIGKILL) in %s runs",
+		none, Count(code0, Not(Equals(137))))
+	j.Check(Every(killed0, IsTrue), "%s: not ended by the engine's SIGKILL in %s runs", none, Count(killed0, Not(IsTrue)))
+	j.Check(Every(forced0, IsFalse), "%s: forced_exit logged without a timeout in %s runs", none, Count(forced0, Not(IsFalse)))
+	j.Check(Every(forcedT, IsTrue), "%s: no forced_exit logged in %s runs", timeout, Count(forcedT, Not(IsTrue)))
+	in := Between(c3TeardownMs, c3TeardownMs+c3SlackMs)
+	j.Check(Every(forcedMs, in), "%s: forced_exit outside %s after the signal in %s runs", timeout,
+		MsRange(c3TeardownMs, c3TeardownMs+c3SlackMs), Count(forcedMs, Not(in)))
+	j.Check(Every(selfT, IsTrue), "%s: did not end itself in %s runs", timeout, Count(selfT, Not(IsTrue)))
 	forcedCode := func(x report.Value) bool { return !x.Null && x.V != 0 && x.V != 137 }
-	j.check(every(codeT, forcedCode), "%s: exit code 0, 137 or none in %s runs", timeout, count(codeT, not(forcedCode)))
-	return j.verdict("")
+	j.Check(Every(codeT, forcedCode), "%s: exit code 0, 137 or none in %s runs", timeout, Count(codeT, Not(forcedCode)))
+	return j.Verdict()
 }
 
 // C4's thresholds of fd growth per aborted request: pipe leaks about one
@@ -98,31 +98,31 @@ const c4PipeGrowth, c4PipelineGrowth = 0.5, 0.2
 func ruleC4(res *report.Result) Verdict {
 	const held, quick = "path=/proxy?ms=60000", "path=/proxy?ms=300"
 	pipe, pipeline := "PROXY_IMPL=pipe,"+held, "PROXY_IMPL=pipeline,"+held
-	j := newJudge(res)
-	growP := j.vals(pipe, "fd_growth_per_abort")
-	j.vals(pipe, "fds_at_signal")
-	forcedP := j.vals(pipe, "forced_exit")
-	codeP := j.vals(pipe, "exit_code")
-	j.vals(pipe, "exit_after_ms")
-	growL := j.vals(pipeline, "fd_growth_per_abort")
-	j.vals(pipeline, "fds_at_signal")
-	forcedL := j.vals(pipeline, "forced_exit")
-	codeL := j.vals(pipeline, "exit_code")
-	j.vals(pipeline, "exit_after_ms")
+	j := NewJudge(res)
+	growP := j.Vals(pipe, "fd_growth_per_abort")
+	j.Vals(pipe, "fds_at_signal")
+	forcedP := j.Vals(pipe, "forced_exit")
+	codeP := j.Vals(pipe, "exit_code")
+	j.Vals(pipe, "exit_after_ms")
+	growL := j.Vals(pipeline, "fd_growth_per_abort")
+	j.Vals(pipeline, "fds_at_signal")
+	forcedL := j.Vals(pipeline, "forced_exit")
+	codeL := j.Vals(pipeline, "exit_code")
+	j.Vals(pipeline, "exit_after_ms")
 	for _, impl := range []string{"PROXY_IMPL=pipe,", "PROXY_IMPL=pipeline,"} {
-		j.vals(impl+quick, "fd_growth_per_abort")
-		j.vals(impl+quick, "exit_code")
+		j.Vals(impl+quick, "fd_growth_per_abort")
+		j.Vals(impl+quick, "exit_code")
 	}
-	if !j.ok() {
-		return j.verdict("")
+	if !j.OK() {
+		return j.Verdict()
 	}
-	j.check(every(growP, atLeast(c4PipeGrowth)), "pipe: fd growth per abort < %s (or none) in %s runs",
-		report.FormatNumber(report.KindRatio, c4PipeGrowth), count(growP, not(atLeast(c4PipeGrowth))))
-	j.check(every(forcedP, isTrue), "pipe: exited on its clean shutdown (no forced_exit) in %s runs", count(forcedP, not(isTrue)))
-	j.check(every(codeP, not(equals(0))), "pipe: exit code 0 in %s runs", count(codeP, equals(0)))
-	j.check(every(growL, below(c4PipelineGrowth)), "pipeline: fd growth per abort ≥ %s (or none) in %s runs",
-		report.FormatNumber(report.KindRatio, c4PipelineGrowth), count(growL, notBelow(c4PipelineGrowth)))
-	j.check(every(forcedL, isFalse), "pipeline: forced_exit in %s runs", count(forcedL, not(isFalse)))
-	j.check(every(codeL, equals(0)), "pipeline: exit code not 0 in %s runs", count(codeL, not(equals(0))))
-	return j.verdict("")
+	j.Check(Every(growP, AtLeast(c4PipeGrowth)), "pipe: fd growth per abort < %s (or none) in %s runs",
+		report.FormatNumber(report.KindRatio, c4PipeGrowth), Count(growP, Not(AtLeast(c4PipeGrowth))))
+	j.Check(Every(forcedP, IsTrue), "pipe: exited on its clean shutdown (no forced_exit) in %s runs", Count(forcedP, Not(IsTrue)))
+	j.Check(Every(codeP, Not(Equals(0))), "pipe: exit code 0 in %s runs", Count(codeP, Equals(0)))
+	j.Check(Every(growL, Below(c4PipelineGrowth)), "pipeline: fd growth per abort ≥ %s (or none) in %s runs",
+		report.FormatNumber(report.KindRatio, c4PipelineGrowth), Count(growL, NotBelow(c4PipelineGrowth)))
+	j.Check(Every(forcedL, IsFalse), "pipeline: forced_exit in %s runs", Count(forcedL, Not(IsFalse)))
+	j.Check(Every(codeL, Equals(0)), "pipeline: exit code not 0 in %s runs", Count(codeL, Not(Equals(0))))
+	return j.Verdict()
 }

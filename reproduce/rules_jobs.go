@@ -12,49 +12,49 @@ const jGraceMs = 10000
 
 func ruleJ1(res *report.Result) Verdict {
 	const plain, idem = "idempotent=false", "idempotent=true"
-	j := newJudge(res)
+	j := NewJudge(res)
 	type cells struct{ code, final, abandoned, twice, missing []report.Value }
 	get := func(label string) cells {
-		c := cells{code: j.vals(label, "exit_code"), final: j.vals(label, "final_log"),
-			abandoned: j.vals(label, "jobs_abandoned"), twice: j.vals(label, "jobs_steps_twice"),
-			missing: j.vals(label, "jobs_steps_missing")}
-		j.vals(label, "jobs_completed_handover")
+		c := cells{code: j.Vals(label, "exit_code"), final: j.Vals(label, "final_log"),
+			abandoned: j.Vals(label, "jobs_abandoned"), twice: j.Vals(label, "jobs_steps_twice"),
+			missing: j.Vals(label, "jobs_steps_missing")}
+		j.Vals(label, "jobs_completed_handover")
 		return c
 	}
 	p, i := get(plain), get(idem)
-	if !j.ok() {
-		return j.verdict("")
+	if !j.OK() {
+		return j.Verdict()
 	}
 	for _, v := range []struct {
 		label string
 		c     cells
 	}{{plain, p}, {idem, i}} {
-		j.check(every(v.c.code, equals(137)), "%s: exit code not 137 in %s runs", v.label, count(v.c.code, not(equals(137))))
-		j.check(every(v.c.final, isFalse), "%s: the final log line was written in %s runs", v.label, count(v.c.final, not(isFalse)))
-		j.check(every(v.c.abandoned, atLeast(1)), "%s: no job cut mid-run in %s runs", v.label, count(v.c.abandoned, not(atLeast(1))))
-		j.check(every(v.c.missing, equals(0)), "%s: a completed job misses a step in %s runs", v.label, count(v.c.missing, not(equals(0))))
+		j.Check(Every(v.c.code, Equals(137)), "%s: exit code not 137 in %s runs", v.label, Count(v.c.code, Not(Equals(137))))
+		j.Check(Every(v.c.final, IsFalse), "%s: the final log line was written in %s runs", v.label, Count(v.c.final, Not(IsFalse)))
+		j.Check(Every(v.c.abandoned, AtLeast(1)), "%s: no job cut mid-run in %s runs", v.label, Count(v.c.abandoned, Not(AtLeast(1))))
+		j.Check(Every(v.c.missing, Equals(0)), "%s: a completed job misses a step in %s runs", v.label, Count(v.c.missing, Not(Equals(0))))
 	}
-	j.check(every(p.twice, atLeast(1)), "%s: no step applied twice in %s runs (did the rescue fire within the run?)",
-		plain, count(p.twice, not(atLeast(1))))
-	j.check(every(i.twice, equals(0)), "%s: a step applied twice in %s runs", idem, count(i.twice, not(equals(0))))
-	return j.verdict("")
+	j.Check(Every(p.twice, AtLeast(1)), "%s: no step applied twice in %s runs (did the rescue fire within the run?)",
+		plain, Count(p.twice, Not(AtLeast(1))))
+	j.Check(Every(i.twice, Equals(0)), "%s: a step applied twice in %s runs", idem, Count(i.twice, Not(Equals(0))))
+	return j.Verdict()
 }
 
 func ruleJ2(res *report.Result) Verdict {
 	const full = "mode=full"
-	j := newJudge(res)
-	ins := j.vals(full, "jobs_inserted")
-	once := j.vals(full, "jobs_completed_once")
-	hand := j.vals(full, "jobs_completed_handover")
-	running := j.vals(full, "jobs_running")
-	waiting := j.vals(full, "jobs_waiting")
-	twice := j.vals(full, "jobs_steps_twice")
-	missing := j.vals(full, "jobs_steps_missing")
-	j.vals(full, "job_handover_ms")
-	code := j.vals(full, "exit_code")
-	final := j.vals(full, "final_log")
-	if !j.ok() {
-		return j.verdict("")
+	j := NewJudge(res)
+	ins := j.Vals(full, "jobs_inserted")
+	once := j.Vals(full, "jobs_completed_once")
+	hand := j.Vals(full, "jobs_completed_handover")
+	running := j.Vals(full, "jobs_running")
+	waiting := j.Vals(full, "jobs_waiting")
+	twice := j.Vals(full, "jobs_steps_twice")
+	missing := j.Vals(full, "jobs_steps_missing")
+	j.Vals(full, "job_handover_ms")
+	code := j.Vals(full, "exit_code")
+	final := j.Vals(full, "final_log")
+	if !j.OK() {
+		return j.Verdict()
 	}
 	lost := 0
 	for k := range ins {
@@ -62,58 +62,58 @@ func ruleJ2(res *report.Result) Verdict {
 			lost++
 		}
 	}
-	j.check(lost == 0, "not every inserted job completed in %d of %d runs", lost, len(ins))
-	j.check(every(running, equals(0)), "jobs left running in %s runs", count(running, not(equals(0))))
-	j.check(every(waiting, equals(0)), "jobs left waiting in %s runs", count(waiting, not(equals(0))))
-	j.check(every(hand, atLeast(1)), "no job completed after a hand-over in %s runs", count(hand, not(atLeast(1))))
-	j.check(every(twice, equals(0)), "a step applied twice in %s runs", count(twice, not(equals(0))))
-	j.check(every(missing, equals(0)), "a completed job misses a step in %s runs", count(missing, not(equals(0))))
-	j.check(every(code, equals(0)), "exit code not 0 in %s runs", count(code, not(equals(0))))
-	j.check(every(final, isTrue), "no final log line in %s runs", count(final, not(isTrue)))
-	return j.verdict("")
+	j.Check(lost == 0, "not every inserted job completed in %d of %d runs", lost, len(ins))
+	j.Check(Every(running, Equals(0)), "jobs left running in %s runs", Count(running, Not(Equals(0))))
+	j.Check(Every(waiting, Equals(0)), "jobs left waiting in %s runs", Count(waiting, Not(Equals(0))))
+	j.Check(Every(hand, AtLeast(1)), "no job completed after a hand-over in %s runs", Count(hand, Not(AtLeast(1))))
+	j.Check(Every(twice, Equals(0)), "a step applied twice in %s runs", Count(twice, Not(Equals(0))))
+	j.Check(Every(missing, Equals(0)), "a completed job misses a step in %s runs", Count(missing, Not(Equals(0))))
+	j.Check(Every(code, Equals(0)), "exit code not 0 in %s runs", Count(code, Not(Equals(0))))
+	j.Check(Every(final, IsTrue), "no final log line in %s runs", Count(final, Not(IsTrue)))
+	return j.Verdict()
 }
 
 func ruleJ3(res *report.Result) Verdict {
 	const equal, less = "DRAIN_MS=10000", "DRAIN_MS=7000"
-	j := newJudge(res)
-	fitsE := j.vals(equal, "budget_fits")
-	codeE := j.vals(equal, "exit_code")
-	j.vals(equal, "exit_after_ms")
-	finalE := j.vals(equal, "final_log")
-	fitsL := j.vals(less, "budget_fits")
-	codeL := j.vals(less, "exit_code")
-	exitL := j.vals(less, "exit_after_ms")
-	finalL := j.vals(less, "final_log")
-	cutL := j.vals(less, "jobs_abandoned")
-	if !j.ok() {
-		return j.verdict("")
+	j := NewJudge(res)
+	fitsE := j.Vals(equal, "budget_fits")
+	codeE := j.Vals(equal, "exit_code")
+	j.Vals(equal, "exit_after_ms")
+	finalE := j.Vals(equal, "final_log")
+	fitsL := j.Vals(less, "budget_fits")
+	codeL := j.Vals(less, "exit_code")
+	exitL := j.Vals(less, "exit_after_ms")
+	finalL := j.Vals(less, "final_log")
+	cutL := j.Vals(less, "jobs_abandoned")
+	if !j.OK() {
+		return j.Verdict()
 	}
-	j.check(every(fitsE, isFalse), "%s: the audit says the budget fits in %s runs", equal, count(fitsE, not(isFalse)))
-	j.check(every(codeE, equals(137)), "%s: exit code not 137 in %s runs", equal, count(codeE, not(equals(137))))
-	j.check(every(finalE, isFalse), "%s: the final log line was written in %s runs", equal, count(finalE, not(isFalse)))
-	j.check(every(fitsL, isTrue), "%s: the audit says the budget does not fit in %s runs", less, count(fitsL, not(isTrue)))
-	j.check(every(codeL, func(x report.Value) bool { return !x.Null && x.V != 137 }),
-		"%s: exit code 137 or none in %s runs", less, count(codeL, func(x report.Value) bool { return x.Null || x.V == 137 }))
-	j.check(every(exitL, below(jGraceMs)), "%s: not out within the %d s grace period in %s runs", less, jGraceMs/1000,
-		count(exitL, notBelow(jGraceMs)))
-	j.check(every(finalL, isTrue), "%s: no final log line in %s runs", less, count(finalL, not(isTrue)))
-	j.check(every(cutL, atLeast(1)), "%s: no job cut in %s runs", less, count(cutL, not(atLeast(1))))
-	return j.verdict("")
+	j.Check(Every(fitsE, IsFalse), "%s: the audit says the budget fits in %s runs", equal, Count(fitsE, Not(IsFalse)))
+	j.Check(Every(codeE, Equals(137)), "%s: exit code not 137 in %s runs", equal, Count(codeE, Not(Equals(137))))
+	j.Check(Every(finalE, IsFalse), "%s: the final log line was written in %s runs", equal, Count(finalE, Not(IsFalse)))
+	j.Check(Every(fitsL, IsTrue), "%s: the audit says the budget does not fit in %s runs", less, Count(fitsL, Not(IsTrue)))
+	j.Check(Every(codeL, func(x report.Value) bool { return !x.Null && x.V != 137 }),
+		"%s: exit code 137 or none in %s runs", less, Count(codeL, func(x report.Value) bool { return x.Null || x.V == 137 }))
+	j.Check(Every(exitL, Below(jGraceMs)), "%s: not out within the %d s grace period in %s runs", less, jGraceMs/1000,
+		Count(exitL, NotBelow(jGraceMs)))
+	j.Check(Every(finalL, IsTrue), "%s: no final log line in %s runs", less, Count(finalL, Not(IsTrue)))
+	j.Check(Every(cutL, AtLeast(1)), "%s: no job cut in %s runs", less, Count(cutL, Not(AtLeast(1))))
+	return j.Verdict()
 }
 
 func ruleJ4(res *report.Result) Verdict {
 	const last, first = "POOL_CLOSE=last", "POOL_CLOSE=first"
-	j := newJudge(res)
+	j := NewJudge(res)
 	type cells struct{ failed, ins, once, hand []report.Value }
 	get := func(label string) cells {
-		c := cells{failed: j.vals(label, "dropped_inflight"), ins: j.vals(label, "jobs_inserted"),
-			once: j.vals(label, "jobs_completed_once"), hand: j.vals(label, "jobs_completed_handover")}
-		j.vals(label, "exit_code")
+		c := cells{failed: j.Vals(label, "dropped_inflight"), ins: j.Vals(label, "jobs_inserted"),
+			once: j.Vals(label, "jobs_completed_once"), hand: j.Vals(label, "jobs_completed_handover")}
+		j.Vals(label, "exit_code")
 		return c
 	}
 	l, f := get(last), get(first)
-	if !j.ok() {
-		return j.verdict("")
+	if !j.OK() {
+		return j.Verdict()
 	}
 	// completedAll counts the runs whose jobs all completed.
 	completedAll := func(c cells) (all, n int) {
@@ -126,35 +126,35 @@ func ruleJ4(res *report.Result) Verdict {
 		}
 		return all, n
 	}
-	j.check(every(l.failed, equals(0)), "%s: in-flight requests failed in %s runs", last, count(l.failed, not(equals(0))))
+	j.Check(Every(l.failed, Equals(0)), "%s: in-flight requests failed in %s runs", last, Count(l.failed, Not(Equals(0))))
 	if all, n := completedAll(l); all != n {
-		j.check(false, "%s: not every job completed in %d of %d runs", last, n-all, n)
+		j.Check(false, "%s: not every job completed in %d of %d runs", last, n-all, n)
 	}
-	j.check(every(f.failed, atLeast(1)), "%s: no in-flight request failed in %s runs", first, count(f.failed, not(atLeast(1))))
+	j.Check(Every(f.failed, AtLeast(1)), "%s: no in-flight request failed in %s runs", first, Count(f.failed, Not(AtLeast(1))))
 	if all, n := completedAll(f); all != 0 {
-		j.check(false, "%s: every job completed in %d of %d runs", first, all, n)
+		j.Check(false, "%s: every job completed in %d of %d runs", first, all, n)
 	}
-	return j.verdict("")
+	return j.Verdict()
 }
 
 func ruleJ5(res *report.Result) Verdict {
 	const ignore, restart = "REPEAT_SIGNAL=ignore", "REPEAT_SIGNAL=restart"
-	j := newJudge(res)
-	codeI := j.vals(ignore, "exit_code")
-	exitI := j.vals(ignore, "exit_after_ms")
-	finalI := j.vals(ignore, "final_log")
-	codeR := j.vals(restart, "exit_code")
-	j.vals(restart, "exit_after_ms")
-	finalR := j.vals(restart, "final_log")
-	if !j.ok() {
-		return j.verdict("")
+	j := NewJudge(res)
+	codeI := j.Vals(ignore, "exit_code")
+	exitI := j.Vals(ignore, "exit_after_ms")
+	finalI := j.Vals(ignore, "final_log")
+	codeR := j.Vals(restart, "exit_code")
+	j.Vals(restart, "exit_after_ms")
+	finalR := j.Vals(restart, "final_log")
+	if !j.OK() {
+		return j.Verdict()
 	}
-	j.check(every(codeI, func(x report.Value) bool { return !x.Null && x.V != 137 }),
-		"%s: exit code 137 or none in %s runs", ignore, count(codeI, func(x report.Value) bool { return x.Null || x.V == 137 }))
-	j.check(every(exitI, below(jGraceMs)), "%s: not out within the %d s grace period in %s runs", ignore, jGraceMs/1000,
-		count(exitI, notBelow(jGraceMs)))
-	j.check(every(finalI, isTrue), "%s: no final log line in %s runs", ignore, count(finalI, not(isTrue)))
-	j.check(every(codeR, equals(137)), "%s: exit code not 137 in %s runs", restart, count(codeR, not(equals(137))))
-	j.check(every(finalR, isFalse), "%s: the final log line was written in %s runs", restart, count(finalR, not(isFalse)))
-	return j.verdict("")
+	j.Check(Every(codeI, func(x report.Value) bool { return !x.Null && x.V != 137 }),
+		"%s: exit code 137 or none in %s runs", ignore, Count(codeI, func(x report.Value) bool { return x.Null || x.V == 137 }))
+	j.Check(Every(exitI, Below(jGraceMs)), "%s: not out within the %d s grace period in %s runs", ignore, jGraceMs/1000,
+		Count(exitI, NotBelow(jGraceMs)))
+	j.Check(Every(finalI, IsTrue), "%s: no final log line in %s runs", ignore, Count(finalI, Not(IsTrue)))
+	j.Check(Every(codeR, Equals(137)), "%s: exit code not 137 in %s runs", restart, Count(codeR, Not(Equals(137))))
+	j.Check(Every(finalR, IsFalse), "%s: the final log line was written in %s runs", restart, Count(finalR, Not(IsFalse)))
+	return j.Verdict()
 }

@@ -11,18 +11,18 @@ import (
 
 func ruleW1(res *report.Result) Verdict {
 	const refuse, accept = "UPGRADES_WHILE_DRAINING=refuse", "UPGRADES_WHILE_DRAINING=accept"
-	j := newJudge(res)
-	refused := j.vals(refuse, "ws_upgrades_refused_draining")
-	acceptedR := j.vals(refuse, "ws_upgrades_accepted_after_ready_false")
-	j.vals(accept, "ws_upgrades_refused_draining")
-	acceptedA := j.vals(accept, "ws_upgrades_accepted_after_ready_false")
-	if j.ok() {
-		j.check(every(refused, atLeast(1)), "refuse: no upgrade refused as draining in %s runs", count(refused, not(atLeast(1))))
-		j.check(every(acceptedR, equals(0)), "refuse: upgrades accepted after readiness failed in %s runs", count(acceptedR, not(equals(0))))
-		j.check(every(acceptedA, atLeast(1)), "accept: no upgrade accepted after readiness failed in %s runs (the race did not show)",
-			count(acceptedA, not(atLeast(1))))
+	j := NewJudge(res)
+	refused := j.Vals(refuse, "ws_upgrades_refused_draining")
+	acceptedR := j.Vals(refuse, "ws_upgrades_accepted_after_ready_false")
+	j.Vals(accept, "ws_upgrades_refused_draining")
+	acceptedA := j.Vals(accept, "ws_upgrades_accepted_after_ready_false")
+	if j.OK() {
+		j.Check(Every(refused, AtLeast(1)), "refuse: no upgrade refused as draining in %s runs", Count(refused, Not(AtLeast(1))))
+		j.Check(Every(acceptedR, Equals(0)), "refuse: upgrades accepted after readiness failed in %s runs", Count(acceptedR, Not(Equals(0))))
+		j.Check(Every(acceptedA, AtLeast(1)), "accept: no upgrade accepted after readiness failed in %s runs (the race did not show)",
+			Count(acceptedA, Not(AtLeast(1))))
 	}
-	return j.verdict("")
+	return j.Verdict()
 }
 
 // w2GoExitBeforeMs is how soon after docker stop a Go close-mode target
@@ -30,32 +30,32 @@ func ruleW1(res *report.Result) Verdict {
 const w2GoExitBeforeMs = 5000
 
 func ruleW2(res *report.Result) Verdict {
-	j := newJudge(res)
-	c1001 := j.vals("mode=close", "ws_close_1001")
-	c1006 := j.vals("mode=close", "ws_close_1006")
-	p50 := j.vals("mode=close", "ws_close_after_signal_p50_ms")
-	code := j.vals("mode=close", "exit_code")
-	exit := j.vals("mode=close", "exit_after_ms")
-	if !j.ok() {
-		return j.verdict("")
+	j := NewJudge(res)
+	c1001 := j.Vals("mode=close", "ws_close_1001")
+	c1006 := j.Vals("mode=close", "ws_close_1006")
+	p50 := j.Vals("mode=close", "ws_close_after_signal_p50_ms")
+	code := j.Vals("mode=close", "exit_code")
+	exit := j.Vals("mode=close", "exit_after_ms")
+	if !j.OK() {
+		return j.Verdict()
 	}
-	j.check(every(c1001, equals(0)), "mode=close: clients got a 1001 in %s runs (close mode retired the streams)", count(c1001, not(equals(0))))
+	j.Check(Every(c1001, Equals(0)), "mode=close: clients got a 1001 in %s runs (close mode retired the streams)", Count(c1001, Not(Equals(0))))
 	if ResultRuntime(res) == "go" {
-		j.check(every(code, equals(0)), "mode=close: exit code not 0 in %s runs", count(code, not(equals(0))))
-		j.check(every(exit, below(w2GoExitBeforeMs)), "mode=close: did not exit by itself within %s in %s runs",
-			msRange(0, w2GoExitBeforeMs), count(exit, notBelow(w2GoExitBeforeMs)))
-		j.check(every(c1006, atLeast(1)), "mode=close: no 1006 close in %s runs", count(c1006, not(atLeast(1))))
-		return j.verdict("")
+		j.Check(Every(code, Equals(0)), "mode=close: exit code not 0 in %s runs", Count(code, Not(Equals(0))))
+		j.Check(Every(exit, Below(w2GoExitBeforeMs)), "mode=close: did not exit by itself within %s in %s runs",
+			MsRange(0, w2GoExitBeforeMs), Count(exit, NotBelow(w2GoExitBeforeMs)))
+		j.Check(Every(c1006, AtLeast(1)), "mode=close: no 1006 close in %s runs", Count(c1006, Not(AtLeast(1))))
+		return j.Verdict()
 	}
-	j.check(every(code, equals(137)), "mode=close: not killed at the grace period (exit code not 137) in %s runs", count(code, not(equals(137))))
+	j.Check(Every(code, Equals(137)), "mode=close: not killed at the grace period (exit code not 137) in %s runs", Count(code, Not(Equals(137))))
 	open := 0
 	for i := range p50 {
 		if i < len(exit) && !p50[i].Null && !exit[i].Null && p50[i].V >= exit[i].V-1000 {
 			open++
 		}
 	}
-	j.check(open == len(p50), "mode=close: the median close came > 1 s before the kill (or is missing) in %d/%d runs", len(p50)-open, len(p50))
-	return j.verdict("")
+	j.Check(open == len(p50), "mode=close: the median close came > 1 s before the kill (or is missing) in %d/%d runs", len(p50)-open, len(p50))
+	return j.Verdict()
 }
 
 // w3SpreadSlackMs is how far past CLOSE_SPREAD_MS the 95th percentile close
@@ -63,25 +63,25 @@ func ruleW2(res *report.Result) Verdict {
 const w3SpreadSlackMs = 500
 
 func ruleW3(res *report.Result) Verdict {
-	j := newJudge(res)
-	clients := j.vals("mode=full", "ws_clients")
-	c1001 := j.vals("mode=full", "ws_close_1001")
-	c1006 := j.vals("mode=full", "ws_close_1006")
-	other := j.vals("mode=full", "ws_close_other")
-	p50 := j.vals("mode=full", "ws_close_after_signal_p50_ms")
-	p95 := j.vals("mode=full", "ws_close_after_signal_p95_ms")
-	spread := j.vals("mode=full", "ws_close_spread_ms")
-	term := j.vals("mode=full", "ws_terminated")
-	code := j.vals("mode=full", "exit_code")
+	j := NewJudge(res)
+	clients := j.Vals("mode=full", "ws_clients")
+	c1001 := j.Vals("mode=full", "ws_close_1001")
+	c1006 := j.Vals("mode=full", "ws_close_1006")
+	other := j.Vals("mode=full", "ws_close_other")
+	p50 := j.Vals("mode=full", "ws_close_after_signal_p50_ms")
+	p95 := j.Vals("mode=full", "ws_close_after_signal_p95_ms")
+	spread := j.Vals("mode=full", "ws_close_spread_ms")
+	term := j.Vals("mode=full", "ws_terminated")
+	code := j.Vals("mode=full", "exit_code")
 	raw := 0
-	if j.ok() {
+	if j.OK() {
 		raw = rawPeers(res.ScenarioYAML)
 		if raw == 0 {
-			j.missing("the %s scenario has no raw peer (load.ws.raw_peers): the deadline half cannot be judged", res.Scenario)
+			j.Missing("the %s scenario has no raw peer (load.ws.raw_peers): the deadline half cannot be judged", res.Scenario)
 		}
 	}
-	if !j.ok() {
-		return j.verdict("")
+	if !j.OK() {
+		return j.Verdict()
 	}
 	all, spreadOK, median := 0, 0, 0
 	for i := range c1001 {
@@ -98,15 +98,15 @@ func ruleW3(res *report.Result) Verdict {
 		}
 	}
 	n := len(c1001)
-	j.check(all == n, "mode=full: fewer 1001 closes than clients in %d/%d runs", n-all, n)
-	j.check(every(c1006, equals(0)), "mode=full: 1006 closes in %s runs", count(c1006, not(equals(0))))
-	j.check(every(other, equals(0)), "mode=full: closes with another code in %s runs", count(other, not(equals(0))))
-	j.check(spreadOK == n, "mode=full: p95 close time past CLOSE_SPREAD_MS + %d ms (or no spread) in %d/%d runs", w3SpreadSlackMs, n-spreadOK, n)
-	j.check(median == n, "mode=full: median close time outside 20–80%% of CLOSE_SPREAD_MS (a spike, or no spread) in %d/%d runs", n-median, n)
-	j.check(every(term, atLeast(float64(raw))), "mode=full: fewer than %d peers (the raw peers) terminated at the deadline in %s runs",
-		raw, count(term, not(atLeast(float64(raw)))))
-	j.check(every(code, equals(0)), "mode=full: exit code not 0 in %s runs", count(code, not(equals(0))))
-	return j.verdict("")
+	j.Check(all == n, "mode=full: fewer 1001 closes than clients in %d/%d runs", n-all, n)
+	j.Check(Every(c1006, Equals(0)), "mode=full: 1006 closes in %s runs", Count(c1006, Not(Equals(0))))
+	j.Check(Every(other, Equals(0)), "mode=full: closes with another code in %s runs", Count(other, Not(Equals(0))))
+	j.Check(spreadOK == n, "mode=full: p95 close time past CLOSE_SPREAD_MS + %d ms (or no spread) in %d/%d runs", w3SpreadSlackMs, n-spreadOK, n)
+	j.Check(median == n, "mode=full: median close time outside 20–80%% of CLOSE_SPREAD_MS (a spike, or no spread) in %d/%d runs", n-median, n)
+	j.Check(Every(term, AtLeast(float64(raw))), "mode=full: fewer than %d peers (the raw peers) terminated at the deadline in %s runs",
+		raw, Count(term, Not(AtLeast(float64(raw)))))
+	j.Check(Every(code, Equals(0)), "mode=full: exit code not 0 in %s runs", Count(code, Not(Equals(0))))
+	return j.Verdict()
 }
 
 // rawPeers returns load.ws.raw_peers of a scenario file as run, 0 when
@@ -128,28 +128,28 @@ func rawPeers(scenarioYAML string) int {
 var wsPolicies = []string{"kind=immediate", "kind=full-jitter"}
 
 func ruleW4(res *report.Result) Verdict {
-	j := newJudge(res)
+	j := NewJudge(res)
 	peak := map[string][]report.Value{}
 	single := map[string][]report.Value{}
 	double := map[string][]report.Value{}
 	for _, p := range wsPolicies {
-		peak[p] = j.vals(p+",double_schedule=false", "ws_peak_handshakes_per_100ms")
-		j.vals(p+",double_schedule=false", "ws_upgrades_per_s")
-		j.vals(p+",double_schedule=false", "ws_upgrades_refused_capacity")
-		single[p] = j.vals(p+",double_schedule=false", "ws_attempts_per_client_mean")
-		double[p] = j.vals(p+",double_schedule=true", "ws_attempts_per_client_mean")
+		peak[p] = j.Vals(p+",double_schedule=false", "ws_peak_handshakes_per_100ms")
+		j.Vals(p+",double_schedule=false", "ws_upgrades_per_s")
+		j.Vals(p+",double_schedule=false", "ws_upgrades_refused_capacity")
+		single[p] = j.Vals(p+",double_schedule=false", "ws_attempts_per_client_mean")
+		double[p] = j.Vals(p+",double_schedule=true", "ws_attempts_per_client_mean")
 	}
-	if j.ok() {
-		imm, fj := median(peak["kind=immediate"]), median(peak["kind=full-jitter"])
-		j.check(imm > fj && fj >= 0, "double_schedule=false: median peak handshakes per 100 ms not higher with immediate (%s) than with full-jitter (%s)",
+	if j.OK() {
+		imm, fj := Median(peak["kind=immediate"]), Median(peak["kind=full-jitter"])
+		j.Check(imm > fj && fj >= 0, "double_schedule=false: median peak handshakes per 100 ms not higher with immediate (%s) than with full-jitter (%s)",
 			report.FormatNumber(report.KindCount, imm), report.FormatNumber(report.KindCount, fj))
 		for _, p := range wsPolicies {
 			s, d := medianF(single[p]), medianF(double[p])
-			j.check(d > s && s >= 0, "%s: median attempts per client not higher with double_schedule=true (%s) than false (%s)",
+			j.Check(d > s && s >= 0, "%s: median attempts per client not higher with double_schedule=true (%s) than false (%s)",
 				p, report.FormatNumber(report.KindRatio, d), report.FormatNumber(report.KindRatio, s))
 		}
 	}
-	return j.verdict("")
+	return j.Verdict()
 }
 
 // medianF is median for a fractional metric (ws_attempts_per_client_mean),
@@ -165,45 +165,45 @@ func medianF(xs []report.Value) float64 {
 
 func ruleW5(res *report.Result) Verdict {
 	const replay, none = "EVENTS_REPLAY=1000", "EVENTS_REPLAY=0"
-	j := newJudge(res)
-	unknownR := j.vals(replay, "ws_events_unknown")
-	dup := j.vals(replay, "ws_events_dup_rejected")
-	j.vals(replay, "ws_events_replayed")
-	j.vals(replay, "ws_events_dup_accepted")
-	j.vals(replay, "ws_events_delivered")
-	unknownN := j.vals(none, "ws_events_unknown")
-	j.vals(none, "ws_events_delivered")
-	if j.ok() {
-		j.check(every(unknownR, equals(0)), "%s: unknown events (replay missed some) in %s runs", replay, count(unknownR, not(equals(0))))
-		j.check(every(dup, atLeast(1)), "%s: no duplicate rejected in %s runs", replay, count(dup, not(atLeast(1))))
-		j.check(every(unknownN, atLeast(1)), "%s: no unknown event reported (a gap reported as zero loss?) in %s runs", none, count(unknownN, not(atLeast(1))))
+	j := NewJudge(res)
+	unknownR := j.Vals(replay, "ws_events_unknown")
+	dup := j.Vals(replay, "ws_events_dup_rejected")
+	j.Vals(replay, "ws_events_replayed")
+	j.Vals(replay, "ws_events_dup_accepted")
+	j.Vals(replay, "ws_events_delivered")
+	unknownN := j.Vals(none, "ws_events_unknown")
+	j.Vals(none, "ws_events_delivered")
+	if j.OK() {
+		j.Check(Every(unknownR, Equals(0)), "%s: unknown events (replay missed some) in %s runs", replay, Count(unknownR, Not(Equals(0))))
+		j.Check(Every(dup, AtLeast(1)), "%s: no duplicate rejected in %s runs", replay, Count(dup, Not(AtLeast(1))))
+		j.Check(Every(unknownN, AtLeast(1)), "%s: no unknown event reported (a gap reported as zero loss?) in %s runs", none, Count(unknownN, Not(AtLeast(1))))
 	}
-	return j.verdict("")
+	return j.Verdict()
 }
 
 func ruleW6(res *report.Result) Verdict {
-	j := newJudge(res)
-	fits5 := j.vals("timeout=5s", "ws_budget_fits")
-	budget := j.vals("timeout=5s", "ws_budget_ms")
-	code5 := j.vals("timeout=5s", "exit_code")
-	exit5 := j.vals("timeout=5s", "exit_after_ms")
-	fits10 := j.vals("timeout=10s", "ws_budget_fits")
-	code10 := j.vals("timeout=10s", "exit_code")
-	exit10 := j.vals("timeout=10s", "exit_after_ms")
-	if !j.ok() {
-		return j.verdict("")
+	j := NewJudge(res)
+	fits5 := j.Vals("timeout=5s", "ws_budget_fits")
+	budget := j.Vals("timeout=5s", "ws_budget_ms")
+	code5 := j.Vals("timeout=5s", "exit_code")
+	exit5 := j.Vals("timeout=5s", "exit_after_ms")
+	fits10 := j.Vals("timeout=10s", "ws_budget_fits")
+	code10 := j.Vals("timeout=10s", "exit_code")
+	exit10 := j.Vals("timeout=10s", "exit_after_ms")
+	if !j.OK() {
+		return j.Verdict()
 	}
-	j.check(every(fits5, isFalse), "timeout=5s: budget fits (or not recorded) in %s runs", count(fits5, not(isFalse)))
-	j.check(every(code5, equals(137)), "timeout=5s: not killed (exit code not 137) in %s runs", count(code5, not(equals(137))))
+	j.Check(Every(fits5, IsFalse), "timeout=5s: budget fits (or not recorded) in %s runs", Count(fits5, Not(IsFalse)))
+	j.Check(Every(code5, Equals(137)), "timeout=5s: not killed (exit code not 137) in %s runs", Count(code5, Not(Equals(137))))
 	early := 0
 	for i := range exit5 {
 		if i < len(budget) && !exit5[i].Null && !budget[i].Null && exit5[i].V < budget[i].V {
 			early++
 		}
 	}
-	j.check(early == len(exit5), "timeout=5s: the process did not end before its budget in %d/%d runs", len(exit5)-early, len(exit5))
-	j.check(every(fits10, isTrue), "timeout=10s: budget does not fit (or not recorded) in %s runs", count(fits10, not(isTrue)))
-	j.check(every(code10, equals(0)), "timeout=10s: exit code not 0 in %s runs", count(code10, not(equals(0))))
-	j.check(every(exit10, below(10000)), "timeout=10s: did not exit before the 10 s timeout in %s runs", count(exit10, notBelow(10000)))
-	return j.verdict("")
+	j.Check(early == len(exit5), "timeout=5s: the process did not end before its budget in %d/%d runs", len(exit5)-early, len(exit5))
+	j.Check(Every(fits10, IsTrue), "timeout=10s: budget does not fit (or not recorded) in %s runs", Count(fits10, Not(IsTrue)))
+	j.Check(Every(code10, Equals(0)), "timeout=10s: exit code not 0 in %s runs", Count(code10, Not(Equals(0))))
+	j.Check(Every(exit10, Below(10000)), "timeout=10s: did not exit before the 10 s timeout in %s runs", Count(exit10, NotBelow(10000)))
+	return j.Verdict()
 }
