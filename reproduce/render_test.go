@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/shutdownlab/shutdownlab/report"
+	"github.com/shutdownlab/shutdownlab/report/document"
 	"github.com/shutdownlab/shutdownlab/reproduce"
 	"github.com/shutdownlab/shutdownlab/reproduce/reprotest"
 	"github.com/shutdownlab/shutdownlab/scenarios"
@@ -124,7 +125,7 @@ func TestRunFailures(t *testing.T) {
 	}
 	var log bytes.Buffer
 	out := t.TempDir()
-	rep, err := reproduce.Run(context.Background(), reproduce.Options{Runs: 1, Only: []string{"P2", "P3", "P4", "P5"}, Out: out, Runner: fr, Log: &log, Find: find,
+	rep, err := reproduce.Run(context.Background(), reproduce.Options{Runs: 1, Only: []string{"P2", "P3", "P4", "P5"}, Out: out, Runner: fr, Rebuild: document.Rebuild, Log: &log, Find: find,
 		Now: func() time.Time { return time.Date(2026, 1, 1, 12, 0, 0, 0, time.Local) }})
 	if err != nil {
 		t.Fatal(err)
@@ -165,5 +166,20 @@ func TestRunFailures(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), "estimated duration: node ~") {
 		t.Errorf("no estimate in the log:\n%s", log.String())
+	}
+}
+
+// Run refuses options without a scenario runner or a report writer,
+// before it runs anything.
+func TestRunNeedsRunnerAndRebuild(t *testing.T) {
+	fr := &failingRunner{}
+	if _, err := reproduce.Run(context.Background(), reproduce.Options{Rebuild: document.Rebuild, Out: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "no scenario runner") {
+		t.Errorf("no runner: %v", err)
+	}
+	if _, err := reproduce.Run(context.Background(), reproduce.Options{Runner: fr, Out: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "Options.Rebuild") {
+		t.Errorf("no Rebuild: %v", err)
+	}
+	if len(fr.calls) != 0 {
+		t.Errorf("ran %v without a report writer", fr.calls)
 	}
 }
