@@ -1,12 +1,6 @@
 package reproduce
 
-import (
-	"fmt"
-	"slices"
-	"strings"
-
-	"github.com/shutdownlab/shutdownlab/report"
-)
+import "github.com/shutdownlab/shutdownlab/report"
 
 // SourceRig is the machine the published measurements were taken on
 // (docs/claims.md, "P1–P12: HTTP shutdown").
@@ -15,7 +9,8 @@ const SourceRig = "Apple M3, Docker Desktop 29.5.2, Node v23.11.1 (`node:23-alpi
 
 // Claim is one published measurement and how to judge it.
 type Claim struct {
-	// ID is "P1" .. "P12", "W1" .. "W6", "J1" .. "J5", "C1" .. "C4".
+	// ID is "P1" .. "P12" for this package's claims, a capability's
+	// letter and number for its own ("W1" .. "W6"); unique in the program.
 	ID string
 	// Setup and Published are the published table's text, verbatim.
 	Setup, Published string
@@ -52,12 +47,10 @@ func (c Claim) Judge(res *report.Result) Verdict {
 	return v
 }
 
-// Claims returns the table of the published claims, in order: P1–P12
-// (HTTP shutdown), then W1–W6 (WebSockets, claims_ws.go), then J1–J5 (background
-// jobs, claims_jobs.go), then C1–C4
-// (cluster supervisors and hostile clients, claims_cluster.go).
-func Claims() []Claim {
-	return append([]Claim{
+// coreClaims returns this package's claims, P1–P12 (HTTP shutdown), in
+// order; their source is SourceRig.
+func coreClaims() []Claim {
+	return []Claim{
 		{ID: "P1", Setup: "`none`, Node as PID 1 (no `--init`), `docker kill -s TERM`",
 			Published: "still running 3 s later, 3/3; only SIGKILL ends it (exit 137)",
 			Scenario:  "pid1-signal", Variants: []string{"init=false", "init=true"},
@@ -148,29 +141,5 @@ func Claims() []Claim {
 			Rule: "mode=none and mode=close: the median run has ≥ 1 ghost write; mode=full: 0 ghost writes in every run; " +
 				"0 lost writes everywhere; mode=full: median p99_vs_baseline ≥ 1.2 (the roll costs latency; published ~1.55×)",
 			RuleFunc: ruleP12},
-	}, append(append(wsClaims(), jobsClaims()...), clusterClaims()...)...)
-}
-
-// Select returns the claims with the given ids (all when ids is empty), in
-// table order; an unknown id is an error naming the known ones.
-func Select(ids []string) ([]Claim, error) {
-	all := Claims()
-	if len(ids) == 0 {
-		return all, nil
 	}
-	want := map[string]bool{}
-	for _, id := range ids {
-		id = strings.ToUpper(strings.TrimSpace(id))
-		if !slices.ContainsFunc(all, func(c Claim) bool { return c.ID == id }) {
-			return nil, fmt.Errorf("unknown claim %q (known: P1 .. P12, W1 .. W6, J1 .. J5, C1 .. C4)", id)
-		}
-		want[id] = true
-	}
-	var out []Claim
-	for _, c := range all {
-		if want[c.ID] {
-			out = append(out, c)
-		}
-	}
-	return out, nil
 }

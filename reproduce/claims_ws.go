@@ -70,37 +70,3 @@ func wsClaims() []Claim {
 			RuleFunc: ruleW6},
 	}
 }
-
-// sourceLines are the report's lines on where its claims were published:
-// the P source rig when a P claim (or no claim) is judged, the W source
-// when a W claim is, the J source when a J claim is, the C source when a
-// C claim is.
-func (rep *Report) sourceLines() []string {
-	var p, w, jb, c bool
-	for _, cr := range rep.Claims {
-		switch cr.Claim.ID[0] {
-		case 'W':
-			w = true
-		case 'J':
-			jb = true
-		case 'C':
-			c = true
-		default:
-			p = true
-		}
-	}
-	var out []string
-	if p || !w && !jb && !c {
-		out = append(out, "**Source rig (published):** "+SourceRig+".")
-	}
-	if w {
-		out = append(out, "**Source of W1–W6 (published):** "+WSSource+".")
-	}
-	if jb {
-		out = append(out, "**Source of J1–J5 (published):** "+JobsSource+".")
-	}
-	if c {
-		out = append(out, "**Source of C1–C4 (published):** "+ClusterSource+".")
-	}
-	return out
-}

@@ -56,3 +56,11 @@ var WhyNotApplicable = notApplicable
 
 // RawPeers is load.ws.raw_peers of a scenario file (rawPeers).
 var RawPeers = rawPeers
+
+// UninstallClaims forgets the installed claim sets for the duration of
+// the test, as in a program that installs none.
+func UninstallClaims(t *testing.T) {
+	old := installed
+	installed = nil
+	t.Cleanup(func() { installed = old })
+}

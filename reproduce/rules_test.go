@@ -173,4 +173,8 @@ func TestClaimsTable(t *testing.T) {
 	if _, err := reproduce.Select([]string{"C5"}); err == nil || !strings.Contains(err.Error(), "C1 .. C4") {
 		t.Errorf("Select(C5): error %v, want one naming C1 .. C4", err)
 	}
+	const known = `unknown claim "Z1" (known: P1 .. P12, W1 .. W6, J1 .. J5, C1 .. C4)`
+	if _, err := reproduce.Select([]string{"z1"}); err == nil || err.Error() != known {
+		t.Errorf("Select(z1): error %v, want %s", err, known)
+	}
 }
