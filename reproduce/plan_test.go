@@ -8,6 +8,7 @@ import (
 
 	"github.com/shutdownlab/shutdownlab/reproduce"
 	"github.com/shutdownlab/shutdownlab/reproduce/reprotest"
+	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
 // The plan runs each scenario once per runtime, except a scenario with a
@@ -80,5 +81,17 @@ func TestSplitRuntime(t *testing.T) {
 	}
 	if res.Variants[0].Label != "runtime=node,mode=close" {
 		t.Error("SplitRuntime changed its input")
+	}
+}
+
+// A scenario without a program or load kind of one runtime (the cluster
+// program is Node's) runs on both.
+func TestApplicableToBoth(t *testing.T) {
+	sc, err := scenarios.Find("direct-inflight")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reproduce.WhyNotApplicable(sc, "go") != "" {
+		t.Errorf("direct-inflight on go: not applicable %q", reproduce.WhyNotApplicable(sc, "go"))
 	}
 }

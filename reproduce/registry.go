@@ -86,8 +86,7 @@ func claimSets() []ClaimSet {
 // builtinSets are the capabilities' claims still kept here, until each
 // moves to its capability's directory.
 func builtinSets() []ClaimSet {
-	return []ClaimSet{{Claims: wsClaims(), Source: WSSource}, {Claims: jobsClaims(), Source: JobsSource},
-		{Claims: clusterClaims(), Source: ClusterSource}}
+	return []ClaimSet{{Claims: wsClaims(), Source: WSSource}, {Claims: jobsClaims(), Source: JobsSource}}
 }
 
 // span names a set's first and last claim, joined by sep ("W1 .. W6").

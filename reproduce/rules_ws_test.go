@@ -164,33 +164,3 @@ func TestWSRules(t *testing.T) {
 	}
 	reprotest.RunRuleCases(t, reproduce.Claims(), cases)
 }
-
-// A report names the source of the claims it judges: the P rig, the W
-// article, the C article, or several.
-func TestSourceLines(t *testing.T) {
-	rep := func(ids ...string) *reproduce.Report {
-		r := &reproduce.Report{}
-		for _, id := range ids {
-			r.Claims = append(r.Claims, reproduce.ClaimResult{Claim: reprotest.ClaimByID(t, reproduce.Claims(), id)})
-		}
-		return r
-	}
-	cases := []struct {
-		name          string
-		rep           *reproduce.Report
-		rig, art, cls bool
-	}{
-		{"no claims", rep(), true, false, false},
-		{"P only", rep("P2"), true, false, false},
-		{"W only", rep("W2", "W3"), false, true, false},
-		{"both", rep("P9", "W6"), true, true, false},
-		{"C only", rep("C1", "C4"), false, false, true},
-		{"W and C", rep("W1", "C2"), false, true, true},
-	}
-	for _, tc := range cases {
-		got := strings.Join(tc.rep.SourceLines(), "\n")
-		if strings.Contains(got, reproduce.SourceRig) != tc.rig || strings.Contains(got, reproduce.WSSource) != tc.art || strings.Contains(got, reproduce.ClusterSource) != tc.cls {
-			t.Errorf("%s: %q; want rig %v, ws article %v, cluster article %v", tc.name, got, tc.rig, tc.art, tc.cls)
-		}
-	}
-}

@@ -1,15 +1,19 @@
-package reproduce
+package cluster
 
-// ClusterSource is where C1–C4 were published (docs/claims.md, "C1–C4").
-const ClusterSource = "a published article on a Node.js gateway built on `node:cluster`; " +
+import "github.com/shutdownlab/shutdownlab/reproduce"
+
+// ClaimsSource is where C1–C4 were published (docs/claims.md, "C1–C4").
+const ClaimsSource = "a published article on a Node.js gateway built on `node:cluster`; " +
 	"the article gives mechanisms and shapes (a 10 s teardown timeout), not a rig or figures"
 
-// clusterClaims returns the table of the cluster and hostile-client claims
-// C1–C4, in order. Setup and Published are the claim's published text,
-// verbatim, split at the claim's subject. Their scenarios run the Node
-// cluster target (target.program cluster), so Go is not applicable (Plan).
-func clusterClaims() []Claim {
-	return []Claim{
+// Claims are the cluster and hostile-client claims C1–C4, in order, as
+// the capabilities list installs them (reproduce.InstallClaims). Setup
+// and Published are the claim's published text, verbatim, split at the
+// claim's subject. Their scenarios run the Node cluster target
+// (target.program cluster), so Go is not applicable (reproduce.Plan).
+var Claims = reproduce.ClaimSet{
+	Source: ClaimsSource,
+	Claims: []reproduce.Claim{
 		{ID: "C1", Setup: "Blind resurrection",
 			Published: "on SIGTERM the workers exit and the primary immediately forks replacements, until the grace period's " +
 				"SIGKILL ends everything (exit 137) and severs the connections in flight.",
@@ -50,5 +54,5 @@ func clusterClaims() []Claim {
 				"PROXY_IMPL=pipeline: every run grows < 0.2 fd per abort and exits 0 without forced_exit. " +
 				"Not judged: the 300 ms backend (path=/proxy?ms=300), which closes pipe's sockets itself; shown",
 			RuleFunc: ruleC4},
-	}
+	},
 }

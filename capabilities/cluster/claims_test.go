@@ -1,27 +1,25 @@
-package reproduce_test
+package cluster
 
 import (
 	"strings"
 	"testing"
 
-	"github.com/shutdownlab/shutdownlab/capabilities/cluster"
 	"github.com/shutdownlab/shutdownlab/capabilities/cluster/clustermetrics"
 	"github.com/shutdownlab/shutdownlab/capabilities/resources"
 	"github.com/shutdownlab/shutdownlab/capabilities/resources/resourcemetrics"
 	"github.com/shutdownlab/shutdownlab/report"
 	"github.com/shutdownlab/shutdownlab/reproduce"
 	"github.com/shutdownlab/shutdownlab/reproduce/reprotest"
-	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
 // clusterSet sets cluster metrics on a synthetic run (a cluster run:
 // cluster metrics present).
 func clusterSet(f func(c *clustermetrics.Metrics)) reprotest.Set {
 	return func(m *report.Metrics) {
-		if cluster.Of(m) == nil {
-			m.SetPart(cluster.Need, &clustermetrics.Metrics{})
+		if Of(m) == nil {
+			m.SetPart(Need, &clustermetrics.Metrics{})
 		}
-		f(cluster.Of(m))
+		f(Of(m))
 	}
 }
 
@@ -123,16 +121,13 @@ func TestClusterRules(t *testing.T) {
 				m.SetPart(resources.Need, &resourcemetrics.Metrics{})
 			}), pipelineOK)},
 	}
-	reprotest.RunRuleCases(t, reproduce.Claims(), cases)
+	reprotest.RunRuleCases(t, Claims.Claims, cases)
 }
 
 // C1–C4 run the Node cluster target: planned on node only, not applicable
 // on go, and a go-only reproduction runs nothing for them.
 func TestPlanClusterNodeOnly(t *testing.T) {
-	claims, err := reproduce.Select([]string{"C1", "C2", "C3", "C4"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	claims := Claims.Claims
 	jobs, err := reproduce.Plan(claims, []string{"node", "go"}, 3, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -152,23 +147,11 @@ func TestPlanClusterNodeOnly(t *testing.T) {
 	if err != nil || len(jobs) != 1 || jobs[0].Skip == "" || jobs[0].NotApplicable["go"] == "" || len(jobs[0].Runtimes) != 0 {
 		t.Errorf("C1 on go only: %+v, %v; want one skipped job, go not applicable", jobs, err)
 	}
-	// A scenario without the cluster program still runs on both.
-	sc, err := scenarios.Find("direct-inflight")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if reproduce.WhyNotApplicable(sc, "go") != "" {
-		t.Errorf("direct-inflight on go: not applicable %q", reproduce.WhyNotApplicable(sc, "go"))
-	}
 }
 
 // The variant labels C1–C4 judge are labels the catalog scenarios expand
 // to (reproduce.MatchLabel), so a renamed axis breaks this test rather than turning
 // a claim into "variant not in the result" after a run.
 func TestClusterVariantsInCatalog(t *testing.T) {
-	cs, err := reproduce.Select([]string{"C1", "C2", "C3", "C4"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	reprotest.VariantsInCatalog(t, cs, "node")
+	reprotest.VariantsInCatalog(t, Claims.Claims, "node")
 }
