@@ -86,7 +86,7 @@ func claimSets() []ClaimSet {
 // builtinSets are the capabilities' claims still kept here, until each
 // moves to its capability's directory.
 func builtinSets() []ClaimSet {
-	return []ClaimSet{{Claims: wsClaims(), Source: WSSource}, {Claims: jobsClaims(), Source: JobsSource}}
+	return []ClaimSet{{Claims: wsClaims(), Source: WSSource}}
 }
 
 // span names a set's first and last claim, joined by sep ("W1 .. W6").

@@ -1,10 +1,9 @@
-package reproduce_test
+package queuejobs
 
 import (
 	"strings"
 	"testing"
 
-	"github.com/shutdownlab/shutdownlab/capabilities/queuejobs"
 	"github.com/shutdownlab/shutdownlab/capabilities/queuejobs/jobsmetrics"
 	"github.com/shutdownlab/shutdownlab/report"
 	"github.com/shutdownlab/shutdownlab/reproduce"
@@ -15,10 +14,10 @@ import (
 // present).
 func jobsSet(f func(j *jobsmetrics.Metrics)) reprotest.Set {
 	return func(m *report.Metrics) {
-		if queuejobs.Of(m) == nil {
-			m.SetPart(queuejobs.Need, &jobsmetrics.Metrics{})
+		if Of(m) == nil {
+			m.SetPart(Need, &jobsmetrics.Metrics{})
 		}
-		f(queuejobs.Of(m))
+		f(Of(m))
 	}
 }
 
@@ -111,16 +110,13 @@ func TestJobsRules(t *testing.T) {
 		{Name: "ignore killed", Claim: "J5", Want: reproduce.Differs, Why: "REPEAT_SIGNAL=ignore: exit code 137 or none in 3/3",
 			Res: second(restartOK, restartOK)},
 	}
-	reprotest.RunRuleCases(t, reproduce.Claims(), cases)
+	reprotest.RunRuleCases(t, Claims.Claims, cases)
 }
 
 // J1–J5 run the Go target's queue worker: planned on go only, not
 // applicable on node, with variant labels the catalog scenarios expand to.
 func TestJobsClaimsGoOnly(t *testing.T) {
-	claims, err := reproduce.Select([]string{"J1", "J2", "J3", "J4", "J5"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	claims := Claims.Claims
 	jobs, err := reproduce.Plan(claims, []string{"node", "go"}, 3, nil)
 	if err != nil {
 		t.Fatal(err)

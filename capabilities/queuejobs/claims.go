@@ -1,15 +1,19 @@
-package reproduce
+package queuejobs
 
-// JobsSource is where J1–J5 were published (docs/claims.md, "J1–J5").
-const JobsSource = "a published article on Kubernetes graceful shutdown (in Portuguese) showing a 4-minute " +
+import "github.com/shutdownlab/shutdownlab/reproduce"
+
+// ClaimsSource is where J1–J5 were published (docs/claims.md, "J1–J5").
+const ClaimsSource = "a published article on Kubernetes graceful shutdown (in Portuguese) showing a 4-minute " +
 	"reconciliation batch cut mid-way by SIGKILL; it gives mechanisms (30 s grace periods), not a rig or figures"
 
-// jobsClaims returns the table of the background-job claims J1–J5, in
-// order. Setup and Published are the claim's published text, split at the
-// claim's subject. Their scenarios run the Go target's queue worker
-// (load.kind jobs), so Node is not applicable (Plan).
-func jobsClaims() []Claim {
-	return []Claim{
+// Claims are the background-job claims J1–J5, in order, as the
+// capabilities list installs them (reproduce.InstallClaims). Setup and
+// Published are the claim's published text, split at the claim's
+// subject. Their scenarios run the Go target's queue worker (load.kind
+// jobs), so Node is not applicable (reproduce.Plan).
+var Claims = reproduce.ClaimSet{
+	Source: ClaimsSource,
+	Claims: []reproduce.Claim{
 		{ID: "J1", Setup: "SIGKILL at the end of the grace period",
 			Published: "cuts a job between steps or mid-step: no handler, no finally, no log flush. " +
 				"With non-idempotent steps the retry applies the completed steps again.",
@@ -55,5 +59,5 @@ func jobsClaims() []Claim {
 				"before the 10 s grace period with an exit code other than 137 and its final log line; REPEAT_SIGNAL=restart (the drain re-armed): every run " +
 				"is killed at the grace period (exit 137) without its final log line",
 			RuleFunc: ruleJ5},
-	}
+	},
 }
