@@ -53,6 +53,7 @@ var list = []report.Capability{
 // reproduction's table after P1–P12 (reproduce.Claims): the WebSocket
 // claims, the background-job claims, the cluster claims.
 var claims = []reproduce.ClaimSet{
+	websockets.Claims,
 	queuejobs.Claims,
 	cluster.Claims,
 }

@@ -54,9 +54,6 @@ func (rep *Report) SourceLines() []string { return rep.sourceLines() }
 // WhyNotApplicable says why a scenario cannot run on a runtime (notApplicable).
 var WhyNotApplicable = notApplicable
 
-// RawPeers is load.ws.raw_peers of a scenario file (rawPeers).
-var RawPeers = rawPeers
-
 // UninstallClaims forgets the installed claim sets for the duration of
 // the test, as in a program that installs none.
 func UninstallClaims(t *testing.T) {

@@ -78,15 +78,7 @@ func checkSets(sets []ClaimSet) error {
 // claimSets are this package's claims (source: SourceRig), then the
 // installed sets, in order.
 func claimSets() []ClaimSet {
-	sets := []ClaimSet{{Claims: coreClaims(), Source: SourceRig}}
-	sets = append(sets, builtinSets()...)
-	return append(sets, installed...)
-}
-
-// builtinSets are the capabilities' claims still kept here, until each
-// moves to its capability's directory.
-func builtinSets() []ClaimSet {
-	return []ClaimSet{{Claims: wsClaims(), Source: WSSource}}
+	return append([]ClaimSet{{Claims: coreClaims(), Source: SourceRig}}, installed...)
 }
 
 // span names a set's first and last claim, joined by sep ("W1 .. W6").

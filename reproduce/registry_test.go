@@ -2,6 +2,7 @@ package reproduce_test
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -24,6 +25,30 @@ func ids(cs []reproduce.Claim) []string {
 		out = append(out, c.ID)
 	}
 	return out
+}
+
+// A program that installs no claims has this package's alone, P1–P12:
+// Select tells an unknown id those, and judges them.
+func TestClaimsUninstalled(t *testing.T) {
+	reproduce.UninstallClaims(t)
+	var want []string
+	for i := 1; i <= 12; i++ {
+		want = append(want, "P"+strconv.Itoa(i))
+	}
+	if got := ids(reproduce.Claims()); !slices.Equal(got, want) {
+		t.Errorf("claims %v, want %v", got, want)
+	}
+	const known = `unknown claim "W1" (known: P1 .. P12)`
+	if _, err := reproduce.Select([]string{"W1"}); err == nil || err.Error() != known {
+		t.Errorf("Select(W1): error %v, want %s", err, known)
+	}
+	if cs, err := reproduce.Select(nil); err != nil || len(cs) != 12 {
+		t.Errorf("Select() = %d claims, %v", len(cs), err)
+	}
+	rep := &reproduce.Report{}
+	if got := rep.SourceLines(); len(got) != 1 || !strings.Contains(got[0], reproduce.SourceRig) {
+		t.Errorf("source lines %q, want the rig's", got)
+	}
 }
 
 // InstallClaims appends a capability's claims to the table, once: Select

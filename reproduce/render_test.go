@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/shutdownlab/shutdownlab/capabilities/cluster"
+	"github.com/shutdownlab/shutdownlab/capabilities/websockets"
 	"github.com/shutdownlab/shutdownlab/report"
 	"github.com/shutdownlab/shutdownlab/report/document"
 	"github.com/shutdownlab/shutdownlab/reproduce"
@@ -209,7 +210,7 @@ func TestSourceLines(t *testing.T) {
 	}
 	for _, tc := range cases {
 		got := strings.Join(tc.rep.SourceLines(), "\n")
-		if strings.Contains(got, reproduce.SourceRig) != tc.rig || strings.Contains(got, reproduce.WSSource) != tc.art || strings.Contains(got, cluster.ClaimsSource) != tc.cls {
+		if strings.Contains(got, reproduce.SourceRig) != tc.rig || strings.Contains(got, websockets.ClaimsSource) != tc.art || strings.Contains(got, cluster.ClaimsSource) != tc.cls {
 			t.Errorf("%s: %q; want rig %v, ws article %v, cluster article %v", tc.name, got, tc.rig, tc.art, tc.cls)
 		}
 	}

@@ -1,11 +1,10 @@
-package reproduce_test
+package websockets
 
 import (
 	"os"
 	"strings"
 	"testing"
 
-	"github.com/shutdownlab/shutdownlab/capabilities/websockets"
 	"github.com/shutdownlab/shutdownlab/capabilities/websockets/wsmetrics"
 	"github.com/shutdownlab/shutdownlab/report"
 	"github.com/shutdownlab/shutdownlab/reproduce"
@@ -16,10 +15,10 @@ import (
 // part present).
 func wsSet(f func(w *wsmetrics.Metrics)) reprotest.Set {
 	return func(m *report.Metrics) {
-		if websockets.Of(m) == nil {
-			m.SetPart(websockets.Need, &wsmetrics.Metrics{})
+		if Of(m) == nil {
+			m.SetPart(Need, &wsmetrics.Metrics{})
 		}
-		f(websockets.Of(m))
+		f(Of(m))
 	}
 }
 
@@ -62,7 +61,7 @@ func wsBudget(ms float64, fits bool) reprotest.Set {
 // retireYAML is the catalog's ws-retire scenario file (with its raw peers).
 func retireYAML(t *testing.T) string {
 	t.Helper()
-	b, err := os.ReadFile("../scenarios/catalog/ws-retire.yaml")
+	b, err := os.ReadFile("../../scenarios/catalog/ws-retire.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +80,7 @@ func TestWSRules(t *testing.T) {
 		return res
 	}
 	yml := retireYAML(t)
-	if reproduce.RawPeers(yml) == 0 {
+	if rawPeers(yml) == 0 {
 		t.Fatal("ws-retire.yaml has no load.ws.raw_peers: W3's deadline half cannot be judged")
 	}
 	fullOK := reprotest.Runs(3, wsCloses(200, 200, 0, 480, 960), wsSpread(1000), wsTerminated(5), reprotest.ExitCode(0))
@@ -162,5 +161,5 @@ func TestWSRules(t *testing.T) {
 		{Name: "budget not recorded", Claim: "W6", Want: reproduce.Differs, Why: "budget fits (or not recorded) in 3/3",
 			Res: budget("go", reprotest.Runs(3, reprotest.ExitCode(137), reprotest.ExitAfter(5060), wsSet(func(w *wsmetrics.Metrics) { w.WSBudgetMs = reprotest.FloatP(7000) })), b10)},
 	}
-	reprotest.RunRuleCases(t, reproduce.Claims(), cases)
+	reprotest.RunRuleCases(t, Claims.Claims, cases)
 }

@@ -1,26 +1,28 @@
-package reproduce
+package websockets
 
 import (
 	"github.com/goccy/go-yaml"
 
 	"github.com/shutdownlab/shutdownlab/report"
+	"github.com/shutdownlab/shutdownlab/reproduce"
 )
 
-// The WebSocket rules (W1–W6), one per claim, as rules.go: cells first,
-// checks only when every input was present.
+// The WebSocket rules (W1–W6), one per claim, written as reproduce's P
+// rules are (reproduce.Judge): cells first, checks only when every input
+// was present.
 
-func ruleW1(res *report.Result) Verdict {
+func ruleW1(res *report.Result) reproduce.Verdict {
 	const refuse, accept = "UPGRADES_WHILE_DRAINING=refuse", "UPGRADES_WHILE_DRAINING=accept"
-	j := NewJudge(res)
+	j := reproduce.NewJudge(res)
 	refused := j.Vals(refuse, "ws_upgrades_refused_draining")
 	acceptedR := j.Vals(refuse, "ws_upgrades_accepted_after_ready_false")
 	j.Vals(accept, "ws_upgrades_refused_draining")
 	acceptedA := j.Vals(accept, "ws_upgrades_accepted_after_ready_false")
 	if j.OK() {
-		j.Check(Every(refused, AtLeast(1)), "refuse: no upgrade refused as draining in %s runs", Count(refused, Not(AtLeast(1))))
-		j.Check(Every(acceptedR, Equals(0)), "refuse: upgrades accepted after readiness failed in %s runs", Count(acceptedR, Not(Equals(0))))
-		j.Check(Every(acceptedA, AtLeast(1)), "accept: no upgrade accepted after readiness failed in %s runs (the race did not show)",
-			Count(acceptedA, Not(AtLeast(1))))
+		j.Check(reproduce.Every(refused, reproduce.AtLeast(1)), "refuse: no upgrade refused as draining in %s runs", reproduce.Count(refused, reproduce.Not(reproduce.AtLeast(1))))
+		j.Check(reproduce.Every(acceptedR, reproduce.Equals(0)), "refuse: upgrades accepted after readiness failed in %s runs", reproduce.Count(acceptedR, reproduce.Not(reproduce.Equals(0))))
+		j.Check(reproduce.Every(acceptedA, reproduce.AtLeast(1)), "accept: no upgrade accepted after readiness failed in %s runs (the race did not show)",
+			reproduce.Count(acceptedA, reproduce.Not(reproduce.AtLeast(1))))
 	}
 	return j.Verdict()
 }
@@ -29,8 +31,8 @@ func ruleW1(res *report.Result) Verdict {
 // must exit by itself: before the scenario's 6 s grace period, with room.
 const w2GoExitBeforeMs = 5000
 
-func ruleW2(res *report.Result) Verdict {
-	j := NewJudge(res)
+func ruleW2(res *report.Result) reproduce.Verdict {
+	j := reproduce.NewJudge(res)
 	c1001 := j.Vals("mode=close", "ws_close_1001")
 	c1006 := j.Vals("mode=close", "ws_close_1006")
 	p50 := j.Vals("mode=close", "ws_close_after_signal_p50_ms")
@@ -39,15 +41,15 @@ func ruleW2(res *report.Result) Verdict {
 	if !j.OK() {
 		return j.Verdict()
 	}
-	j.Check(Every(c1001, Equals(0)), "mode=close: clients got a 1001 in %s runs (close mode retired the streams)", Count(c1001, Not(Equals(0))))
-	if ResultRuntime(res) == "go" {
-		j.Check(Every(code, Equals(0)), "mode=close: exit code not 0 in %s runs", Count(code, Not(Equals(0))))
-		j.Check(Every(exit, Below(w2GoExitBeforeMs)), "mode=close: did not exit by itself within %s in %s runs",
-			MsRange(0, w2GoExitBeforeMs), Count(exit, NotBelow(w2GoExitBeforeMs)))
-		j.Check(Every(c1006, AtLeast(1)), "mode=close: no 1006 close in %s runs", Count(c1006, Not(AtLeast(1))))
+	j.Check(reproduce.Every(c1001, reproduce.Equals(0)), "mode=close: clients got a 1001 in %s runs (close mode retired the streams)", reproduce.Count(c1001, reproduce.Not(reproduce.Equals(0))))
+	if reproduce.ResultRuntime(res) == "go" {
+		j.Check(reproduce.Every(code, reproduce.Equals(0)), "mode=close: exit code not 0 in %s runs", reproduce.Count(code, reproduce.Not(reproduce.Equals(0))))
+		j.Check(reproduce.Every(exit, reproduce.Below(w2GoExitBeforeMs)), "mode=close: did not exit by itself within %s in %s runs",
+			reproduce.MsRange(0, w2GoExitBeforeMs), reproduce.Count(exit, reproduce.NotBelow(w2GoExitBeforeMs)))
+		j.Check(reproduce.Every(c1006, reproduce.AtLeast(1)), "mode=close: no 1006 close in %s runs", reproduce.Count(c1006, reproduce.Not(reproduce.AtLeast(1))))
 		return j.Verdict()
 	}
-	j.Check(Every(code, Equals(137)), "mode=close: not killed at the grace period (exit code not 137) in %s runs", Count(code, Not(Equals(137))))
+	j.Check(reproduce.Every(code, reproduce.Equals(137)), "mode=close: not killed at the grace period (exit code not 137) in %s runs", reproduce.Count(code, reproduce.Not(reproduce.Equals(137))))
 	open := 0
 	for i := range p50 {
 		if i < len(exit) && !p50[i].Null && !exit[i].Null && p50[i].V >= exit[i].V-1000 {
@@ -62,8 +64,8 @@ func ruleW2(res *report.Result) Verdict {
 // may land: handshake, scheduling and the raw peers' deadline closes.
 const w3SpreadSlackMs = 500
 
-func ruleW3(res *report.Result) Verdict {
-	j := NewJudge(res)
+func ruleW3(res *report.Result) reproduce.Verdict {
+	j := reproduce.NewJudge(res)
 	clients := j.Vals("mode=full", "ws_clients")
 	c1001 := j.Vals("mode=full", "ws_close_1001")
 	c1006 := j.Vals("mode=full", "ws_close_1006")
@@ -99,13 +101,13 @@ func ruleW3(res *report.Result) Verdict {
 	}
 	n := len(c1001)
 	j.Check(all == n, "mode=full: fewer 1001 closes than clients in %d/%d runs", n-all, n)
-	j.Check(Every(c1006, Equals(0)), "mode=full: 1006 closes in %s runs", Count(c1006, Not(Equals(0))))
-	j.Check(Every(other, Equals(0)), "mode=full: closes with another code in %s runs", Count(other, Not(Equals(0))))
+	j.Check(reproduce.Every(c1006, reproduce.Equals(0)), "mode=full: 1006 closes in %s runs", reproduce.Count(c1006, reproduce.Not(reproduce.Equals(0))))
+	j.Check(reproduce.Every(other, reproduce.Equals(0)), "mode=full: closes with another code in %s runs", reproduce.Count(other, reproduce.Not(reproduce.Equals(0))))
 	j.Check(spreadOK == n, "mode=full: p95 close time past CLOSE_SPREAD_MS + %d ms (or no spread) in %d/%d runs", w3SpreadSlackMs, n-spreadOK, n)
 	j.Check(median == n, "mode=full: median close time outside 20–80%% of CLOSE_SPREAD_MS (a spike, or no spread) in %d/%d runs", n-median, n)
-	j.Check(Every(term, AtLeast(float64(raw))), "mode=full: fewer than %d peers (the raw peers) terminated at the deadline in %s runs",
-		raw, Count(term, Not(AtLeast(float64(raw)))))
-	j.Check(Every(code, Equals(0)), "mode=full: exit code not 0 in %s runs", Count(code, Not(Equals(0))))
+	j.Check(reproduce.Every(term, reproduce.AtLeast(float64(raw))), "mode=full: fewer than %d peers (the raw peers) terminated at the deadline in %s runs",
+		raw, reproduce.Count(term, reproduce.Not(reproduce.AtLeast(float64(raw)))))
+	j.Check(reproduce.Every(code, reproduce.Equals(0)), "mode=full: exit code not 0 in %s runs", reproduce.Count(code, reproduce.Not(reproduce.Equals(0))))
 	return j.Verdict()
 }
 
@@ -127,8 +129,8 @@ func rawPeers(scenarioYAML string) int {
 
 var wsPolicies = []string{"kind=immediate", "kind=full-jitter"}
 
-func ruleW4(res *report.Result) Verdict {
-	j := NewJudge(res)
+func ruleW4(res *report.Result) reproduce.Verdict {
+	j := reproduce.NewJudge(res)
 	peak := map[string][]report.Value{}
 	single := map[string][]report.Value{}
 	double := map[string][]report.Value{}
@@ -140,7 +142,7 @@ func ruleW4(res *report.Result) Verdict {
 		double[p] = j.Vals(p+",double_schedule=true", "ws_attempts_per_client_mean")
 	}
 	if j.OK() {
-		imm, fj := Median(peak["kind=immediate"]), Median(peak["kind=full-jitter"])
+		imm, fj := reproduce.Median(peak["kind=immediate"]), reproduce.Median(peak["kind=full-jitter"])
 		j.Check(imm > fj && fj >= 0, "double_schedule=false: median peak handshakes per 100 ms not higher with immediate (%s) than with full-jitter (%s)",
 			report.FormatNumber(report.KindCount, imm), report.FormatNumber(report.KindCount, fj))
 		for _, p := range wsPolicies {
@@ -163,9 +165,9 @@ func medianF(xs []report.Value) float64 {
 	return *s.Median
 }
 
-func ruleW5(res *report.Result) Verdict {
+func ruleW5(res *report.Result) reproduce.Verdict {
 	const replay, none = "EVENTS_REPLAY=1000", "EVENTS_REPLAY=0"
-	j := NewJudge(res)
+	j := reproduce.NewJudge(res)
 	unknownR := j.Vals(replay, "ws_events_unknown")
 	dup := j.Vals(replay, "ws_events_dup_rejected")
 	j.Vals(replay, "ws_events_replayed")
@@ -174,15 +176,15 @@ func ruleW5(res *report.Result) Verdict {
 	unknownN := j.Vals(none, "ws_events_unknown")
 	j.Vals(none, "ws_events_delivered")
 	if j.OK() {
-		j.Check(Every(unknownR, Equals(0)), "%s: unknown events (replay missed some) in %s runs", replay, Count(unknownR, Not(Equals(0))))
-		j.Check(Every(dup, AtLeast(1)), "%s: no duplicate rejected in %s runs", replay, Count(dup, Not(AtLeast(1))))
-		j.Check(Every(unknownN, AtLeast(1)), "%s: no unknown event reported (a gap reported as zero loss?) in %s runs", none, Count(unknownN, Not(AtLeast(1))))
+		j.Check(reproduce.Every(unknownR, reproduce.Equals(0)), "%s: unknown events (replay missed some) in %s runs", replay, reproduce.Count(unknownR, reproduce.Not(reproduce.Equals(0))))
+		j.Check(reproduce.Every(dup, reproduce.AtLeast(1)), "%s: no duplicate rejected in %s runs", replay, reproduce.Count(dup, reproduce.Not(reproduce.AtLeast(1))))
+		j.Check(reproduce.Every(unknownN, reproduce.AtLeast(1)), "%s: no unknown event reported (a gap reported as zero loss?) in %s runs", none, reproduce.Count(unknownN, reproduce.Not(reproduce.AtLeast(1))))
 	}
 	return j.Verdict()
 }
 
-func ruleW6(res *report.Result) Verdict {
-	j := NewJudge(res)
+func ruleW6(res *report.Result) reproduce.Verdict {
+	j := reproduce.NewJudge(res)
 	fits5 := j.Vals("timeout=5s", "ws_budget_fits")
 	budget := j.Vals("timeout=5s", "ws_budget_ms")
 	code5 := j.Vals("timeout=5s", "exit_code")
@@ -193,8 +195,8 @@ func ruleW6(res *report.Result) Verdict {
 	if !j.OK() {
 		return j.Verdict()
 	}
-	j.Check(Every(fits5, IsFalse), "timeout=5s: budget fits (or not recorded) in %s runs", Count(fits5, Not(IsFalse)))
-	j.Check(Every(code5, Equals(137)), "timeout=5s: not killed (exit code not 137) in %s runs", Count(code5, Not(Equals(137))))
+	j.Check(reproduce.Every(fits5, reproduce.IsFalse), "timeout=5s: budget fits (or not recorded) in %s runs", reproduce.Count(fits5, reproduce.Not(reproduce.IsFalse)))
+	j.Check(reproduce.Every(code5, reproduce.Equals(137)), "timeout=5s: not killed (exit code not 137) in %s runs", reproduce.Count(code5, reproduce.Not(reproduce.Equals(137))))
 	early := 0
 	for i := range exit5 {
 		if i < len(budget) && !exit5[i].Null && !budget[i].Null && exit5[i].V < budget[i].V {
@@ -202,8 +204,8 @@ func ruleW6(res *report.Result) Verdict {
 		}
 	}
 	j.Check(early == len(exit5), "timeout=5s: the process did not end before its budget in %d/%d runs", len(exit5)-early, len(exit5))
-	j.Check(Every(fits10, IsTrue), "timeout=10s: budget does not fit (or not recorded) in %s runs", Count(fits10, Not(IsTrue)))
-	j.Check(Every(code10, Equals(0)), "timeout=10s: exit code not 0 in %s runs", Count(code10, Not(Equals(0))))
-	j.Check(Every(exit10, Below(10000)), "timeout=10s: did not exit before the 10 s timeout in %s runs", Count(exit10, NotBelow(10000)))
+	j.Check(reproduce.Every(fits10, reproduce.IsTrue), "timeout=10s: budget does not fit (or not recorded) in %s runs", reproduce.Count(fits10, reproduce.Not(reproduce.IsTrue)))
+	j.Check(reproduce.Every(code10, reproduce.Equals(0)), "timeout=10s: exit code not 0 in %s runs", reproduce.Count(code10, reproduce.Not(reproduce.Equals(0))))
+	j.Check(reproduce.Every(exit10, reproduce.Below(10000)), "timeout=10s: did not exit before the 10 s timeout in %s runs", reproduce.Count(exit10, reproduce.NotBelow(10000)))
 	return j.Verdict()
 }

@@ -1,14 +1,17 @@
-package reproduce
+package websockets
 
-// WSSource is where W1–W6 were published (docs/claims.md, "W1–W6").
-const WSSource = "a published article on WebSocket retirement in Node with `ws`; " +
+import "github.com/shutdownlab/shutdownlab/reproduce"
+
+// ClaimsSource is where W1–W6 were published (docs/claims.md, "W1–W6").
+const ClaimsSource = "a published article on WebSocket retirement in Node with `ws`; " +
 	"the article gives contracts and shapes, not a rig or figures"
 
-// wsClaims returns the table of the WebSocket claims W1–W6, in order.
-// Setup and Published are the claim's published text, verbatim, split at
-// the claim's subject.
-func wsClaims() []Claim {
-	return []Claim{
+// Claims are the WebSocket claims W1–W6, in order, as the capabilities
+// list installs them (reproduce.InstallClaims). Setup and Published are
+// the claim's published text, verbatim, split at the claim's subject.
+var Claims = reproduce.ClaimSet{
+	Source: ClaimsSource,
+	Claims: []reproduce.Claim{
 		{ID: "W1", Setup: "A retiring instance must refuse new upgrades while draining",
 			Published: "full mode answers the upgrade with `503` + `Connection: close`; a server that only fails readiness still " +
 				"accepts upgrades that arrive before the router stops forwarding (the race the local draining flag closes)",
@@ -68,5 +71,5 @@ func wsClaims() []Claim {
 			Rule: "timeout=5s (budget does not fit): every run has ws_budget_fits false and is killed (exit 137) before the budget ends; " +
 				"timeout=10s (fits): every run has ws_budget_fits true and exits 0 before the timeout",
 			RuleFunc: ruleW6},
-	}
+	},
 }
