@@ -1,9 +1,12 @@
 // Package capabilities is the one list of shutdownlab's report
-// capabilities and sections, in their explicit order. A program installs
-// the capabilities into package report once, at start, before it reads
-// or writes a report (Install; the CLI's Main does), and a test that needs
-// their rows calls Install too; without it a report has the core's rows
-// alone. Package document reads the sections from here.
+// capabilities and sections, and of the capabilities' published claims,
+// each in its explicit order. A program installs the capabilities into
+// package report and their claims into package reproduce once, at start,
+// before it reads or writes a report or a reproduction (Install; the
+// CLI's Main does), and a test that needs their rows or claims calls
+// Install too; without it a report has the core's rows alone and a
+// reproduction the core's claims (P1–P12). Package document reads the
+// sections from here.
 //
 // Importing this package also registers, through the listed packages'
 // init functions, what a capability brings beyond its report rows: the
@@ -13,9 +16,10 @@
 //
 // Adding a capability is a directory of its own under capabilities/ —
 // its package builds a report.Capability (and, if report.md shows it, a
-// report.Section), its analysis package computes its part, its init
-// registers anything else with the core's exported Register functions —
-// and one entry in each list below: the only shared file it touches.
+// report.Section; if it has published claims, a reproduce.ClaimSet), its
+// analysis package computes its part, its init registers anything else
+// with the core's exported Register functions — and one entry in each
+// list below: the only shared file it touches.
 package capabilities
 
 import (
@@ -29,6 +33,7 @@ import (
 	"github.com/shutdownlab/shutdownlab/capabilities/websockets"
 	"github.com/shutdownlab/shutdownlab/report"
 	"github.com/shutdownlab/shutdownlab/report/sections/deregistration"
+	"github.com/shutdownlab/shutdownlab/reproduce"
 )
 
 // list is the capabilities, in order: the order of their rows among rows
@@ -44,9 +49,22 @@ var list = []report.Capability{
 	resources.Capability,
 }
 
-// Install installs the list into package report (report.Install), in
-// its order; again, it is a no-op.
-func Install() { report.Install(list...) }
+// claims are the capabilities' published claims, in the order of the
+// reproduction's table after P1–P12 (reproduce.Claims): the WebSocket
+// claims, the background-job claims, the cluster claims.
+var claims = []reproduce.ClaimSet{
+	websockets.Claims,
+	queuejobs.Claims,
+	cluster.Claims,
+}
+
+// Install installs the list into package report (report.Install) and the
+// claims into package reproduce (reproduce.InstallClaims), each in its
+// order; again, it is a no-op.
+func Install() {
+	report.Install(list...)
+	reproduce.InstallClaims(claims...)
+}
 
 // Sections returns a fresh value of every capability's section, in the
 // order report.md shows them after the table of all metrics: the

@@ -9,15 +9,18 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/shutdownlab/shutdownlab/capabilities"
 	"github.com/shutdownlab/shutdownlab/report"
+	"github.com/shutdownlab/shutdownlab/reproduce"
 )
 
 // TestInstalledInOrder: Install installs the capabilities, in the order
-// summary.json and the catalog have them, and again is a no-op.
+// summary.json and the catalog have them, and their claims, in the order
+// of the reproduction's table; again, it is a no-op.
 func TestInstalledInOrder(t *testing.T) {
 	capabilities.Install()
 	capabilities.Install()
@@ -31,6 +34,21 @@ func TestInstalledInOrder(t *testing.T) {
 	}
 	if n := len(capabilities.Sections()); n != 4 {
 		t.Errorf("%d sections, want 4", n)
+	}
+	var ids, wantIDs []string
+	for _, c := range reproduce.Claims() {
+		ids = append(ids, c.ID)
+	}
+	for _, set := range []struct {
+		letter string
+		n      int
+	}{{"P", 12}, {"W", 6}, {"J", 5}, {"C", 4}} {
+		for i := 1; i <= set.n; i++ {
+			wantIDs = append(wantIDs, set.letter+strconv.Itoa(i))
+		}
+	}
+	if !slices.Equal(ids, wantIDs) {
+		t.Errorf("claims %v, want %v", ids, wantIDs)
 	}
 }
 

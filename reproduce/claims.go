@@ -1,12 +1,6 @@
 package reproduce
 
-import (
-	"fmt"
-	"slices"
-	"strings"
-
-	"github.com/shutdownlab/shutdownlab/report"
-)
+import "github.com/shutdownlab/shutdownlab/report"
 
 // SourceRig is the machine the published measurements were taken on
 // (docs/claims.md, "P1–P12: HTTP shutdown").
@@ -15,7 +9,8 @@ const SourceRig = "Apple M3, Docker Desktop 29.5.2, Node v23.11.1 (`node:23-alpi
 
 // Claim is one published measurement and how to judge it.
 type Claim struct {
-	// ID is "P1" .. "P12", "W1" .. "W6", "J1" .. "J5", "C1" .. "C4".
+	// ID is "P1" .. "P12" for this package's claims, a capability's
+	// letter and number for its own ("W1" .. "W6"); unique in the program.
 	ID string
 	// Setup and Published are the published table's text, verbatim.
 	Setup, Published string
@@ -26,13 +21,16 @@ type Claim struct {
 	Variants []string
 	// Metrics are the headline metrics the rule reads.
 	Metrics []string
-	// Rule is the rule in words; Judge applies it.
+	// Rule is the rule in words; Judge applies RuleFunc, the rule as code.
 	Rule string
 	// GoNote explains, when known, why the Go target differs from the
 	// published Node figure; appended to a Go verdict that differs.
 	GoNote string
-
-	rule func(res *report.Result) Verdict
+	// RuleFunc is the rule as code: a pure function from one runtime's
+	// result of Scenario (never nil: Judge answers a nil result itself)
+	// to a verdict, written with Judge (NewJudge). Call Judge rather than
+	// RuleFunc: Judge sets the verdict's Rule and appends GoNote.
+	RuleFunc func(res *report.Result) Verdict
 }
 
 // Judge applies the claim's rule to one runtime's result of its scenario
@@ -41,7 +39,7 @@ func (c Claim) Judge(res *report.Result) Verdict {
 	if res == nil {
 		return Verdict{Status: NotRun, Rule: c.Rule, Why: "no result for scenario " + c.Scenario}
 	}
-	v := c.rule(res)
+	v := c.RuleFunc(res)
 	v.Rule = c.Rule
 	if v.Status == Differs && c.GoNote != "" && ResultRuntime(res) == "go" {
 		v.Why += " — " + c.GoNote
@@ -49,12 +47,10 @@ func (c Claim) Judge(res *report.Result) Verdict {
 	return v
 }
 
-// Claims returns the table of the published claims, in order: P1–P12
-// (HTTP shutdown), then W1–W6 (WebSockets, claims_ws.go), then J1–J5 (background
-// jobs, claims_jobs.go), then C1–C4
-// (cluster supervisors and hostile clients, claims_cluster.go).
-func Claims() []Claim {
-	return append([]Claim{
+// coreClaims returns this package's claims, P1–P12 (HTTP shutdown), in
+// order; their source is SourceRig.
+func coreClaims() []Claim {
+	return []Claim{
 		{ID: "P1", Setup: "`none`, Node as PID 1 (no `--init`), `docker kill -s TERM`",
 			Published: "still running 3 s later, 3/3; only SIGKILL ends it (exit 137)",
 			Scenario:  "pid1-signal", Variants: []string{"init=false", "init=true"},
@@ -63,13 +59,13 @@ func Claims() []Claim {
 				"init=true (contrast): exits within the window in every run",
 			GoNote: "expected: the Go runtime, as PID 1 with no handler, exits on SIGTERM with code 2 (its fallback), " +
 				"where Node ignores the signal and only SIGKILL ends it",
-			rule: ruleP1},
+			RuleFunc: ruleP1},
 		{ID: "P2", Setup: "`none` with `--init`, signal 3 s into load",
 			Published: "dies in ~300 ms; every in-flight request (20) fails with ECONNRESET",
 			Scenario:  "direct-inflight", Variants: []string{"mode=none"},
-			Metrics: []string{"dropped_inflight", "inflight_at_action", "exit_after_ms"},
-			Rule:    "mode=none: every run drops ≥ 1 in-flight request and exits within 1 s of the signal",
-			rule:    ruleP2},
+			Metrics:  []string{"dropped_inflight", "inflight_at_action", "exit_after_ms"},
+			Rule:     "mode=none: every run drops ≥ 1 in-flight request and exits within 1 s of the signal",
+			RuleFunc: ruleP2},
 		{ID: "P3", Setup: "`close` with `--init`, same load",
 			Published: "0 dropped, but ~200 more requests served *after* SIGTERM on already-open keep-alive connections; the process only exits when the load stops (~3.4 s)",
 			Scenario:  "direct-inflight", Variants: []string{"mode=close"},
@@ -78,7 +74,7 @@ func Claims() []Claim {
 				"(tens to hundreds) and exits ≥ 1 s after it (when the load stops, not at once), within the window",
 			GoNote: "expected: Go's stock http.Server.Shutdown answers Connection: close and closes idle connections, " +
 				"so the process exits once in-flight requests finish instead of serving on until the load stops",
-			rule: ruleP3},
+			RuleFunc: ruleP3},
 		{ID: "P4", Setup: "2 replicas behind Caddy, roll replica A under load",
 			Published: "`close`: A still alive >25 s after SIGTERM, 3/3. `full`: A exits 2156–2231 ms after SIGTERM, drained in 2002–2013 ms",
 			Scenario:  "roll-behind-caddy", Variants: []string{"mode=close", "mode=full"},
@@ -87,13 +83,13 @@ func Claims() []Claim {
 				"mode=full: A exits in every run 1.1–4.5 s after SIGTERM and drains in 1.0–4.0 s (within 2× of the published ~2.2 s / ~2.0 s)",
 			GoNote: "expected in close mode: Go's stock Shutdown answers Connection: close, so Caddy's upstream " +
 				"keep-alive connections do not keep A alive",
-			rule: ruleP4},
+			RuleFunc: ruleP4},
 		{ID: "P5", Setup: "`close`, one raw keep-alive socket, one finished request, SIGTERM at 2 s",
 			Published: "server closes the idle socket ~1 ms after the signal (close() sweeps idle sockets once)",
 			Scenario:  "p5-idle-socket", Variants: []string{"mode=close (or every variant)"},
-			Metrics: []string{"probe_server_closed", "probe_socket_closed_after_signal_ms"},
-			Rule:    "the server closes the idle socket in every run, < 100 ms after the signal (published ~1 ms)",
-			rule:    ruleP5},
+			Metrics:  []string{"probe_server_closed", "probe_socket_closed_after_signal_ms"},
+			Rule:     "the server closes the idle socket in every run, < 100 ms after the signal (published ~1 ms)",
+			RuleFunc: ruleP5},
 		{ID: "P6", Setup: "`close`, a 4 s request in flight, SIGTERM at 1 s",
 			Published: "response at ~4010 ms still says `Connection: keep-alive`; socket closed only at ~10018 ms; close() returns after ~9042 ms. Socket-close time ≈ keep-alive timeout + ~1 s: 6.0 s at 5 s, 16.1 s at 15 s",
 			Scenario:  "p6-inflight-socket", Variants: []string{"KEEPALIVE_MS=*"},
@@ -101,8 +97,8 @@ func Claims() []Claim {
 			Rule: "every KEEPALIVE_MS variant, every run: the response arrives 3.5–5 s after the start (the 4 s request is served), " +
 				"still says Connection: keep-alive, and the socket is closed keep-alive … keep-alive + 3 s after the response " +
 				"(≥ 1 s when the variant sets no KEEPALIVE_MS); close()'s own return time is not measured",
-			GoNote: "expected: Go's Shutdown marks the in-flight response Connection: close and closes the socket right after it",
-			rule:   ruleP6},
+			GoNote:   "expected: Go's Shutdown marks the in-flight response Connection: close and closes the socket right after it",
+			RuleFunc: ruleP6},
 		{ID: "P7", Setup: "`full` against a client that ignores readiness and keeps writing",
 			Published: "0 in-progress requests lost, but in 1 of 3 runs 1918 *new* requests failed, written onto sockets the sweep had just closed",
 			Scenario:  "hammer-sweep", Variants: []string{"default"},
@@ -110,14 +106,14 @@ func Claims() []Claim {
 			Rule: "every run drops 0 in-flight requests, and in at least one run new requests fail while the process " +
 				"still runs (failed_after_signal − failed_after_exit ≥ 1; published: 1 of 3 runs, so it is intermittent; " +
 				"idle_close_race counts those written onto a socket the sweep closed)",
-			rule: ruleP7},
+			RuleFunc: ruleP7},
 		{ID: "P8", Setup: "`full`, one request that never returns (10 min)",
 			Published: "`DRAIN_MS=0`: still running at 60 s, 3/3. `DRAIN_MS=5000`: exits at 5226–5270 ms with code 1, logging the abandoned in-flight count",
 			Scenario:  "deadline", Variants: []string{"DRAIN_MS=0", "DRAIN_MS=5000"},
 			Metrics: []string{"exit_code", "exit_after_ms", "abandoned_inflight"},
 			Rule: "DRAIN_MS=0: no exit within the 60 s window in any run (NEVER); DRAIN_MS=5000: every run exits with code 1 " +
 				"5.0–7.5 s after the signal (just past the deadline) and logs ≥ 1 abandoned in-flight request",
-			rule: ruleP8},
+			RuleFunc: ruleP8},
 		{ID: "P9", Setup: "`full`, `--init`, `DRAIN_MS=60000`, job of 30 steps × 500 ms, `docker stop` 2 s into it",
 			Published: "`-t 10`: wall 10.26 s, exit 137, 23/30 steps, no COMMIT. `-t 20`: wall 13.37 s, exit 0, 30/30, COMMIT. The host's default StopTimeout (1 s there) left 6/30",
 			Scenario:  "stop-timeout-job", Variants: []string{"timeout=10s", "timeout=20s"},
@@ -125,49 +121,25 @@ func Claims() []Claim {
 			Rule: "timeout=10s: every run is killed (exit 137) 9.5–12 s after docker stop with 10–29 of 30 steps and no COMMIT; " +
 				"timeout=20s: every run exits 0 10–20 s after docker stop with 30/30 steps and COMMIT " +
 				"(the default-StopTimeout case is not measured)",
-			rule: ruleP9},
+			RuleFunc: ruleP9},
 		{ID: "P10", Setup: "2 replicas behind Caddy, active health checks (`/readyz`, 1 s), **no** retries, roll one, GETs",
 			Published: "residual 503s in every mode, even with a pre-stop wait",
 			Scenario:  "caddy-no-retry", Variants: []string{"mode=none", "mode=close", "mode=full"},
-			Metrics: []string{"failed", "by_class.http_503", "by_class.http_502"},
-			Rule:    "every mode (none, close, full): the median run has ≥ 1 failed GET (503s and 502s shown separately)",
-			rule:    ruleP10},
+			Metrics:  []string{"failed", "by_class.http_503", "by_class.http_502"},
+			Rule:     "every mode (none, close, full): the median run has ≥ 1 failed GET (503s and 502s shown separately)",
+			RuleFunc: ruleP10},
 		{ID: "P11", Setup: "same, plus `lb_try_duration 5s`, `lb_try_interval 100ms`",
 			Published: "zero failed GETs in every mode, including `none`",
 			Scenario:  "caddy-retry", Variants: []string{"mode=none", "mode=close", "mode=full"},
-			Metrics: []string{"failed"},
-			Rule:    "every mode (none, close, full), every run: 0 failed GETs",
-			rule:    ruleP11},
+			Metrics:  []string{"failed"},
+			Rule:     "every mode (none, close, full), every run: 0 failed GETs",
+			RuleFunc: ruleP11},
 		{ID: "P12", Setup: "same retrying rig, POSTs that write a row before their work",
 			Published: "~10 POSTs per run came back 502 and **every one had written its row**; graceful shutdown makes that zero. p99 515–533 ms with the rolled replica vs 332–338 ms steady (~55% regression)",
 			Scenario:  "caddy-post", Variants: []string{"mode=none", "mode=close", "mode=full"},
 			Metrics: []string{"ghost_writes", "lost_writes", "p99_vs_baseline", "baseline_p99_ms"},
 			Rule: "mode=none and mode=close: the median run has ≥ 1 ghost write; mode=full: 0 ghost writes in every run; " +
 				"0 lost writes everywhere; mode=full: median p99_vs_baseline ≥ 1.2 (the roll costs latency; published ~1.55×)",
-			rule: ruleP12},
-	}, append(append(wsClaims(), jobsClaims()...), clusterClaims()...)...)
-}
-
-// Select returns the claims with the given ids (all when ids is empty), in
-// table order; an unknown id is an error naming the known ones.
-func Select(ids []string) ([]Claim, error) {
-	all := Claims()
-	if len(ids) == 0 {
-		return all, nil
+			RuleFunc: ruleP12},
 	}
-	want := map[string]bool{}
-	for _, id := range ids {
-		id = strings.ToUpper(strings.TrimSpace(id))
-		if !slices.ContainsFunc(all, func(c Claim) bool { return c.ID == id }) {
-			return nil, fmt.Errorf("unknown claim %q (known: P1 .. P12, W1 .. W6, J1 .. J5, C1 .. C4)", id)
-		}
-		want[id] = true
-	}
-	var out []Claim
-	for _, c := range all {
-		if want[c.ID] {
-			out = append(out, c)
-		}
-	}
-	return out, nil
 }

@@ -1,4 +1,4 @@
-package reproduce
+package reproduce_test
 
 import (
 	"bytes"
@@ -11,6 +11,8 @@ import (
 
 	"github.com/shutdownlab/shutdownlab/internal/docker/dockertest"
 	"github.com/shutdownlab/shutdownlab/internal/runner"
+	"github.com/shutdownlab/shutdownlab/report/document"
+	"github.com/shutdownlab/shutdownlab/reproduce"
 )
 
 // End to end on Docker: P2 on the Go target, one run per variant (about
@@ -20,10 +22,10 @@ func TestSmokeP2(t *testing.T) {
 	dockertest.RequireDocker(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	dr := NewDockerRunner(runner.NewProgress(os.Stderr))
+	dr := reproduce.NewDockerRunner(runner.NewProgress(os.Stderr))
 	defer dr.Close()
 	var log bytes.Buffer
-	rep, err := Run(ctx, Options{Runs: 1, Runtimes: []string{"go"}, Only: []string{"P2"}, Out: t.TempDir(), Runner: dr, Log: &log})
+	rep, err := reproduce.Run(ctx, reproduce.Options{Runs: 1, Runtimes: []string{"go"}, Only: []string{"P2"}, Out: t.TempDir(), Runner: dr, Rebuild: document.Rebuild, Log: &log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,13 +34,13 @@ func TestSmokeP2(t *testing.T) {
 		t.Fatalf("reproduction failed:\n%s", log.String())
 	}
 	v := rep.Claims[0].Verdicts["go"]
-	if v.Status != Reproduced && v.Status != Differs {
+	if v.Status != reproduce.Reproduced && v.Status != reproduce.Differs {
 		t.Errorf("P2 on go: %s (%s)", v.Status, v.Why)
 	}
 	if !strings.Contains(v.Measured, "mode=none: dropped_inflight") {
 		t.Errorf("measured %q", v.Measured)
 	}
-	md, err := os.ReadFile(filepath.Join(rep.Dir, MarkdownFile))
+	md, err := os.ReadFile(filepath.Join(rep.Dir, reproduce.MarkdownFile))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,6 @@ import (
 	"github.com/shutdownlab/shutdownlab/internal/resultdir"
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report"
-	"github.com/shutdownlab/shutdownlab/report/document"
 	"github.com/shutdownlab/shutdownlab/scenarios"
 )
 
@@ -44,6 +43,12 @@ type Options struct {
 	Out string
 	// Runner runs the scenarios (required).
 	Runner ScenarioRunner
+	// Rebuild re-reads a scenario's result directory, writes its reports
+	// with every capability's section and returns its result (required:
+	// the program's report/document.Rebuild, which this package cannot
+	// import: document reads the capabilities list, which installs the
+	// capabilities' claims into this package).
+	Rebuild func(dir string) (*report.Result, error)
 	// Log receives progress lines (default: discarded).
 	Log io.Writer
 	// Now is the clock for the directory name and the report (default
@@ -105,6 +110,9 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if opts.Runner == nil {
 		return nil, errors.New("reproduce: no scenario runner")
 	}
+	if opts.Rebuild == nil {
+		return nil, errors.New("reproduce: no report writer (Options.Rebuild)")
+	}
 	opts = withDefaults(opts)
 	claims, err := Select(opts.Only)
 	if err != nil {
@@ -133,7 +141,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		}
 		logf("[%d/%d] %s on %s (%s): %s", i+1, len(jobs), j.Scenario, strings.Join(j.Runtimes, "+"),
 			strings.Join(j.Claims, ", "), jobStatus(j))
-		got, bad := runJob(ctx, opts.Runner, j, dir)
+		got, bad := runJob(ctx, opts, j, dir)
 		failed = failed || bad
 		for _, sr := range got {
 			switch {
@@ -181,9 +189,10 @@ func jobStatus(j *Job) string {
 	return "about " + j.Total().Round(time.Second).String()
 }
 
-// runJob runs one job and returns one ScenarioResult per runtime it
-// covers (plus its not-applicable runtimes), and whether it failed.
-func runJob(ctx context.Context, r ScenarioRunner, j *Job, dir string) ([]ScenarioResult, bool) {
+// runJob runs one job with opts' Runner, rebuilds its reports with
+// opts' Rebuild and returns one ScenarioResult per runtime it covers
+// (plus its not-applicable runtimes), and whether it failed.
+func runJob(ctx context.Context, opts Options, j *Job, dir string) ([]ScenarioResult, bool) {
 	var out []ScenarioResult
 	for _, rt := range slices.Sorted(maps.Keys(j.NotApplicable)) {
 		out = append(out, ScenarioResult{Scenario: j.Scenario, Runtime: rt, NotApplicable: j.NotApplicable[rt]})
@@ -198,14 +207,14 @@ func runJob(ctx context.Context, r ScenarioRunner, j *Job, dir string) ([]Scenar
 		// A scenario missing from the catalog is not a harness failure.
 		return fail(j.Skip), j.Skip == "interrupted"
 	}
-	oc, err := r.RunScenario(ctx, j.sc, filepath.Join(dir, j.Sub), j.Sets)
+	oc, err := opts.Runner.RunScenario(ctx, j.sc, filepath.Join(dir, j.Sub), j.Sets)
 	if oc.Dir == "" {
 		if err == nil {
 			err = errors.New("no result directory")
 		}
 		return fail(err.Error()), true
 	}
-	res, rerr := document.Rebuild(oc.Dir)
+	res, rerr := opts.Rebuild(oc.Dir)
 	if rerr != nil {
 		return fail(fmt.Sprintf("report %s: %v", oc.Dir, rerr)), true
 	}

@@ -5,15 +5,17 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/shutdownlab/shutdownlab/capabilities/resources"
 	"github.com/shutdownlab/shutdownlab/record"
 	"github.com/shutdownlab/shutdownlab/report"
 )
 
-// TestMain installs this capability, and only it, into report: the tests
-// read its rows, part and headline as a program with it in its list does,
-// beside the core's.
+// TestMain installs this capability into report, and after it the one
+// whose rows C4 reads (resources: fd_growth_per_abort, fds_at_signal),
+// as the program's list has them: the tests read its rows, part and
+// headline, and judge its claims, as a program does, beside the core's.
 func TestMain(m *testing.M) {
-	report.Install(Capability)
+	report.Install(Capability, resources.Capability)
 	os.Exit(m.Run())
 }
 

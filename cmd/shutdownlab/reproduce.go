@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/shutdownlab/shutdownlab/internal/runner"
+	"github.com/shutdownlab/shutdownlab/report/document"
 	"github.com/shutdownlab/shutdownlab/reproduce"
 )
 
@@ -61,7 +62,7 @@ func cmdReproduce(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	dr := reproduce.NewDockerRunner(runner.NewProgress(stderr))
 	defer dr.Close()
-	opts.Runner = dr
+	opts.Runner, opts.Rebuild = dr, document.Rebuild
 	rep, err := reproduce.Run(ctx, opts)
 	if err != nil {
 		return exitInvalid, err

@@ -2,8 +2,10 @@
 // the core outputs of package report (summary.json, report.md, report.csv,
 // spread.csv), the plots, and every capability's section of report.md, in
 // the explicit order of package capabilities, whose capabilities the
-// program installs at start (capabilities.Install). The CLI and reproduce
-// write reports through it, so no report is written without its sections.
+// program installs at start (capabilities.Install). The CLI writes
+// reports through it, and hands Rebuild to reproduce (which cannot import
+// it: reproduce.Options.Rebuild), so no report is written without its
+// sections.
 package document
 
 import (

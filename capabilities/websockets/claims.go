@@ -1,14 +1,17 @@
-package reproduce
+package websockets
 
-// WSSource is where W1–W6 were published (docs/claims.md, "W1–W6").
-const WSSource = "a published article on WebSocket retirement in Node with `ws`; " +
+import "github.com/shutdownlab/shutdownlab/reproduce"
+
+// ClaimsSource is where W1–W6 were published (docs/claims.md, "W1–W6").
+const ClaimsSource = "a published article on WebSocket retirement in Node with `ws`; " +
 	"the article gives contracts and shapes, not a rig or figures"
 
-// wsClaims returns the table of the WebSocket claims W1–W6, in order.
-// Setup and Published are the claim's published text, verbatim, split at
-// the claim's subject.
-func wsClaims() []Claim {
-	return []Claim{
+// Claims are the WebSocket claims W1–W6, in order, as the capabilities
+// list installs them (reproduce.InstallClaims). Setup and Published are
+// the claim's published text, verbatim, split at the claim's subject.
+var Claims = reproduce.ClaimSet{
+	Source: ClaimsSource,
+	Claims: []reproduce.Claim{
 		{ID: "W1", Setup: "A retiring instance must refuse new upgrades while draining",
 			Published: "full mode answers the upgrade with `503` + `Connection: close`; a server that only fails readiness still " +
 				"accepts upgrades that arrive before the router stops forwarding (the race the local draining flag closes)",
@@ -16,7 +19,7 @@ func wsClaims() []Claim {
 			Metrics: []string{"ws_upgrades_refused_draining", "ws_upgrades_accepted_after_ready_false"},
 			Rule: "UPGRADES_WHILE_DRAINING=refuse: every run refuses ≥ 1 upgrade as draining and accepts none after readiness failed; " +
 				"UPGRADES_WHILE_DRAINING=accept (readiness only): every run accepts ≥ 1 upgrade after readiness failed",
-			rule: ruleW1},
+			RuleFunc: ruleW1},
 		{ID: "W2", Setup: "Node's HTTP `server.close()` / `closeAllConnections()` do not destroy upgraded sockets",
 			Published: "a server that only closes HTTP keeps running while WebSocket clients stay connected (until the grace period's SIGKILL). " +
 				"Go's `Shutdown` does not wait for hijacked connections either — measure what each runtime actually does.",
@@ -28,7 +31,7 @@ func wsClaims() []Claim {
 				"(< 5 s of the 6 s) and its clients see 1006 (no close frame)",
 			GoNote: "expected: Go's Shutdown neither closes nor waits for hijacked connections, so the process exits at once " +
 				"and the streams end without a close frame",
-			rule: ruleW2},
+			RuleFunc: ruleW2},
 		{ID: "W3", Setup: "Planned retirement",
 			Published: "sends close code 1001 to every client at a random moment inside a spread window (not a spike), and a hard " +
 				"deadline terminates peers that never finish the closing handshake (a raw peer that ignores the close frame)",
@@ -38,7 +41,7 @@ func wsClaims() []Claim {
 			Rule: "mode=full, every run: ws_close_1001 ≥ ws_clients and no 1006 or other code; the closes are spread, not a spike: " +
 				"p95 close time after the signal ≤ CLOSE_SPREAD_MS + 500 ms and the median between 20% and 80% of CLOSE_SPREAD_MS; " +
 				"ws_terminated ≥ the scenario's load.ws.raw_peers (> 0); exit 0",
-			rule: ruleW3},
+			RuleFunc: ruleW3},
 		{ID: "W4", Setup: "Reconnect storm",
 			Published: "if every client retries immediately, the surviving / new instance gets a burst of handshakes as it warms up; " +
 				"full jitter (`random(0, min(cap, base·2^attempt))`) keeps the handshake rate within its admission capacity. " +
@@ -50,7 +53,7 @@ func wsClaims() []Claim {
 				"kind=full-jitter; per policy kind, the median attempts per client is higher with double_schedule=true than false. " +
 				"Not judged: the peak against the capacity (the peak counts refused handshakes too; it and UPGRADES_PER_S are shown) " +
 				"and the reset-on-open variant (not in the scenario)",
-			rule: ruleW4},
+			RuleFunc: ruleW4},
 		{ID: "W5", Setup: "Recovery",
 			Published: "with a replay cursor the client resumes after its last sequence number and duplicates from the overlap are " +
 				"rejected by event id; a bounded id cache accepts an evicted id again; without replay, missed events are reported " +
@@ -60,47 +63,13 @@ func wsClaims() []Claim {
 			Rule: "EVENTS_REPLAY=1000: every run has 0 unknown events and ≥ 1 duplicate rejected (the overlap); " +
 				"EVENTS_REPLAY=0: every run reports ≥ 1 unknown event (the gap, never zero loss). " +
 				"Not judged: the evicted-id case (the dedupe cache, 1024, is not exceeded; ws_events_dup_accepted is shown)",
-			rule: ruleW5},
+			RuleFunc: ruleW5},
 		{ID: "W6", Setup: "Supervisor budget",
 			Published: "propagation allowance + close spread + deadline must fit inside the stop timeout, or the SIGKILL lands first.",
 			Scenario:  "ws-budget", Variants: []string{"timeout=5s", "timeout=10s"},
 			Metrics: []string{"ws_budget_ms", "ws_budget_fits", "exit_code", "exit_after_ms"},
 			Rule: "timeout=5s (budget does not fit): every run has ws_budget_fits false and is killed (exit 137) before the budget ends; " +
 				"timeout=10s (fits): every run has ws_budget_fits true and exits 0 before the timeout",
-			rule: ruleW6},
-	}
-}
-
-// sourceLines are the report's lines on where its claims were published:
-// the P source rig when a P claim (or no claim) is judged, the W source
-// when a W claim is, the J source when a J claim is, the C source when a
-// C claim is.
-func (rep *Report) sourceLines() []string {
-	var p, w, jb, c bool
-	for _, cr := range rep.Claims {
-		switch cr.Claim.ID[0] {
-		case 'W':
-			w = true
-		case 'J':
-			jb = true
-		case 'C':
-			c = true
-		default:
-			p = true
-		}
-	}
-	var out []string
-	if p || !w && !jb && !c {
-		out = append(out, "**Source rig (published):** "+SourceRig+".")
-	}
-	if w {
-		out = append(out, "**Source of W1–W6 (published):** "+WSSource+".")
-	}
-	if jb {
-		out = append(out, "**Source of J1–J5 (published):** "+JobsSource+".")
-	}
-	if c {
-		out = append(out, "**Source of C1–C4 (published):** "+ClusterSource+".")
-	}
-	return out
+			RuleFunc: ruleW6},
+	},
 }
