@@ -84,13 +84,24 @@ func (c capacityResult) last() (capacityTry, bool) {
 }
 
 // explains: at a concurrency where no request waited, the same stop was
-// clean — the drops at check's clients were its queue.
+// clean — the drops at check's clients were its queue. Clean is what the
+// try's own line says (stopsCleanly): a request written while the signal
+// was on its way that failed is not a drop (the client cannot tell it
+// from the idle-close race; dropAnswer), so it neither makes the try
+// unclean nor says the stop cut work in progress.
 func (c *capacityResult) explains() bool {
 	if c == nil {
 		return false
 	}
 	t, ok := c.last()
-	return ok && t.held() && allClean(t.a)
+	return ok && t.held() && stopsCleanly(t.a)
+}
+
+// cutsWork: at a concurrency where no request waited, the same stop
+// failed a request written before the signal (dropped_inflight).
+func (c *capacityResult) cutsWork() bool {
+	t, ok := c.last()
+	return ok && t.held() && slices.ContainsFunc(t.a.Runs, func(r runMetrics) bool { return val(r.DroppedInflight) > 0 })
 }
 
 // heldClients is the concurrency of the last try when no request waited
@@ -160,9 +171,12 @@ func capacityLines(c *capacityResult) []finding {
 		out = append(out, finding{Action: title, Kind: "capacity", Text: fmt.Sprintf(
 			"at %d clients the same stop was clean: the requests dropped at %d clients were waiting for the server (in its listen backlog, behind its workers), not work it was doing",
 			t.clients, c.clients0)})
-	case t.held():
+	case c.cutsWork():
 		out = append(out, finding{Action: title, Kind: "capacity", Text: fmt.Sprintf(
 			"at %d clients, with no request waiting, the same stop still failed work: it cuts work in progress, not only a queue", t.clients)})
+	case t.held():
+		out = append(out, finding{Action: title, Kind: "capacity", Text: fmt.Sprintf(
+			"at %d clients, with no request waiting, no request it had accepted failed, but the stop was not clean (the line above says how): capacity does not explain it", t.clients)})
 	default:
 		out = append(out, finding{Action: title, Kind: "capacity", Text: fmt.Sprintf(
 			"requests still waited at %d clients: capacity was not measured apart from the stop", t.clients)})

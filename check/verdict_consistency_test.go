@@ -54,6 +54,8 @@ func verdictShapes() []verdictShape {
 	held.WaitedBeforeSignal = ip(0)
 	heldDrops := run(4, 0, 4, 0, 0, 20)
 	heldDrops.WaitedBeforeSignal = ip(0)
+	heldOnItsWay := run(0, 1, 1, 20, 0, 310) // one request written while the signal was on its way failed
+	heldOnItsWay.WaitedBeforeSignal = ip(0)
 	capacity := func(tries ...runMetrics) *capacityResult {
 		c := &capacityResult{capacityPlan: capacityPlan{signal: "SIGTERM", clients: 4, clients0: 20, concurrency: 4}, watch: 6}
 		for i, r := range tries {
@@ -85,6 +87,7 @@ func verdictShapes() []verdictShape {
 		{"cut and hang, search: none clean", both(hang, hangKilled), search(cand("SIGQUIT", hang))},
 		{"cutting the grace period close", both(closeCall, closeCall), extras{}},
 		{"capacity explains the drops", both(queued, queued), extras{capacity: capacity(held)}},
+		{"capacity explains the drops, one failed on the signal's way", both(queued, queued), extras{capacity: capacity(heldOnItsWay)}},
 		{"capacity does not explain them, search at 4 clients", both(queued, queued), extras{capacity: capacity(heldDrops), search: search(cand("SIGQUIT", clean)).search}},
 		{"no valid run", []actionRuns{sigAction(), stopAction(clean)}, extras{}},
 	}
