@@ -53,7 +53,7 @@ FULLTEST_NAMES = \
 	TestLeaseTwoSessions TestLeaseOnUserSwarm TestCleanOrphans \
 	TestRiverSoftStopHandsOver TestSmokeP2 TestSwarmRolloutShape
 
-test: prereqs ## vet, every unit/golden/fuzz-seed test and one Docker integration test per capability and platform (aims at ≤ 10 min; measured 9.9 with images built, 15 on a first run)
+test: prereqs ## vet, every unit/golden/fuzz-seed test and one Docker integration test per capability and platform (aims at ≤ 10 min; measured 8.4–9.3 with images built, 14.6 on a fresh machine)
 	$(GO) vet ./...
 	$(GO) test $(TESTFLAGS) -skip '$(FULLTESTS)' ./...
 
